@@ -1,0 +1,3 @@
+module github.com/usid/usid
+
+go 1.26
