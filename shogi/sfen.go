@@ -230,7 +230,9 @@ func (p *Position) AppendSFEN(b []byte) []byte {
 	b = append(b, ' ', p.turn.String()[0], ' ')
 	any := false
 	for _, c := range []Color{Black, White} {
-		for _, k := range handKinds {
+		// A king in hand breaks the rules, but printing it keeps ParseSFEN and
+		// SFEN inverse for every parsed position.
+		for _, k := range printKinds {
 			n := p.hand[c][k]
 			if n == 0 {
 				continue

@@ -96,6 +96,10 @@ func kindOfLetter(c byte) Kind {
 // handKinds lists the kinds a hand can hold, in canonical SFEN order (R B G S N L P).
 var handKinds = [...]Kind{Rook, Bishop, Gold, Silver, Knight, Lance, Pawn}
 
+// printKinds is handKinds plus King, which SFEN prints only for positions
+// that break the rules, so that printing a parsed position loses nothing.
+var printKinds = [...]Kind{Rook, Bishop, Gold, Silver, Knight, Lance, Pawn, King}
+
 // maxPieces is how many pieces of each base kind exist in a set.
 var maxPieces = [...]int{Pawn: 18, Lance: 4, Knight: 4, Silver: 4, Bishop: 2, Rook: 2, Gold: 4, King: 2}
 
@@ -167,15 +171,17 @@ func inZone(c Color, s Square) bool {
 // deadSquare reports whether a piece of kind k and color c standing on s
 // could never move again, which makes the square illegal for it unpromoted.
 func deadSquare(c Color, k Kind, s Square) bool {
-	rank := s.Rank()
-	if c == White {
-		rank = 10 - rank
-	}
+	var last int // how many far ranks are dead for k
 	switch k {
 	case Pawn, Lance:
-		return rank == 1
+		last = 1
 	case Knight:
-		return rank <= 2
+		last = 2
+	default:
+		return false
 	}
-	return false
+	if c == Black {
+		return int(s) < 9*last
+	}
+	return int(s) >= 81-9*last
 }

@@ -1,0 +1,49 @@
+// Command usid bridges browsers and HTTP clients to USI shogi engines.
+//
+//	usid validate              read USI positions on stdin, print JSON verdicts
+//	usid perft --depth N [pos] count legal move paths from a position
+//
+// See README.md for the service itself.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage:
+  usid validate                         read positions ("startpos moves ..." or "sfen <sfen> moves ...")
+                                        on stdin, one per line; print one JSON verdict per line
+  usid perft --depth N [--divide] [position]
+                                        count legal move paths (default position: startpos)
+`
+
+// run is main without the process: tests call it with their own streams.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "validate":
+		return runValidate(ctx, args[1:], stdin, stdout, stderr)
+	case "perft":
+		return runPerft(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "usid: unknown command %q\n%s", args[0], usage)
+	return 2
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/usid/usid/shogi"
+)
+
+// runPerft counts the leaves of the legal move tree; the total is always the
+// last line, after the per-move counts when --divide asks for them.
+func runPerft(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("perft", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	depth := fs.Int("depth", 0, "depth in plies (1 or more)")
+	divide := fs.Bool("divide", false, "print the count below each legal move first")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *depth < 1 || *depth > 12 {
+		fmt.Fprintln(stderr, "usid perft: --depth must be between 1 and 12")
+		return 2
+	}
+	pos := "startpos"
+	if fs.NArg() > 0 {
+		pos = strings.Join(fs.Args(), " ")
+	}
+	sfen, moves, err := shogi.ParsePositionCommand(pos)
+	if err != nil {
+		fmt.Fprintf(stderr, "usid perft: %v\n", err)
+		return 1
+	}
+	p, errs := shogi.Load(sfen, moves)
+	if errs != nil {
+		fmt.Fprintf(stderr, "usid perft: %v\n", shogi.Errors(errs))
+		return 1
+	}
+	if !*divide {
+		fmt.Fprintln(stdout, p.Perft(*depth))
+		return 0
+	}
+	var total uint64
+	for _, m := range p.LegalMoves() {
+		q := *p
+		q.Play(m)
+		n := q.Perft(*depth - 1)
+		total += n
+		fmt.Fprintf(stdout, "%s: %d\n", m, n)
+	}
+	fmt.Fprintln(stdout, total)
+	return 0
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/usid/usid/shogi"
+)
+
+// maxLine bounds one input line of `usid validate`; longer lines get an
+// error verdict instead of unbounded memory.
+const maxLine = 1 << 20
+
+// runValidate prints one verdict per input line, in order, so output line i
+// answers input line i.
+func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "usid validate: takes no arguments, reads stdin\n")
+		return 2
+	}
+	in := bufio.NewReaderSize(stdin, 64<<10)
+	out := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for ctx.Err() == nil {
+		line, tooLong, err := readLine(in)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "usid validate: %v\n", err)
+			out.Flush()
+			return 1
+		}
+		var v shogi.Verdict
+		if tooLong {
+			v = shogi.Verdict{LegalMoves: []string{}, Errors: []*shogi.Error{{
+				Code: shogi.CodePositionSyntax, Message: fmt.Sprintf("line longer than %d bytes", maxLine), MoveIndex: -1}}}
+		} else {
+			v = verdict(line)
+		}
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(stderr, "usid validate: %v\n", err)
+			return 1
+		}
+		if in.Buffered() == 0 { // keep interactive use responsive
+			out.Flush()
+		}
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(stderr, "usid validate: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func verdict(line string) shogi.Verdict {
+	sfen, moves, err := shogi.ParsePositionCommand(line)
+	if err != nil {
+		var e *shogi.Error
+		errors.As(err, &e)
+		return shogi.Verdict{LegalMoves: []string{}, Errors: []*shogi.Error{e}}
+	}
+	return shogi.Inspect(sfen, moves)
+}
+
+// readLine reads one line without its line ending. A line over maxLine is
+// consumed and reported as tooLong.
+func readLine(r *bufio.Reader) (line string, tooLong bool, err error) {
+	var buf []byte
+	for {
+		chunk, isPrefix, err := r.ReadLine()
+		if err != nil {
+			if err == io.EOF && (buf != nil || tooLong) {
+				return string(buf), tooLong, nil
+			}
+			return "", false, err
+		}
+		if !tooLong {
+			if len(buf)+len(chunk) > maxLine {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if !isPrefix {
+			if buf == nil {
+				buf = []byte{}
+			}
+			return string(buf), tooLong, nil
+		}
+	}
+}
