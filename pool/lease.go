@@ -1,0 +1,203 @@
+package pool
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/usid/usid/usi"
+)
+
+// Lease is the exclusive use of one engine process until Release.
+type Lease struct {
+	k  *kind
+	in *instance
+
+	mu       sync.Mutex
+	released bool
+	changed  map[string]bool // options this lease set, to restore on release
+}
+
+func (k *kind) newLeaseLocked(in *instance) *Lease {
+	k.leasesOut++
+	k.p.m.leases.WithLabelValues(k.cfg.Name).Inc()
+	return &Lease{k: k, in: in}
+}
+
+// Engine returns the leased engine. Do not use it after Release.
+func (l *Lease) Engine() *usi.Engine { return l.in.eng }
+
+// Name returns the engine kind's configured name.
+func (l *Lease) Name() string { return l.k.cfg.Name }
+
+// Capabilities says what the leased engine supports natively.
+func (l *Lease) Capabilities() Capabilities { return l.k.cfg.Capabilities }
+
+// Done is closed if the leased engine's process exits; the lease is then
+// useless and should be released (the pool starts a replacement).
+func (l *Lease) Done() <-chan struct{} { return l.in.eng.Done() }
+
+// SetOption sets an engine option on behalf of a client: the option must be
+// on the engine's client_options allow-list and the value within the rule's
+// bounds (and the engine's). The pool restores it on Release. Errors wrap
+// ErrOptionNotAllowed, or usi's ErrBadCommand, ErrUnknownOption or ErrBusy.
+func (l *Lease) SetOption(name, value string) error {
+	if err := l.k.checkClientOption(name, value); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	if l.released {
+		l.mu.Unlock()
+		return fmt.Errorf("pool: lease already released")
+	}
+	if l.changed == nil {
+		l.changed = make(map[string]bool)
+	}
+	l.changed[name] = true // before sending: restore even if the engine half-applied it
+	l.mu.Unlock()
+	return l.in.eng.SetOption(name, value)
+}
+
+// checkClientOption applies the allow-list to a client's option change.
+func (k *kind) checkClientOption(name, value string) error {
+	rule, ok := k.cfg.ClientOptions[name]
+	if !ok {
+		return fmt.Errorf("%w: %q is not on engine %q's allow-list", ErrOptionNotAllowed, name, k.cfg.Name)
+	}
+	k.mu.Lock()
+	i := slices.IndexFunc(k.options, func(o usi.Option) bool { return o.Name == name })
+	var o usi.Option
+	if i >= 0 {
+		o = k.options[i]
+	}
+	k.mu.Unlock()
+	if i < 0 {
+		return fmt.Errorf("%w: engine %q does not advertise %q", ErrOptionNotAllowed, k.cfg.Name, name)
+	}
+	switch o.Type {
+	case usi.TypeString, usi.TypeFilename:
+		if !rule.AllowText {
+			return fmt.Errorf("%w: %q is a %s option; those need allow_text", ErrOptionNotAllowed, name, o.Type)
+		}
+	case usi.TypeSpin:
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			return fmt.Errorf("%w: %q wants an integer, got %q", ErrOptionNotAllowed, name, value)
+		}
+		if (rule.Min != nil && n < *rule.Min) || (rule.Max != nil && n > *rule.Max) {
+			return fmt.Errorf("%w: %q must be within %s", ErrOptionNotAllowed, name, rule.bounds())
+		}
+	case usi.TypeCombo:
+		if len(rule.Values) > 0 && !slices.Contains(rule.Values, value) {
+			return fmt.Errorf("%w: %q must be one of %v", ErrOptionNotAllowed, name, rule.Values)
+		}
+	}
+	return nil
+}
+
+func (r OptionRule) bounds() string {
+	lo, hi := "-inf", "+inf"
+	if r.Min != nil {
+		lo = strconv.Itoa(*r.Min)
+	}
+	if r.Max != nil {
+		hi = strconv.Itoa(*r.Max)
+	}
+	return lo + ".." + hi
+}
+
+// Release gives the engine back. It returns at once; the pool stops any
+// search still running, restores changed options and checks the engine with
+// isready before anyone else gets it. Calls after the first do nothing.
+func (l *Lease) Release() { l.release("") }
+
+// Discard gives the engine back to be killed and replaced, for a caller who
+// no longer trusts it (it ignored a limit, sent nonsense).
+func (l *Lease) Discard() { l.release(reasonKilled) }
+
+func (l *Lease) release(retire string) {
+	l.mu.Lock()
+	if l.released {
+		l.mu.Unlock()
+		return
+	}
+	l.released = true
+	changed := sortedKeys(l.changed)
+	l.mu.Unlock()
+
+	k, in := l.k, l.in
+	k.mu.Lock()
+	k.setState(in, stateResetting)
+	k.mu.Unlock()
+	k.p.wg.Go(func() {
+		if retire == "" {
+			retire = k.reset(in, changed)
+		}
+		k.mu.Lock()
+		k.leasesOut--
+		if k.leasesOut == 0 && k.leasesGo != nil {
+			close(k.leasesGo)
+			k.leasesGo = nil
+		}
+		if retire == "" {
+			k.offerLocked(in)
+		}
+		k.mu.Unlock()
+		if retire != "" {
+			in.retireFor(retire)
+		}
+	})
+}
+
+// reset brings a released engine back to a known state; it returns a reason
+// to replace the engine instead, or "".
+func (k *kind) reset(in *instance, changed []string) string {
+	eng := in.eng
+	if eng.Err() != nil {
+		return reasonCrash
+	}
+	if s := eng.ActiveSearch(); s != nil {
+		s.Stop() // bestmove within the stop timeout, or the engine is killed
+		<-s.Done()
+	}
+	for _, name := range changed {
+		if err := eng.SetOption(name, k.restoreValue(name)); err != nil {
+			k.log.Warn("could not restore option after a lease", "option", name, "err", err)
+			return reasonResetFailed
+		}
+	}
+	ctx, cancel := context.WithTimeout(k.p.ctx, k.cfg.Timeouts.Ready)
+	err := eng.IsReady(ctx)
+	cancel()
+	if err != nil {
+		if k.p.ctx.Err() != nil {
+			return reasonKilled // closing: the slot closes it anyway
+		}
+		k.log.Warn("engine not ready after a lease", "pid", eng.PID(), "err", err)
+		return reasonResetFailed
+	}
+	in.leases++
+	if (k.cfg.MaxLeases > 0 && in.leases >= k.cfg.MaxLeases) || (k.cfg.MaxAge > 0 && time.Since(in.born) >= k.cfg.MaxAge) {
+		return reasonRecycle
+	}
+	return ""
+}
+
+// restoreValue is what an option goes back to: the configured value, or the
+// engine's advertised default.
+func (k *kind) restoreValue(name string) string {
+	if v, ok := k.cfg.Options[name]; ok {
+		return v
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, o := range k.options {
+		if o.Name == name {
+			return o.Default
+		}
+	}
+	return ""
+}

@@ -1,0 +1,642 @@
+// Package pool keeps warm USI engine processes and leases them out, one
+// caller at a time per process.
+//
+// For each configured engine kind the pool runs Instances slots. Each slot is
+// one goroutine that owns its engine's life: it starts the process, applies
+// the configured options, waits until it answers isready, offers it for
+// leasing, pings it with isready while it is idle, and when the process dies,
+// hangs, fails to reset or is due for recycling, closes it and starts another
+// after a randomized exponential backoff. A kind whose engines fail
+// MaxFailures times within FailureWindow is marked unavailable for Cooldown:
+// Acquire then fails fast with ErrUnavailable.
+//
+// Acquire hands out a free engine at once or queues the caller (FIFO, at most
+// Queue waiters, until the caller's context ends). A Lease is released with
+// Release; the pool then stops any search still running (and consumes its
+// bestmove), restores the options the lease changed, and waits for readyok
+// before the engine serves anyone else. An engine that cannot be brought
+// back is replaced.
+//
+// # Concurrency and ownership
+//
+// A Pool is safe for concurrent use. A Lease belongs to the goroutine that
+// acquired it; its Engine must not be used after Release. Every Lease must be
+// released exactly once (later calls do nothing); the pool's Close waits for
+// leases until its context ends and then closes their engines anyway. After
+// Close returns, no engine process of the pool is left running.
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/usid/usid/usi"
+)
+
+// Errors from Acquire and Lease. Test with errors.Is.
+var (
+	ErrUnknownEngine    = errors.New("pool: unknown engine")
+	ErrQueueFull        = errors.New("pool: too many callers waiting for this engine")
+	ErrUnavailable      = errors.New("pool: engine unavailable after repeated failures")
+	ErrClosed           = errors.New("pool: closed")
+	ErrOptionNotAllowed = errors.New("pool: option not settable by clients")
+)
+
+// Options configure a Pool beyond its engines.
+type Options struct {
+	Logger     *slog.Logger          // nil discards
+	Registerer prometheus.Registerer // where metrics go; nil: not registered
+}
+
+// Pool is a set of warm engine processes per engine kind.
+type Pool struct {
+	log   *slog.Logger
+	m     *metrics
+	kinds map[string]*kind
+	names []string // configuration order
+
+	ctx    context.Context // cancelled by Close: slots close their engines
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // slot and reset goroutines
+}
+
+// New checks the configuration and starts every engine in the background; it
+// does not wait for them. Ready reports when an engine can be leased.
+func New(cfgs []EngineConfig, opts Options) (*Pool, error) {
+	if len(cfgs) == 0 {
+		return nil, errors.New("pool: no engines configured")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p := &Pool{log: log, m: newMetrics(opts.Registerer), kinds: make(map[string]*kind)}
+	var errs []error
+	for _, c := range cfgs {
+		c, err := c.withDefaults()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if p.kinds[c.Name] != nil {
+			errs = append(errs, fmt.Errorf("engine %q is configured twice", c.Name))
+			continue
+		}
+		p.kinds[c.Name] = newKind(p, c)
+		p.names = append(p.names, c.Name)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("pool: %w", err)
+	}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	for _, name := range p.names {
+		k := p.kinds[name]
+		k.updateMetrics()
+		for range k.cfg.Instances {
+			p.wg.Go(func() { k.runSlot(p.ctx) })
+		}
+	}
+	return p, nil
+}
+
+// Engines returns the configured engine names in configuration order.
+func (p *Pool) Engines() []string { return slices.Clone(p.names) }
+
+// Config returns the configuration of an engine kind, with defaults filled in.
+func (p *Pool) Config(name string) (EngineConfig, bool) {
+	k := p.kinds[name]
+	if k == nil {
+		return EngineConfig{}, false
+	}
+	return k.cfg, true
+}
+
+// Acquire leases a free engine of the named kind, waiting in a FIFO queue
+// while all are busy, until ctx ends. onQueue, if not nil, is called in the
+// caller's goroutine with the caller's place in the queue (1 is next) each
+// time it changes. Errors: ErrUnknownEngine, ErrQueueFull, ErrUnavailable,
+// ErrClosed, or ctx's error.
+func (p *Pool) Acquire(ctx context.Context, name string, onQueue func(position int)) (*Lease, error) {
+	k := p.kinds[name]
+	if k == nil {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownEngine, name)
+	}
+	return k.acquire(ctx, onQueue)
+}
+
+// Ready reports whether some engine kind could serve a lease now or soon: it
+// is available and has at least one warm engine (idle or leased).
+func (p *Pool) Ready() bool {
+	for _, k := range p.kinds {
+		k.mu.Lock()
+		ok := !k.closed && !k.down() && len(k.idle)+k.counts[stateBusy]+k.counts[stateResetting]+k.counts[stateChecking] > 0
+		k.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Close stops leasing (waiters get ErrClosed), waits for open leases to be
+// released until ctx ends, then sends quit to every engine, kills those that
+// do not exit, and waits for all of it. It returns ctx's error if leases had
+// to be cut short.
+func (p *Pool) Close(ctx context.Context) error {
+	for _, k := range p.kinds {
+		k.mu.Lock()
+		k.closed = true
+		for _, w := range k.waiters {
+			w.ch <- grant{err: ErrClosed}
+		}
+		k.waiters = nil
+		k.updateMetricsLocked()
+		k.mu.Unlock()
+	}
+	var err error
+	for _, k := range p.kinds {
+		if e := k.waitLeases(ctx); e != nil {
+			err = e
+			break
+		}
+	}
+	p.cancel()
+	p.wg.Wait()
+	return err
+}
+
+// grant is what a waiter receives: an engine, or why there will be none.
+type grant struct {
+	inst *instance
+	err  error
+}
+
+type waiter struct {
+	ch  chan grant // capacity 1: the grant never blocks the pool
+	pos chan int   // capacity 1: the latest queue position
+}
+
+// kind is the state of one configured engine kind. mu guards everything
+// below it; slots, leases and Acquire all go through it.
+type kind struct {
+	p   *Pool
+	cfg EngineConfig
+	log *slog.Logger
+
+	mu        sync.Mutex
+	idle      []*instance // warm and free; the most recently used last
+	waiters   []*waiter   // FIFO
+	counts    map[string]int
+	failures  []time.Time // recent failures, within FailureWindow
+	downUntil time.Time   // unavailable until then
+	closed    bool
+	leasesOut int           // leases not yet released
+	leasesGo  chan struct{} // closed when leasesOut drops to 0 while closed
+	id        usi.ID        // from the latest engine that started
+	options   []usi.Option
+}
+
+func newKind(p *Pool, cfg EngineConfig) *kind {
+	return &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int)}
+}
+
+// instance is one engine process and its bookkeeping; state is guarded by kind.mu.
+type instance struct {
+	eng    *usi.Engine
+	born   time.Time
+	leases int
+	state  string
+	gone   bool        // its slot let go of it: it must never be offered again
+	retire chan string // capacity 1: a reason for the slot to replace the engine
+}
+
+func (k *kind) down() bool { return time.Now().Before(k.downUntil) }
+
+func (k *kind) setState(in *instance, s string) {
+	if in.gone {
+		return
+	}
+	if in.state != "" {
+		k.counts[in.state]--
+	}
+	in.state = s
+	if s != "" {
+		k.counts[s]++
+	}
+	k.updateMetricsLocked()
+}
+
+func (k *kind) updateMetrics() {
+	k.mu.Lock()
+	k.updateMetricsLocked()
+	k.mu.Unlock()
+}
+
+func (k *kind) updateMetricsLocked() {
+	m, n := k.p.m, k.cfg.Name
+	for _, s := range states {
+		m.engines.WithLabelValues(n, s).Set(float64(k.counts[s]))
+	}
+	m.queue.WithLabelValues(n).Set(float64(len(k.waiters)))
+	m.utilization.WithLabelValues(n).Set(float64(k.counts[stateBusy]+len(k.waiters)) / float64(k.cfg.Instances))
+	avail := 1.0
+	if k.down() {
+		avail = 0
+	}
+	m.available.WithLabelValues(n).Set(avail)
+}
+
+func (k *kind) acquire(ctx context.Context, onQueue func(int)) (*Lease, error) {
+	start := time.Now()
+	k.mu.Lock()
+	switch {
+	case k.closed:
+		k.mu.Unlock()
+		return nil, ErrClosed
+	case k.down():
+		until := k.downUntil
+		k.mu.Unlock()
+		return nil, &UnavailableError{Engine: k.cfg.Name, RetryAfter: time.Until(until)}
+	case len(k.waiters) == 0 && len(k.idle) > 0 && k.idle[len(k.idle)-1].eng.Err() == nil:
+		in := k.idle[len(k.idle)-1]
+		k.idle = k.idle[:len(k.idle)-1]
+		k.setState(in, stateBusy)
+		l := k.newLeaseLocked(in)
+		k.mu.Unlock()
+		k.observeWait(start)
+		return l, nil
+	case len(k.waiters) >= k.cfg.Queue:
+		k.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d waiting for %q", ErrQueueFull, k.cfg.Queue, k.cfg.Name)
+	}
+	w := &waiter{ch: make(chan grant, 1), pos: make(chan int, 1)}
+	k.waiters = append(k.waiters, w)
+	w.pos <- len(k.waiters)
+	k.updateMetricsLocked()
+	k.mu.Unlock()
+
+	for {
+		select {
+		case g := <-w.ch:
+			k.observeWait(start)
+			if g.err != nil {
+				return nil, g.err
+			}
+			k.mu.Lock()
+			l := k.newLeaseLocked(g.inst)
+			k.mu.Unlock()
+			return l, nil
+		case n := <-w.pos:
+			if onQueue != nil {
+				onQueue(n)
+			}
+		case <-ctx.Done():
+			k.mu.Lock()
+			if i := slices.Index(k.waiters, w); i >= 0 {
+				k.waiters = slices.Delete(k.waiters, i, i+1)
+				k.renumberLocked(i)
+				k.mu.Unlock()
+			} else {
+				// The grant raced with the cancellation: hand the engine on.
+				k.mu.Unlock()
+				if g := <-w.ch; g.inst != nil {
+					k.offer(g.inst)
+				}
+			}
+			k.observeWait(start)
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (k *kind) observeWait(start time.Time) {
+	k.p.m.wait.WithLabelValues(k.cfg.Name).Observe(time.Since(start).Seconds())
+}
+
+// renumberLocked tells the waiters from index i on their new place.
+func (k *kind) renumberLocked(i int) {
+	for ; i < len(k.waiters); i++ {
+		w := k.waiters[i]
+		select { // replace a position the waiter has not read yet
+		case <-w.pos:
+		default:
+		}
+		w.pos <- i + 1
+	}
+	k.updateMetricsLocked()
+}
+
+// offer gives a warm engine to the first waiter, or puts it with the idle ones.
+func (k *kind) offer(in *instance) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.offerLocked(in)
+}
+
+func (k *kind) offerLocked(in *instance) {
+	if in.gone {
+		return
+	}
+	if len(k.waiters) > 0 {
+		w := k.waiters[0]
+		k.waiters = k.waiters[1:]
+		k.setState(in, stateBusy)
+		w.ch <- grant{inst: in}
+		k.renumberLocked(0)
+		return
+	}
+	k.setState(in, stateIdle)
+	k.idle = append(k.idle, in)
+}
+
+// takeIdleLocked removes in from the idle list; it reports whether it was there.
+func (k *kind) takeIdleLocked(in *instance) bool {
+	i := slices.Index(k.idle, in)
+	if i < 0 {
+		return false
+	}
+	k.idle = slices.Delete(k.idle, i, i+1)
+	return true
+}
+
+// fail records a failure; too many within the window mark the kind down and
+// fail its waiters.
+func (k *kind) fail() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	now := time.Now()
+	k.failures = slices.DeleteFunc(k.failures, func(t time.Time) bool { return now.Sub(t) > k.cfg.FailureWindow })
+	k.failures = append(k.failures, now)
+	if len(k.failures) < k.cfg.MaxFailures || k.down() {
+		return
+	}
+	k.downUntil = now.Add(k.cfg.Cooldown)
+	k.failures = nil
+	k.log.Error("engine keeps failing; marked unavailable", "failures", k.cfg.MaxFailures, "window", k.cfg.FailureWindow, "retry_in", k.cfg.Cooldown)
+	for _, w := range k.waiters {
+		w.ch <- grant{err: &UnavailableError{Engine: k.cfg.Name, RetryAfter: k.cfg.Cooldown}}
+	}
+	k.waiters = nil
+	k.updateMetricsLocked()
+	// The gauge flips back when the cooldown ends, whether or not anyone asks.
+	time.AfterFunc(k.cfg.Cooldown, k.updateMetrics)
+}
+
+// waitLeases waits until every lease of k is released or ctx ends.
+func (k *kind) waitLeases(ctx context.Context) error {
+	k.mu.Lock()
+	if k.leasesOut == 0 {
+		k.mu.Unlock()
+		return nil
+	}
+	if k.leasesGo == nil {
+		k.leasesGo = make(chan struct{})
+	}
+	ch := k.leasesGo
+	k.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("pool: leases of %q still open: %w", k.cfg.Name, ctx.Err())
+	}
+}
+
+// UnavailableError is ErrUnavailable with the time after which to retry.
+type UnavailableError struct {
+	Engine     string
+	RetryAfter time.Duration
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("pool: engine %q unavailable after repeated failures; retry in %v", e.Engine, e.RetryAfter.Round(time.Second))
+}
+
+func (e *UnavailableError) Unwrap() error { return ErrUnavailable }
+
+// runSlot keeps one engine of k running until ctx ends.
+func (k *kind) runSlot(ctx context.Context) {
+	bo := backoff{min: 100 * time.Millisecond, max: 30 * time.Second}
+	for ctx.Err() == nil {
+		k.mu.Lock()
+		wait := time.Until(k.downUntil)
+		k.mu.Unlock()
+		if wait > 0 && !sleep(ctx, wait) {
+			return
+		}
+		in, err := k.start(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			k.log.Warn("engine failed to start", "err", err)
+			k.p.m.restarts.WithLabelValues(k.cfg.Name, reasonStartFailed).Inc()
+			k.fail()
+			if !sleep(ctx, bo.next()) {
+				return
+			}
+			continue
+		}
+		k.offer(in)
+		reason := k.watch(ctx, in)
+		k.mu.Lock()
+		k.takeIdleLocked(in)
+		k.setState(in, "")
+		in.gone = true
+		k.mu.Unlock()
+		if err := in.eng.Close(); err != nil && ctx.Err() == nil {
+			k.log.Debug("engine closed", "err", err)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		k.p.m.restarts.WithLabelValues(k.cfg.Name, reason).Inc()
+		switch reason {
+		case reasonRecycle, reasonKilled:
+			bo.reset()
+		default:
+			k.log.Warn("replacing engine", "reason", reason, "pid", in.eng.PID(), "err", in.eng.Err())
+			k.fail()
+			// An engine that ran a good while before failing starts over
+			// from the shortest backoff.
+			if time.Since(in.born) > k.cfg.FailureWindow {
+				bo.reset()
+			}
+			if !sleep(ctx, bo.next()) {
+				return
+			}
+		}
+	}
+}
+
+// start starts an engine, applies the configured options and waits for readyok.
+func (k *kind) start(ctx context.Context) (*instance, error) {
+	c := k.cfg
+	env := []string(nil)
+	if len(c.Env) > 0 {
+		env = append(os.Environ(), c.Env...)
+	}
+	sctx, cancel := context.WithTimeout(ctx, c.Timeouts.Start+c.Timeouts.Ready)
+	defer cancel()
+	in := &instance{born: time.Now(), retire: make(chan string, 1)}
+	k.mu.Lock()
+	k.setState(in, stateStarting)
+	k.mu.Unlock()
+	eng, err := usi.Start(sctx, usi.Config{
+		Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env,
+		USIOKTimeout: c.Timeouts.Start, ReadyOKTimeout: c.Timeouts.Ready,
+		StopTimeout: c.Timeouts.Stop, QuitTimeout: c.Timeouts.Quit,
+		Logger: k.log,
+	})
+	if err == nil {
+		in.eng = eng
+		err = k.applyOptions(sctx, eng)
+		if err != nil {
+			eng.Close()
+		}
+	}
+	k.mu.Lock()
+	if err != nil {
+		k.setState(in, "")
+	} else {
+		k.id, k.options = eng.ID(), eng.Options()
+	}
+	k.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	k.log.Info("engine ready", "pid", eng.PID(), "id", eng.ID().Name, "took", time.Since(in.born).Round(time.Millisecond))
+	return in, nil
+}
+
+func (k *kind) applyOptions(ctx context.Context, eng *usi.Engine) error {
+	for _, name := range sortedKeys(k.cfg.Options) {
+		if err := eng.SetOption(advertisedName(eng.Options(), name), k.cfg.Options[name]); err != nil {
+			return fmt.Errorf("configured option %s: %w", name, err)
+		}
+	}
+	return eng.IsReady(ctx)
+}
+
+// optionAliases pairs the reserved USI option names with the names that
+// engines derived from Stockfish advertise instead (fairy-stockfish has Hash,
+// not USI_Hash), so that configurations can use either.
+var optionAliases = map[string]string{
+	"USI_Hash": "Hash", "Hash": "USI_Hash",
+	"USI_Ponder": "Ponder", "Ponder": "USI_Ponder",
+	"USI_MultiPV": "MultiPV", "MultiPV": "USI_MultiPV",
+}
+
+// advertisedName returns name, or its alias when only the alias is advertised.
+func advertisedName(opts []usi.Option, name string) string {
+	has := func(n string) bool {
+		return slices.ContainsFunc(opts, func(o usi.Option) bool { return o.Name == n })
+	}
+	if alias, ok := optionAliases[name]; ok && !has(name) && has(alias) {
+		return alias
+	}
+	return name
+}
+
+// watch returns when in must be replaced, with the reason, or "" when ctx
+// ends. While in is idle it is health-checked every HealthInterval.
+func (k *kind) watch(ctx context.Context, in *instance) string {
+	t := time.NewTicker(k.cfg.HealthInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ""
+		case <-in.eng.Done():
+			return reasonCrash
+		case r := <-in.retire:
+			return r
+		case <-t.C:
+			if r := k.check(ctx, in); r != "" {
+				return r
+			}
+		}
+	}
+}
+
+// check pings an idle engine, and retires it if it is due for recycling.
+func (k *kind) check(ctx context.Context, in *instance) string {
+	k.mu.Lock()
+	if !k.takeIdleLocked(in) {
+		k.mu.Unlock()
+		return "" // leased or resetting: not ours to touch now
+	}
+	k.setState(in, stateChecking)
+	k.mu.Unlock()
+	if k.cfg.MaxAge > 0 && time.Since(in.born) >= k.cfg.MaxAge {
+		return reasonRecycle
+	}
+	cctx, cancel := context.WithTimeout(ctx, k.cfg.Timeouts.Ready)
+	err := in.eng.IsReady(cctx)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ""
+		}
+		k.log.Warn("engine failed its health check", "pid", in.eng.PID(), "err", err)
+		return reasonUnhealthy
+	}
+	k.offer(in)
+	return ""
+}
+
+// retire asks in's slot to replace it. It never blocks: one reason is enough.
+func (in *instance) retireFor(reason string) {
+	select {
+	case in.retire <- reason:
+	default:
+	}
+}
+
+// backoff yields randomized exponential delays: each twice the last (up to
+// max), then scaled by a random factor in [0.5, 1.5) so that engines that
+// failed together do not restart together.
+type backoff struct {
+	min, max, cur time.Duration
+}
+
+func (b *backoff) next() time.Duration {
+	if b.cur == 0 {
+		b.cur = b.min
+	} else {
+		b.cur = min(2*b.cur, b.max)
+	}
+	return time.Duration(float64(b.cur) * (0.5 + rand.Float64()))
+}
+
+func (b *backoff) reset() { b.cur = 0 }
+
+// sleep waits d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
