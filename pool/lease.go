@@ -61,6 +61,33 @@ func (l *Lease) SetOption(name, value string) error {
 	return l.in.eng.SetOption(name, value)
 }
 
+// SetManagedOption sets an option that the server itself manages for a
+// request (MultiPV for a multipv analysis), bypassing the client allow-list.
+// The name may be a reserved USI name or its alias (USI_MultiPV or MultiPV).
+// Like any option set through the lease, it is restored on Release.
+func (l *Lease) SetManagedOption(name, value string) error {
+	name = advertisedName(l.in.eng.Options(), name)
+	l.mu.Lock()
+	if l.released {
+		l.mu.Unlock()
+		return fmt.Errorf("pool: lease already released")
+	}
+	if l.changed == nil {
+		l.changed = make(map[string]bool)
+	}
+	l.changed[name] = true
+	l.mu.Unlock()
+	return l.in.eng.SetOption(name, value)
+}
+
+// HasOption reports whether the leased engine advertises an option under
+// name or its alias, and under which name.
+func (l *Lease) HasOption(name string) (string, bool) {
+	opts := l.in.eng.Options()
+	name = advertisedName(opts, name)
+	return name, slices.ContainsFunc(opts, func(o usi.Option) bool { return o.Name == name })
+}
+
 // checkClientOption applies the allow-list to a client's option change.
 func (k *kind) checkClientOption(name, value string) error {
 	rule, ok := k.cfg.ClientOptions[name]
@@ -190,6 +217,9 @@ func (k *kind) reset(in *instance, changed []string) string {
 // engine's advertised default.
 func (k *kind) restoreValue(name string) string {
 	if v, ok := k.cfg.Options[name]; ok {
+		return v
+	}
+	if v, ok := k.cfg.Options[optionAliases[name]]; ok {
 		return v
 	}
 	k.mu.Lock()

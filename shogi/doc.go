@@ -69,6 +69,7 @@
 //	drop_dead              a P/L dropped on the far rank, an N on the far two
 //	uchifuzume             a pawn drop that checkmates
 //	self_check             the move leaves one's own king in check
+//	not_a_mate             a mate line with a quiet attacker move or no mate at its end
 //
 // # Concurrency
 //

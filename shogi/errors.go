@@ -50,6 +50,9 @@ const (
 	CodeDropDead            Code = "drop_dead" // a P/L dropped on the last rank, an N on the last two
 	CodeUchifuzume          Code = "uchifuzume"
 	CodeSelfCheck           Code = "self_check" // the move leaves one's own king in check
+	// CodeMateLine: a mate line (Position.VerifyMateLine) has a non-checking
+	// attacker move or does not end in checkmate.
+	CodeMateLine Code = "not_a_mate"
 )
 
 // Error is one reason a position or move is refused.

@@ -1,0 +1,284 @@
+package usi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Command is a message from the GUI (us) to the engine. Line validates every
+// value and returns the command as one line without the trailing newline, or
+// an error wrapping ErrBadCommand. A line from Line never contains a control
+// character, so it cannot smuggle a second command to the engine.
+type Command interface {
+	Line() (string, error)
+}
+
+// USI is "usi", the first command: the engine answers with id, option and usiok.
+type USI struct{}
+
+// Debug is "debug on" or "debug off".
+type Debug struct{ On bool }
+
+// IsReady is "isready", answered by "readyok".
+type IsReady struct{}
+
+// SetOption is "setoption name <Name> [value <Value>]". An empty Value sends
+// no value clause, as for a button; to set a string option to the empty
+// string, use the value "<empty>" (or Engine.SetOption, which does that).
+//
+// USI forbids spaces in option names, but fairy-stockfish uses them ("Skill
+// Level"), so single inner spaces are accepted; the word "value" is not, in
+// the name, because the engine would take it for the start of the value.
+type SetOption struct {
+	Name  string
+	Value string
+}
+
+// Register is "register later" or "register name <Name> code <Code>".
+type Register struct {
+	Later bool
+	Name  string
+	Code  string
+}
+
+// USINewGame is "usinewgame".
+type USINewGame struct{}
+
+// Position is "position startpos|sfen <SFEN> [moves <Moves>...]". An empty
+// SFEN, or "startpos", means the starting position.
+type Position struct {
+	SFEN  string
+	Moves []string
+}
+
+// Go is "go" with its parameters. Zero values are not sent, except for the
+// clock (see Clock), so Go{} is a plain "go". Times are sent in whole
+// milliseconds.
+type Go struct {
+	Ponder    bool   // "go ponder": search on the opponent's time until ponderhit or stop
+	Clock     *Clock // btime/wtime and byoyomi or binc/winc
+	MovesToGo int
+	Depth     int
+	Nodes     int64
+	MoveTime  time.Duration
+	Infinite  bool
+	// Mate asks for a mate search ("go mate <ms>", or "go mate infinite"
+	// when MateTime is 0), answered by "checkmate". It cannot be combined
+	// with the other parameters.
+	Mate        bool
+	MateTime    time.Duration
+	SearchMoves []string
+}
+
+// Clock is the time part of a go command. BTime and WTime are always sent.
+// Following Shogidokoro, byoyomi and increments are never sent together: with
+// an increment "binc <ms> winc <ms>" is sent, otherwise "byoyomi <ms>" (also
+// when it is 0).
+type Clock struct {
+	BTime, WTime time.Duration
+	Byoyomi      time.Duration
+	BInc, WInc   time.Duration
+}
+
+// Stop is "stop".
+type Stop struct{}
+
+// PonderHit is "ponderhit".
+type PonderHit struct{}
+
+// GameResult is the word after "gameover", from the engine's point of view.
+type GameResult string
+
+// Game results.
+const (
+	Win  GameResult = "win"
+	Lose GameResult = "lose"
+	Draw GameResult = "draw"
+)
+
+// GameOver is "gameover win|lose|draw".
+type GameOver struct{ Result GameResult }
+
+// Quit is "quit".
+type Quit struct{}
+
+func (USI) Line() (string, error)        { return "usi", nil }
+func (IsReady) Line() (string, error)    { return "isready", nil }
+func (USINewGame) Line() (string, error) { return "usinewgame", nil }
+func (Stop) Line() (string, error)       { return "stop", nil }
+func (PonderHit) Line() (string, error)  { return "ponderhit", nil }
+func (Quit) Line() (string, error)       { return "quit", nil }
+
+func (d Debug) Line() (string, error) {
+	if d.On {
+		return "debug on", nil
+	}
+	return "debug off", nil
+}
+
+func (g GameOver) Line() (string, error) {
+	switch g.Result {
+	case Win, Lose, Draw:
+		return "gameover " + string(g.Result), nil
+	}
+	return "", fmt.Errorf("%w: gameover result %q, want win, lose or draw", ErrBadCommand, clip(string(g.Result)))
+}
+
+func (o SetOption) Line() (string, error) {
+	if err := checkText("option name", o.Name); err != nil {
+		return "", err
+	}
+	// The engine reads the name up to the word "value"; runs of spaces would
+	// be folded, so the name would not be the one we meant.
+	if hasWord(o.Name, "value") || strings.Contains(o.Name, "  ") {
+		return "", fmt.Errorf("%w: option name %q contains the word value or a run of spaces", ErrBadCommand, clip(o.Name))
+	}
+	if o.Value == "" {
+		return "setoption name " + o.Name, nil
+	}
+	if err := checkText("option value", o.Value); err != nil {
+		return "", err
+	}
+	return "setoption name " + o.Name + " value " + o.Value, nil
+}
+
+func (r Register) Line() (string, error) {
+	if r.Later {
+		if r.Name != "" || r.Code != "" {
+			return "", fmt.Errorf("%w: register later takes no name or code", ErrBadCommand)
+		}
+		return "register later", nil
+	}
+	if r.Name == "" && r.Code == "" {
+		return "", fmt.Errorf("%w: register needs later, a name or a code", ErrBadCommand)
+	}
+	var b strings.Builder
+	b.WriteString("register")
+	if r.Name != "" {
+		if err := checkText("register name", r.Name); err != nil {
+			return "", err
+		}
+		if hasWord(r.Name, "code") {
+			return "", fmt.Errorf("%w: register name %q contains the word code", ErrBadCommand, clip(r.Name))
+		}
+		b.WriteString(" name ")
+		b.WriteString(r.Name)
+	}
+	if r.Code != "" {
+		if err := checkText("register code", r.Code); err != nil {
+			return "", err
+		}
+		b.WriteString(" code ")
+		b.WriteString(r.Code)
+	}
+	return b.String(), nil
+}
+
+func (p Position) Line() (string, error) {
+	b := make([]byte, 0, 16+len(p.SFEN)+6*len(p.Moves))
+	b = append(b, "position "...)
+	if p.SFEN == "" || p.SFEN == "startpos" {
+		b = append(b, "startpos"...)
+	} else {
+		if err := CheckSFEN(p.SFEN); err != nil {
+			return "", err
+		}
+		b = append(b, "sfen "...)
+		b = append(b, p.SFEN...)
+	}
+	if len(p.Moves) > 0 {
+		b = append(b, " moves"...)
+		var err error
+		if b, err = appendMoves(b, "position", p.Moves); err != nil {
+			return "", err
+		}
+	}
+	return string(b), nil
+}
+
+func appendMoves(b []byte, what string, moves []string) ([]byte, error) {
+	for i, m := range moves {
+		if !IsMove(m) {
+			return nil, fmt.Errorf("%w: %s move %d %q is not a USI move", ErrBadCommand, what, i+1, clip(m))
+		}
+		b = append(b, ' ')
+		b = append(b, m...)
+	}
+	return b, nil
+}
+
+func (g Go) Line() (string, error) {
+	b := make([]byte, 0, 64)
+	b = append(b, "go"...)
+	if g.Mate {
+		if g.Ponder || g.Clock != nil || g.MovesToGo != 0 || g.Depth != 0 || g.Nodes != 0 ||
+			g.MoveTime != 0 || g.Infinite || len(g.SearchMoves) > 0 {
+			return "", fmt.Errorf("%w: go mate takes no other parameter", ErrBadCommand)
+		}
+		if g.MateTime < 0 {
+			return "", fmt.Errorf("%w: negative go mate time", ErrBadCommand)
+		}
+		if g.MateTime == 0 {
+			return "go mate infinite", nil
+		}
+		return string(appendMillis(append(b, " mate"...), g.MateTime)), nil
+	}
+	if g.MateTime != 0 {
+		return "", fmt.Errorf("%w: MateTime set without Mate", ErrBadCommand)
+	}
+	if g.Ponder {
+		b = append(b, " ponder"...) // Shogidokoro: right after "go"
+	}
+	if c := g.Clock; c != nil {
+		for _, d := range []time.Duration{c.BTime, c.WTime, c.Byoyomi, c.BInc, c.WInc} {
+			if d < 0 {
+				return "", fmt.Errorf("%w: negative time in go clock", ErrBadCommand)
+			}
+		}
+		b = appendMillis(append(b, " btime"...), c.BTime)
+		b = appendMillis(append(b, " wtime"...), c.WTime)
+		if c.BInc > 0 || c.WInc > 0 {
+			if c.Byoyomi > 0 {
+				return "", fmt.Errorf("%w: go clock with both byoyomi and increments", ErrBadCommand)
+			}
+			b = appendMillis(append(b, " binc"...), c.BInc)
+			b = appendMillis(append(b, " winc"...), c.WInc)
+		} else {
+			b = appendMillis(append(b, " byoyomi"...), c.Byoyomi)
+		}
+	}
+	if g.MovesToGo < 0 || g.Depth < 0 || g.Nodes < 0 || g.MoveTime < 0 {
+		return "", fmt.Errorf("%w: negative go limit", ErrBadCommand)
+	}
+	if g.MovesToGo > 0 {
+		b = strconv.AppendInt(append(b, " movestogo "...), int64(g.MovesToGo), 10)
+	}
+	if g.Depth > 0 {
+		b = strconv.AppendInt(append(b, " depth "...), int64(g.Depth), 10)
+	}
+	if g.Nodes > 0 {
+		b = strconv.AppendInt(append(b, " nodes "...), g.Nodes, 10)
+	}
+	if g.MoveTime > 0 {
+		b = appendMillis(append(b, " movetime"...), g.MoveTime)
+	}
+	if g.Infinite {
+		b = append(b, " infinite"...)
+	}
+	if len(g.SearchMoves) > 0 {
+		// Last, because it takes every move that follows.
+		b = append(b, " searchmoves"...)
+		var err error
+		if b, err = appendMoves(b, "searchmoves", g.SearchMoves); err != nil {
+			return "", err
+		}
+	}
+	return string(b), nil
+}
+
+// appendMillis appends " <d in whole milliseconds>".
+func appendMillis(b []byte, d time.Duration) []byte {
+	return strconv.AppendInt(append(b, ' '), d.Milliseconds(), 10)
+}
