@@ -48,10 +48,10 @@ type EngineConfig struct {
 
 // OptionRule bounds what a client may set an option to.
 type OptionRule struct {
-	Min       *int     `yaml:"min"`        // spin: lowest value allowed (default: the engine's min)
-	Max       *int     `yaml:"max"`        // spin: highest value allowed (default: the engine's max)
-	Values    []string `yaml:"values"`     // combo: allowed values (default: all the engine's)
-	AllowText bool     `yaml:"allow_text"` // string/filename: allow it at all
+	Min       *int     `yaml:"min" json:"min,omitempty"`               // spin: lowest value allowed (default: the engine's min)
+	Max       *int     `yaml:"max" json:"max,omitempty"`               // spin: highest value allowed (default: the engine's max)
+	Values    []string `yaml:"values" json:"values,omitempty"`         // combo: allowed values (default: all the engine's)
+	AllowText bool     `yaml:"allow_text" json:"allow_text,omitempty"` // string/filename: allow it at all
 }
 
 // Capabilities says what an engine supports natively, so the session layer

@@ -1,5 +1,6 @@
 // Command usid bridges browsers and HTTP clients to USI shogi engines.
 //
+//	usid [--addr :8080] [--config FILE]  serve HTTP and WebSocket clients
 //	usid validate              read USI positions on stdin, print JSON verdicts
 //	usid perft --depth N [pos] count legal move paths from a position
 //
@@ -23,6 +24,7 @@ func main() {
 }
 
 const usage = `usage:
+  usid [--addr ADDR] [--config FILE]    serve (default :8080, the built-in engine configuration)
   usid validate                         read positions ("startpos moves ..." or "sfen <sfen> moves ...")
                                         on stdin, one per line; print one JSON verdict per line
   usid perft --depth N [--divide] [position]
@@ -31,9 +33,8 @@ const usage = `usage:
 
 // run is main without the process: tests call it with their own streams.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] == '-' && args[0] != "-h" && args[0] != "--help") {
+		return runServe(ctx, args, stderr)
 	}
 	switch args[0] {
 	case "validate":

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/usid/usid"
+	"github.com/usid/usid/pool"
+	"github.com/usid/usid/server"
+	"github.com/usid/usid/session"
+	"github.com/usid/usid/web"
+)
+
+// Config is the configuration file (see usid.yaml at the repository's top).
+type Config struct {
+	Listen  string              `yaml:"listen"`
+	Engines []pool.EngineConfig `yaml:"engines"`
+	Session struct {
+		RecycleAfterMate []string      `yaml:"recycle_after_mate"`
+		IdleRelease      time.Duration `yaml:"idle_release"`
+		QueueTimeout     time.Duration `yaml:"queue_timeout"`
+		AcquireTimeout   time.Duration `yaml:"acquire_timeout"`
+		Caps             struct {
+			MaxMoveTime time.Duration `yaml:"max_movetime"`
+			MaxAnalysis time.Duration `yaml:"max_analysis"`
+			MaxMateTime time.Duration `yaml:"max_mate_time"`
+			MaxDepth    int           `yaml:"max_depth"`
+			MaxNodes    int64         `yaml:"max_nodes"`
+			MaxMultiPV  int           `yaml:"max_multipv"`
+			MaxMoves    int           `yaml:"max_moves"`
+		} `yaml:"caps"`
+	} `yaml:"session"`
+	Server struct {
+		Origins       []string      `yaml:"origins"`
+		ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+	} `yaml:"server"`
+}
+
+// ParseConfig reads a configuration strictly: unknown keys are errors, so a
+// typo does not silently fall back to a default.
+func ParseConfig(b []byte) (*Config, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if c.Server.ShutdownGrace <= 0 {
+		c.Server.ShutdownGrace = 30 * time.Second
+	}
+	return &c, nil
+}
+
+// Main is the usid service: configuration, pool, server, listener. Tests
+// run it on 127.0.0.1:0.
+type Main struct {
+	Config *Config
+	Addr   string // --addr, overriding Config.Listen
+	Logger *slog.Logger
+
+	pool   *pool.Pool
+	server *server.Server
+	http   *http.Server
+	ln     net.Listener
+	served chan error
+}
+
+// Run starts the engines and the HTTP server and returns once it listens.
+func (m *Main) Run() error {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	p, err := pool.New(m.Config.Engines, pool.Options{Logger: m.Logger.With("component", "pool"), Registerer: reg})
+	if err != nil {
+		return err
+	}
+	m.pool = p
+	c := m.Config
+	svc := session.NewService(session.Config{
+		Pool: p, RecycleAfterMate: c.Session.RecycleAfterMate, IdleRelease: c.Session.IdleRelease,
+		QueueTimeout: c.Session.QueueTimeout, AcquireTimeout: c.Session.AcquireTimeout,
+		Caps: session.Caps{
+			MaxMoveTime: c.Session.Caps.MaxMoveTime, MaxAnalysis: c.Session.Caps.MaxAnalysis, MaxMateTime: c.Session.Caps.MaxMateTime,
+			MaxDepth: c.Session.Caps.MaxDepth, MaxNodes: c.Session.Caps.MaxNodes, MaxMultiPV: c.Session.Caps.MaxMultiPV, MaxMoves: c.Session.Caps.MaxMoves,
+		},
+		Logger: m.Logger.With("component", "session"),
+	})
+	m.server = server.New(server.Config{
+		Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins,
+		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
+	})
+	addr := m.Addr
+	if addr == "" {
+		addr = c.Listen
+	}
+	if addr == "" {
+		addr = ":8080"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		p.Close(context.Background())
+		return err
+	}
+	m.ln = ln
+	m.http = &http.Server{Handler: m.server, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+	m.served = make(chan error, 1)
+	go func() { m.served <- m.http.Serve(ln) }()
+	m.Logger.Info("usid listening", "addr", ln.Addr().String(), "engines", p.Engines())
+	return nil
+}
+
+// ListenAddr is the address the server listens on (useful with port 0).
+func (m *Main) ListenAddr() string { return m.ln.Addr().String() }
+
+// Close drains: /readyz fails at once, new work is refused, searches in
+// flight finish and WebSocket clients get a going-away close, all within
+// ctx; then the HTTP server stops and every engine gets quit (and is killed
+// if it lingers).
+func (m *Main) Close(ctx context.Context) error {
+	m.server.Drain(ctx)
+	err := m.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		m.http.Close()
+	}
+	perr := m.pool.Close(ctx)
+	if e := <-m.served; !errors.Is(e, http.ErrServerClosed) {
+		err = errors.Join(err, e)
+	}
+	return errors.Join(err, perr)
+}
+
+func runServe(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("usid", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "", "listen address (default: the config's listen, else :8080)")
+	configPath := fs.String("config", "", "configuration file (default: the built-in usid.yaml)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	raw := usid.DefaultConfig
+	if *configPath != "" {
+		b, err := os.ReadFile(*configPath)
+		if err != nil {
+			log.Error("reading config", "err", err)
+			return 1
+		}
+		raw = b
+	}
+	cfg, err := ParseConfig(raw)
+	if err != nil {
+		log.Error("bad config", "err", err)
+		return 1
+	}
+	m := &Main{Config: cfg, Addr: *addr, Logger: log}
+	if err := m.Run(); err != nil {
+		log.Error("starting", "err", err)
+		return 1
+	}
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "grace", cfg.Server.ShutdownGrace)
+	case err := <-m.served:
+		log.Error("server failed", "err", err)
+		m.served <- err
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownGrace)
+	defer cancel()
+	if err := m.Close(sctx); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	log.Info("stopped")
+	return 0
+}

@@ -1,0 +1,326 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/goleak"
+
+	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/pool"
+	"github.com/usid/usid/session"
+)
+
+const (
+	fairyPath = "/usr/games/fairy-stockfish"
+	gpsPath   = "/usr/games/gpsusi"
+)
+
+// env is a real usid stack on loopback: a pool of real engines (and fake ones
+// for faults), the session service and the HTTP server.
+type env struct {
+	pool *pool.Pool
+	srv  *Server
+	http *httptest.Server
+	reg  *prometheus.Registry
+	sent *lineLog // every line sent to an engine, by engine name
+}
+
+var shared *env
+
+func TestMain(m *testing.M) {
+	fakeengine.RunIfRequested()
+	for _, p := range []string{fairyPath, gpsPath} {
+		if _, err := os.Stat(p); err != nil {
+			fmt.Fprintf(os.Stderr, "%s is missing (%v): apt-get install fairy-stockfish gpsshogi\n", p, err)
+			os.Exit(1)
+		}
+	}
+	e, err := newEnv(nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	shared = e
+	code := m.Run()
+	e.close()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func engines() []pool.EngineConfig {
+	return []pool.EngineConfig{
+		{
+			Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
+			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: ptr(0), Max: ptr(20)}, "Debug Log File": {}},
+			Capabilities:  pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "binc", "winc", "depth", "nodes", "movetime", "infinite", "ponder"}},
+			Queue:         8,
+		},
+		{
+			Name: "gps", Path: gpsPath, Instances: 1, Options: map[string]string{"Thread": "1"},
+			Timeouts:     pool.Timeouts{Start: 20 * time.Second, Ready: 30 * time.Second},
+			Capabilities: pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "infinite", "ponder", "mate"}, CheckmateAnswer: true},
+		},
+		{
+			Name: "liar", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.MateLine + "=G*8f_9f9g_8f8g_9g8h"},
+			Capabilities: pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "infinite", "mate"}, CheckmateAnswer: true},
+		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func newEnv(tweak func(*session.Config)) (*env, error) {
+	sent := &lineLog{store: &lineStore{lines: map[string][]string{}}}
+	log := slog.New(sent)
+	reg := prometheus.NewRegistry()
+	p, err := pool.New(engines(), pool.Options{Logger: log, Registerer: reg})
+	if err != nil {
+		return nil, err
+	}
+	cfg := session.Config{Pool: p, RecycleAfterMate: []string{"gps"}, Logger: log, IdleRelease: 2 * time.Second,
+		Caps: session.Caps{MaxMultiPV: 5, MaxAnalysis: time.Minute}}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	srv := New(Config{Service: session.NewService(cfg), Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: []byte("openapi: 3.0.3\n"), Logger: log})
+	e := &env{pool: p, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
+	// Wait for every engine, so that timing in tests is about searches.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ready := true
+		for _, st := range p.Status() {
+			ready = ready && st.Idle == st.Instances
+		}
+		if ready {
+			return e, nil
+		}
+		if time.Now().After(deadline) {
+			e.close()
+			return nil, fmt.Errorf("engines did not start: %+v", p.Status())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (e *env) close() {
+	e.http.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	e.srv.Drain(ctx)
+	e.pool.Close(ctx)
+}
+
+// waitIdle waits until every engine is back in the pool, idle.
+func (e *env) waitIdle(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ready := true
+		for _, st := range e.pool.Status() {
+			ready = ready && st.Idle == st.Instances
+		}
+		if ready {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("engines not idle: %+v", e.pool.Status())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// lineLog is a slog handler that records the lines usi sends to engines.
+type lineLog struct {
+	store *lineStore
+	attrs []slog.Attr
+}
+
+type lineStore struct {
+	mu    sync.Mutex
+	lines map[string][]string // by pool engine name
+}
+
+func (l *lineLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *lineLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "send" {
+		return nil
+	}
+	var engine, line string
+	collect := func(a slog.Attr) bool {
+		switch a.Key {
+		case "engine":
+			if engine == "" {
+				engine = a.Value.String()
+			}
+		case "line":
+			line = a.Value.String()
+		}
+		return true
+	}
+	for _, a := range l.attrs {
+		collect(a)
+	}
+	r.Attrs(collect)
+	l.store.mu.Lock()
+	l.store.lines[engine] = append(l.store.lines[engine], line)
+	l.store.mu.Unlock()
+	return nil
+}
+func (l *lineLog) WithAttrs(as []slog.Attr) slog.Handler {
+	return &lineLog{store: l.store, attrs: append(append([]slog.Attr{}, l.attrs...), as...)}
+}
+func (l *lineLog) WithGroup(string) slog.Handler { return l }
+
+// sentTo returns the lines sent to engines of the given pool name so far.
+func (e *env) sentTo(name string) []string {
+	e.sent.store.mu.Lock()
+	defer e.sent.store.mu.Unlock()
+	return append([]string(nil), e.sent.store.lines[name]...)
+}
+
+// client is a WebSocket client of the usid under test.
+type client struct {
+	t      *testing.T
+	c      *websocket.Conn
+	events chan map[string]any
+	done   chan struct{}
+	err    error
+}
+
+func dial(t *testing.T, e *env) *client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	url := "ws" + strings.TrimPrefix(e.http.URL, "http") + "/v1/ws"
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatalf("dial %s: %v", url, err)
+	}
+	cl := &client{t: t, c: c, events: make(chan map[string]any, 10000), done: make(chan struct{})}
+	go cl.read()
+	t.Cleanup(func() { cl.c.Close(websocket.StatusNormalClosure, ""); <-cl.done })
+	return cl
+}
+
+// dialNoRead connects without reading: a client that lets events pile up.
+func dialNoRead(t *testing.T, e *env) *websocket.Conn {
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.http.URL, "http")+"/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (cl *client) read() {
+	defer close(cl.done)
+	for {
+		_, b, err := cl.c.Read(context.Background())
+		if err != nil {
+			cl.err = err
+			close(cl.events)
+			return
+		}
+		var ev map[string]any
+		if err := json.Unmarshal(b, &ev); err != nil {
+			cl.t.Errorf("event is not JSON: %s", b)
+			continue
+		}
+		cl.events <- ev
+	}
+}
+
+func (cl *client) send(v any) {
+	cl.t.Helper()
+	b, _ := json.Marshal(v)
+	if err := cl.c.Write(cl.t.Context(), websocket.MessageText, b); err != nil {
+		cl.t.Fatalf("send: %v", err)
+	}
+}
+
+func (cl *client) sendRaw(s string) {
+	cl.t.Helper()
+	if err := cl.c.Write(cl.t.Context(), websocket.MessageText, []byte(s)); err != nil {
+		cl.t.Fatalf("send: %v", err)
+	}
+}
+
+// until collects events until stop returns true for one (included), or fails
+// the test after d.
+func (cl *client) until(d time.Duration, stop func(map[string]any) bool) []map[string]any {
+	cl.t.Helper()
+	var got []map[string]any
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case ev, ok := <-cl.events:
+			if !ok {
+				cl.t.Fatalf("connection closed (%v) after %d events: %v", cl.err, len(got), tail(got))
+			}
+			got = append(got, ev)
+			if stop(ev) {
+				return got
+			}
+		case <-timer.C:
+			cl.t.Fatalf("timed out after %v; %d events: %v", d, len(got), tail(got))
+		}
+	}
+}
+
+// terminal collects events until the terminal event of request id.
+func (cl *client) terminal(id string, d time.Duration) []map[string]any {
+	cl.t.Helper()
+	return cl.until(d, func(ev map[string]any) bool {
+		return ev["id"] == id && (ev["type"] == "bestmove" || ev["type"] == "checkmate" || ev["type"] == "error")
+	})
+}
+
+func tail(evs []map[string]any) []map[string]any {
+	if len(evs) > 5 {
+		return evs[len(evs)-5:]
+	}
+	return evs
+}
+
+func last(evs []map[string]any) map[string]any { return evs[len(evs)-1] }
+
+func num(v any) int { f, _ := v.(float64); return int(f) }
+
+// post sends a JSON body and decodes the JSON answer.
+func post(t *testing.T, e *env, path string, body any) (int, http.Header, map[string]any) {
+	t.Helper()
+	var r *strings.Reader
+	if s, ok := body.(string); ok {
+		r = strings.NewReader(s)
+	} else {
+		b, _ := json.Marshal(body)
+		r = strings.NewReader(string(b))
+	}
+	resp, err := http.Post(e.http.URL+path, "application/json", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, resp.Header, out
+}

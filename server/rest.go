@@ -1,0 +1,184 @@
+package server
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/usid/usid/pool"
+	"github.com/usid/usid/session"
+	"github.com/usid/usid/shogi"
+	"github.com/usid/usid/usi"
+)
+
+// engineJSON is one engine in GET /v1/engines.
+type engineJSON struct {
+	Name          string                     `json:"name"`
+	ID            idJSON                     `json:"id"`
+	Options       []optionJSON               `json:"options"`
+	ClientOptions map[string]pool.OptionRule `json:"client_options"`
+	Capabilities  capabilitiesJSON           `json:"capabilities"`
+	Instances     int                        `json:"instances"`
+	Idle          int                        `json:"idle"`
+	Busy          int                        `json:"busy"`
+	Starting      int                        `json:"starting"`
+	Queue         int                        `json:"queue"`
+	Available     bool                       `json:"available"`
+	RetryAfterS   int                        `json:"retry_after_s,omitempty"`
+}
+
+type idJSON struct {
+	Name   string `json:"name"`
+	Author string `json:"author"`
+}
+
+type optionJSON struct {
+	Name    string   `json:"name"`
+	Type    string   `json:"type"`
+	Default string   `json:"default"`
+	Min     *int     `json:"min,omitempty"`
+	Max     *int     `json:"max,omitempty"`
+	Vars    []string `json:"vars,omitempty"`
+}
+
+type capabilitiesJSON struct {
+	Go        []string `json:"go"`
+	Checkmate bool     `json:"checkmate"`
+}
+
+func (s *Server) engines(w http.ResponseWriter, r *http.Request) {
+	out := []engineJSON{}
+	for _, st := range s.cfg.Pool.Status() {
+		e := engineJSON{
+			Name: st.Name, ID: idJSON{st.ID.Name, st.ID.Author}, Options: []optionJSON{},
+			ClientOptions: st.ClientOptions, Capabilities: capabilitiesJSON{st.Capabilities.Go, st.Capabilities.CheckmateAnswer},
+			Instances: st.Instances, Idle: st.Idle, Busy: st.Busy + st.Resetting, Starting: st.Starting, Queue: st.Queue,
+			Available: st.Available, RetryAfterS: int(st.RetryAfter.Round(time.Second).Seconds()),
+		}
+		if e.ClientOptions == nil {
+			e.ClientOptions = map[string]pool.OptionRule{}
+		}
+		for _, o := range st.Options {
+			e.Options = append(e.Options, optionOf(o))
+		}
+		out = append(out, e)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"engines": out})
+}
+
+func optionOf(o usi.Option) optionJSON {
+	j := optionJSON{Name: o.Name, Type: string(o.Type), Default: o.Default, Vars: o.Vars}
+	if o.HasMin {
+		j.Min = &o.Min
+	}
+	if o.HasMax {
+		j.Max = &o.Max
+	}
+	return j
+}
+
+// validateRequest is the body of POST /v1/validate.
+type validateRequest struct {
+	Position *session.Position `json:"position"`
+	Notation string            `json:"notation"`
+}
+
+// validateResponse is shogi's verdict plus the notation of the moves played.
+type validateResponse struct {
+	shogi.Verdict
+	MovesKIF []string `json:"moves_kif,omitempty"`
+}
+
+func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
+	var req validateRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if req.Notation != "" && req.Notation != "kif" {
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: `notation: the only notation is "kif"`, MoveIndex: -1})
+		return
+	}
+	p := req.Position
+	if p == nil {
+		p = &session.Position{}
+	}
+	sfen := p.SFEN
+	if sfen == "" {
+		sfen = "startpos"
+	}
+	if max := s.cfg.Service.Caps.MaxMoves; len(p.Moves) > max {
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "position.moves: more than the allowed moves", MoveIndex: -1})
+		return
+	}
+	resp := validateResponse{Verdict: shogi.Inspect(sfen, p.Moves)}
+	if req.Notation == "kif" {
+		if start, errs := shogi.Load(sfen, nil); errs == nil {
+			resp.MovesKIF, _ = start.KIFLine(p.Moves, shogi.NoSquare)
+			if resp.MovesKIF == nil {
+				resp.MovesKIF = []string{}
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// analyzeRequest is the body of POST /v1/analyze.
+type analyzeRequest struct {
+	Position *session.Position `json:"position"`
+	Engine   string            `json:"engine"`
+	Limits   *session.Limits   `json:"limits"`
+	MultiPV  int               `json:"multipv"`
+	Notation string            `json:"notation"`
+}
+
+func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
+	if s.refuseWhileDraining(w, r) {
+		return
+	}
+	var req analyzeRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, err := s.cfg.Service.Analyze(r.Context(), &session.Request{Position: req.Position, Engine: req.Engine,
+		Limits: req.Limits, MultiPV: req.MultiPV, Notation: req.Notation})
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// mateRequest is the body of POST /v1/mate.
+type mateRequest struct {
+	Position  *session.Position `json:"position"`
+	Engine    string            `json:"engine"`
+	TimeoutMS int64             `json:"timeout_ms"`
+	Notation  string            `json:"notation"`
+}
+
+func (s *Server) mate(w http.ResponseWriter, r *http.Request) {
+	if s.refuseWhileDraining(w, r) {
+		return
+	}
+	var req mateRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, err := s.cfg.Service.Mate(r.Context(), &session.Request{Position: req.Position, Engine: req.Engine,
+		TimeoutMS: req.TimeoutMS, Notation: req.Notation})
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) refuseWhileDraining(w http.ResponseWriter, r *http.Request) bool {
+	if s.draining.Load() {
+		s.problem(w, r, &session.Error{Code: session.CodeShuttingDown, Message: "the server is shutting down", MoveIndex: -1})
+		return true
+	}
+	return false
+}

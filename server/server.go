@@ -1,0 +1,247 @@
+// Package server is usid's HTTP face: the chi router with the REST routes,
+// the WebSocket endpoint, health and readiness, metrics and the OpenAPI spec.
+// It maps the session package's error codes to HTTP statuses in one table
+// and writes errors as RFC 9457 problem JSON.
+//
+// A Server is safe for concurrent use. Drain stops new work and ends the
+// WebSocket sessions; the caller owns the http.Server and the pool.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/usid/usid/pool"
+	"github.com/usid/usid/session"
+)
+
+// Config wires a Server. Zero fields take the defaults shown.
+type Config struct {
+	Service *session.Service
+	Pool    *pool.Pool
+	// Gatherer serves /metrics; Registerer takes the server's own metrics.
+	Gatherer   prometheus.Gatherer
+	Registerer prometheus.Registerer
+	// OriginPatterns lists the browser origins (host patterns, as in
+	// "example.com" or "*.example.com") allowed to open a WebSocket besides
+	// the server's own. Requests without an Origin (non-browsers) are allowed.
+	OriginPatterns []string
+	MaxBody        int64         // REST request body (64 KiB)
+	MaxMessage     int64         // one WebSocket message (64 KiB)
+	PingInterval   time.Duration // WebSocket keepalive (30s)
+	WriteTimeout   time.Duration // one WebSocket write before the client counts as gone (10s)
+	Web            http.Handler  // the pages at / and /tsume; nil: none
+	OpenAPI        []byte        // served at /openapi.yaml
+	Logger         *slog.Logger
+}
+
+// Server routes requests. Create it with New.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	router   chi.Router
+	draining atomic.Bool
+	m        *metrics
+
+	mu       sync.Mutex
+	sessions map[*wsConn]struct{}
+	wg       sync.WaitGroup // WebSocket handlers
+}
+
+// New builds the router.
+func New(cfg Config) *Server {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 64 << 10
+	}
+	if cfg.MaxMessage <= 0 {
+		cfg.MaxMessage = 64 << 10
+	}
+	if cfg.PingInterval <= 0 {
+		cfg.PingInterval = 30 * time.Second
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: make(map[*wsConn]struct{}), m: newMetrics(cfg.Registerer)}
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer, s.instrument)
+	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
+	if cfg.Gatherer != nil {
+		r.Handle("/metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
+	}
+	r.Get("/openapi.yaml", s.openapi)
+	r.Route("/v1", func(r chi.Router) {
+		r.Get("/engines", s.engines)
+		r.Post("/validate", s.validate)
+		r.Post("/analyze", s.analyze)
+		r.Post("/mate", s.mate)
+		r.Get("/ws", s.websocket)
+	})
+	if cfg.Web != nil {
+		r.Handle("/*", cfg.Web)
+	}
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.problem(w, r, &session.Error{Code: codeNotFound, Message: "no such route: " + r.URL.Path, MoveIndex: -1})
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		s.problem(w, r, &session.Error{Code: codeMethodNotAllowed, Message: r.Method + " is not allowed on " + r.URL.Path, MoveIndex: -1})
+	})
+	s.router = r
+	return s
+}
+
+// ServeHTTP makes the Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+// Drain makes /readyz fail and refuses new work at once, tells every
+// WebSocket client the server is going away, and waits until their sessions
+// have ended (searches in flight get their result) or ctx ends, when the
+// remaining connections are closed.
+func (s *Server) Drain(ctx context.Context) {
+	s.draining.Store(true)
+	s.mu.Lock()
+	conns := make([]*wsConn, 0, len(s.sessions))
+	for c := range s.sessions {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.goingAway()
+	}
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		for _, c := range conns {
+			c.closeNow()
+		}
+		<-done
+	}
+}
+
+// Draining reports whether Drain has begun.
+func (s *Server) Draining() bool { return s.draining.Load() }
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case s.draining.Load():
+		s.problem(w, r, &session.Error{Code: session.CodeShuttingDown, Message: "draining", MoveIndex: -1})
+	case !s.cfg.Pool.Ready():
+		s.problem(w, r, &session.Error{Code: session.CodeNoEngine, Message: "no engine can be leased yet", MoveIndex: -1})
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	}
+}
+
+func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Write(s.cfg.OpenAPI)
+}
+
+// Codes only the server uses.
+const (
+	codeNotFound         = "not_found"
+	codeMethodNotAllowed = "method_not_allowed"
+	codeBodyTooLarge     = "body_too_large"
+	codeInternal         = "internal"
+)
+
+// statusOf is the one table from error codes to HTTP statuses. Codes not
+// listed are position and move codes from the shogi package: 422.
+var statusOf = map[string]int{
+	session.CodeBadRequest:       http.StatusBadRequest,
+	session.CodeUnknownType:      http.StatusBadRequest,
+	session.CodeInvalidField:     http.StatusUnprocessableEntity,
+	session.CodeUnknownEngine:    http.StatusNotFound,
+	session.CodeQueueFull:        http.StatusServiceUnavailable,
+	session.CodeUnavailable:      http.StatusServiceUnavailable,
+	session.CodeNoEngine:         http.StatusServiceUnavailable,
+	session.CodeShuttingDown:     http.StatusServiceUnavailable,
+	session.CodeOptionNotAllowed: http.StatusUnprocessableEntity,
+	session.CodeUnsupported:      http.StatusUnprocessableEntity,
+	session.CodeEngineError:      http.StatusBadGateway,
+	session.CodeTooManyRequests:  http.StatusTooManyRequests,
+	codeNotFound:                 http.StatusNotFound,
+	codeMethodNotAllowed:         http.StatusMethodNotAllowed,
+	codeBodyTooLarge:             http.StatusRequestEntityTooLarge,
+	codeInternal:                 http.StatusInternalServerError,
+}
+
+// Problem is an RFC 9457 problem document with usid's stable code.
+type Problem struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail"`
+	Code      string `json:"code"`
+	MoveIndex *int   `json:"move_index,omitempty"`
+}
+
+func (s *Server) problem(w http.ResponseWriter, r *http.Request, e *session.Error) {
+	status, ok := statusOf[e.Code]
+	if !ok {
+		status = http.StatusUnprocessableEntity
+	}
+	p := Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: e.Message, Code: e.Code}
+	if e.MoveIndex >= 0 {
+		i := e.MoveIndex
+		p.MoveIndex = &i
+	}
+	if d := session.RetryAfter(e); d > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(d.Seconds())))
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(p)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// decode reads a JSON request body strictly: size-capped, no unknown fields,
+// nothing after the object.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) *session.Error {
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &session.Error{Code: codeBodyTooLarge, Message: "request body larger than " + strconv.FormatInt(s.cfg.MaxBody, 10) + " bytes", MoveIndex: -1}
+		}
+		return &session.Error{Code: session.CodeBadRequest, Message: "malformed JSON body: " + session.JSONError(err), MoveIndex: -1}
+	}
+	if dec.More() {
+		return &session.Error{Code: session.CodeBadRequest, Message: "malformed JSON body: data after the object", MoveIndex: -1}
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/usid/usid/session"
+)
+
+// wsConn is one WebSocket connection and its session.
+type wsConn struct {
+	s    *Server
+	c    *websocket.Conn
+	sess *session.Session
+
+	ctx    context.Context // ends when the connection is done
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	closeSet  bool
+	closeCode websocket.StatusCode
+	closeWhy  string
+}
+
+func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
+	if s.refuseWhileDraining(w, r) {
+		return
+	}
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
+	if err != nil {
+		s.log.Info("websocket refused", "err", err, "origin", r.Header.Get("Origin"))
+		return // Accept has answered
+	}
+	c.SetReadLimit(s.cfg.MaxMessage)
+	ctx, cancel := context.WithCancel(context.Background())
+	wc := &wsConn{s: s, c: c, sess: s.cfg.Service.NewSession(), ctx: ctx, cancel: cancel,
+		closeCode: websocket.StatusNormalClosure}
+
+	s.mu.Lock()
+	if s.draining.Load() {
+		s.mu.Unlock()
+		wc.sess.Close()
+		c.Close(websocket.StatusGoingAway, "server shutting down")
+		cancel()
+		return
+	}
+	s.sessions[wc] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	s.m.sessions.WithLabelValues().Inc()
+	defer func() {
+		s.mu.Lock()
+		delete(s.sessions, wc)
+		s.mu.Unlock()
+		s.m.sessions.WithLabelValues().Dec()
+		s.wg.Done()
+	}()
+	wc.serve()
+}
+
+// serve runs the connection: this goroutine reads, one writes, one pings.
+// The writer closes the connection once the session has nothing more to send.
+func (wc *wsConn) serve() {
+	var wg sync.WaitGroup
+	wg.Go(wc.write)
+	wg.Go(wc.ping)
+	wc.read()
+	// The connection is closing or gone, so nothing more can be delivered:
+	// stop the search, give the engine back, and end the writer and pinger.
+	wc.sess.Close()
+	wc.cancel()
+	wg.Wait()
+	wc.c.CloseNow()
+}
+
+func (wc *wsConn) read() {
+	for {
+		typ, data, err := wc.c.Read(wc.ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
+				wc.s.log.Info("websocket message too big; closing")
+			}
+			return
+		}
+		if typ != websocket.MessageText {
+			wc.sess.Notify(&session.Event{Type: session.EventError, Code: session.CodeBadRequest, Message: "messages are JSON text"})
+			continue
+		}
+		wc.sess.Handle(data)
+	}
+}
+
+// write sends the session's events until the session is over, then closes
+// the connection with the reason recorded by setClose.
+func (wc *wsConn) write() {
+	defer func() {
+		wc.mu.Lock()
+		code, why := wc.closeCode, wc.closeWhy
+		wc.mu.Unlock()
+		wc.c.Close(code, why)
+	}()
+	for {
+		evs, err := wc.sess.Next(wc.ctx)
+		if err != nil {
+			if errors.Is(err, session.ErrSlowClient) {
+				wc.setClose(websocket.StatusPolicyViolation, "client too slow: events piled up unread")
+			}
+			return
+		}
+		for _, ev := range evs {
+			b, err := json.Marshal(ev)
+			if err != nil {
+				wc.s.log.Error("event not encodable", "err", err)
+				continue
+			}
+			ctx, cancel := context.WithTimeout(wc.ctx, wc.s.cfg.WriteTimeout)
+			err = wc.c.Write(ctx, websocket.MessageText, b)
+			cancel()
+			if err != nil {
+				wc.setClose(websocket.StatusPolicyViolation, "client too slow: write timed out")
+				return
+			}
+			wc.s.m.events.WithLabelValues(ev.Type).Inc()
+		}
+	}
+}
+
+// ping keeps the connection alive through proxies and notices dead peers.
+func (wc *wsConn) ping() {
+	t := time.NewTicker(wc.s.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-wc.ctx.Done():
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(wc.ctx, wc.s.cfg.PingInterval)
+			err := wc.c.Ping(ctx)
+			cancel()
+			if err != nil {
+				wc.c.CloseNow()
+				return
+			}
+		}
+	}
+}
+
+// setClose records the close status; the first reason wins.
+func (wc *wsConn) setClose(code websocket.StatusCode, why string) {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	if !wc.closeSet {
+		wc.closeCode, wc.closeWhy, wc.closeSet = code, why, true
+	}
+}
+
+// goingAway tells the client the server is draining: a closing event now,
+// the result of the search in flight when it comes, then a going-away close.
+func (wc *wsConn) goingAway() {
+	wc.sess.Notify(&session.Event{Type: session.EventClosing, Code: session.CodeShuttingDown, Message: "the server is shutting down; reconnect to another instance"})
+	wc.setClose(websocket.StatusGoingAway, "server shutting down")
+	go func() {
+		wc.sess.Drain()
+		wc.sess.Close() // the writer sends what is left, then closes
+	}()
+}
+
+// closeNow cuts the connection (the drain deadline passed).
+func (wc *wsConn) closeNow() {
+	wc.setClose(websocket.StatusGoingAway, "server shutting down")
+	wc.c.CloseNow()
+}

@@ -1,0 +1,315 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/usid/usid/shogi"
+	"github.com/usid/usid/usi"
+)
+
+// Error codes of this package, in error events and REST problems. Position
+// errors use the shogi package's codes (nifu, self_check, ...).
+const (
+	CodeBadRequest       = "bad_request"        // not JSON, unknown field, wrong type
+	CodeUnknownType      = "unknown_type"       // a message type this server does not know
+	CodeInvalidField     = "invalid_field"      // a field's value is out of range or malformed
+	CodeUnknownEngine    = "unknown_engine"     // no engine by that name
+	CodeQueueFull        = "queue_full"         // too many callers wait for that engine
+	CodeUnavailable      = "engine_unavailable" // the engine keeps failing; retry later
+	CodeNoEngine         = "no_engine"          // no engine became free in time
+	CodeOptionNotAllowed = "option_not_allowed" // not on the engine's allow-list, or out of bounds
+	CodeUnsupported      = "unsupported"        // the engine cannot do what was asked (multipv, binc)
+	CodeEngineError      = "engine_error"       // the engine crashed, hung or answered nonsense
+	CodeNoSearch         = "no_search"          // stop/ponderhit for a search that is not running
+	CodeBusy             = "busy"               // an option change or new game during a search
+	CodeTooManyRequests  = "too_many_requests"  // requests arrive faster than they are served
+	CodeShuttingDown     = "shutting_down"      // the server is draining
+)
+
+// Error is a refusal with a stable code, as error events and REST problems carry it.
+type Error struct {
+	Code      string
+	Message   string
+	MoveIndex int // index of the refused move, or -1
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+func errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
+}
+
+// Position is a position as clients send it: an SFEN (default "startpos")
+// and the moves played from it.
+type Position struct {
+	SFEN  string   `json:"sfen"`
+	Moves []string `json:"moves"`
+}
+
+// Limits bound one search. Zero fields are unset; none set means "until stop".
+type Limits struct {
+	MoveTimeMS int64 `json:"movetime_ms"`
+	Depth      int   `json:"depth"`
+	Nodes      int64 `json:"nodes"`
+}
+
+// Request is any client message; Type says which fields matter.
+type Request struct {
+	Type      string    `json:"type"`
+	ID        string    `json:"id"`
+	Position  *Position `json:"position"`
+	Engine    string    `json:"engine"`
+	Limits    *Limits   `json:"limits"`
+	MultiPV   int       `json:"multipv"`
+	Notation  string    `json:"notation"` // "kif" adds Japanese notation to moves
+	TimeoutMS int64     `json:"timeout_ms"`
+	// go (play) clocks, in milliseconds.
+	BTime   *int64 `json:"btime"`
+	WTime   *int64 `json:"wtime"`
+	Byoyomi *int64 `json:"byoyomi"`
+	BInc    *int64 `json:"binc"`
+	WInc    *int64 `json:"winc"`
+	Ponder  bool   `json:"ponder"`
+	// setoption
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// gameover
+	Result string `json:"result"`
+}
+
+// Request types.
+const (
+	TypeAnalyze   = "analyze"
+	TypeStop      = "stop"
+	TypeGo        = "go"
+	TypePonderhit = "ponderhit"
+	TypeMate      = "mate"
+	TypeSetOption = "setoption"
+	TypeNewGame   = "newgame"
+	TypeGameOver  = "gameover"
+)
+
+// ParseRequest decodes one client message strictly: unknown fields, trailing
+// data and wrong types are refused with CodeBadRequest.
+func ParseRequest(raw []byte) (*Request, *Error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var r Request
+	if err := dec.Decode(&r); err != nil {
+		return nil, errorf(CodeBadRequest, "malformed message: %s", JSONError(err))
+	}
+	if dec.More() {
+		return nil, errorf(CodeBadRequest, "malformed message: data after the JSON object")
+	}
+	if err := checkText("id", r.ID, 64); err != nil {
+		return &r, err
+	}
+	switch r.Type {
+	case TypeAnalyze, TypeStop, TypeGo, TypePonderhit, TypeMate, TypeSetOption, TypeNewGame, TypeGameOver:
+	default:
+		return &r, errorf(CodeUnknownType, "unknown message type %q", clip(r.Type))
+	}
+	if r.ID == "" {
+		return &r, errorf(CodeInvalidField, "id is required: every request carries an id that its events echo")
+	}
+	return &r, nil
+}
+
+// JSONError words a decoding error without echoing large inputs.
+func JSONError(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("invalid JSON at byte %d", se.Offset)
+	case errors.As(err, &te):
+		return fmt.Sprintf("field %q: expected %s", te.Field, te.Type)
+	}
+	return clip(err.Error())
+}
+
+// checkText refuses control characters, invalid UTF-8 and overlong values in
+// a client string that may be echoed or logged.
+func checkText(field, s string, max int) *Error {
+	if len(s) > max {
+		return errorf(CodeInvalidField, "%s is longer than %d bytes", field, max)
+	}
+	if !utf8.ValidString(s) {
+		return errorf(CodeInvalidField, "%s is not valid UTF-8", field)
+	}
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return errorf(CodeInvalidField, "%s contains a control character", field)
+		}
+	}
+	return nil
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return strings.ToValidUTF8(s, "?")
+}
+
+// Checked is a position that passed every rule: what an engine may be told.
+type Checked struct {
+	Pos   *shogi.Position // the final position
+	Start *shogi.Position // the position before the moves
+	// USI is the position command's payload, rebuilt from parsed values,
+	// never copied from the client.
+	USI   usi.Position
+	Moves []shogi.Move
+}
+
+// CheckPosition validates a client position with the shogi rules. maxMoves
+// caps the move list.
+func CheckPosition(p *Position, maxMoves int) (*Checked, *Error) {
+	if p == nil {
+		p = &Position{}
+	}
+	sfen := p.SFEN
+	if sfen == "" {
+		sfen = "startpos"
+	}
+	if len(sfen) > 256 {
+		return nil, errorf(CodeInvalidField, "position.sfen is longer than 256 bytes")
+	}
+	if len(p.Moves) > maxMoves {
+		return nil, errorf(CodeInvalidField, "position.moves has %d moves; at most %d", len(p.Moves), maxMoves)
+	}
+	start, errs := shogi.Load(sfen, nil)
+	if errs != nil {
+		return nil, fromShogi(errs[0])
+	}
+	c := &Checked{Start: start}
+	pos := *start
+	usiMoves := make([]string, len(p.Moves))
+	for i, s := range p.Moves {
+		m, err := pos.CheckMove(s)
+		if err != nil {
+			e := fromShogi(err.(*shogi.Error))
+			e.MoveIndex = i
+			return nil, e
+		}
+		pos.Play(m)
+		c.Moves = append(c.Moves, m)
+		usiMoves[i] = m.String()
+	}
+	c.Pos = &pos
+	c.USI = usi.Position{SFEN: start.SFEN(), Moves: usiMoves}
+	if sfen == "startpos" {
+		c.USI.SFEN = "startpos"
+	}
+	return c, nil
+}
+
+func fromShogi(e *shogi.Error) *Error {
+	return &Error{Code: string(e.Code), Message: e.Message, MoveIndex: e.MoveIndex}
+}
+
+// lastTo is the destination of the last move played, for KIF's 同.
+func (c *Checked) lastTo() shogi.Square {
+	if len(c.Moves) == 0 {
+		return shogi.NoSquare
+	}
+	return c.Moves[len(c.Moves)-1].To
+}
+
+// Score is an engine score from the side to move's point of view: exactly one
+// of CP and Mate is set. Mate counts plies; negative when the side to move is
+// mated. "mate +"/"mate -" (length unknown) become Mate 0 with MateSign.
+type Score struct {
+	CP       *int   `json:"cp,omitempty"`
+	Mate     *int   `json:"mate,omitempty"`
+	MateSign string `json:"mate_sign,omitempty"`
+}
+
+// Event types.
+const (
+	EventEngine    = "engine"
+	EventQueued    = "queued"
+	EventInfo      = "info"
+	EventBestMove  = "bestmove"
+	EventCheckmate = "checkmate"
+	EventError     = "error"
+	EventOption    = "option"
+	EventReady     = "ready"
+	EventClosing   = "closing"
+)
+
+// Event is one server message. Type says which fields are set.
+type Event struct {
+	Type string `json:"type"`
+	ID   string `json:"id,omitempty"`
+
+	// engine
+	Name    string `json:"name,omitempty"`
+	USIName string `json:"usi_name,omitempty"`
+	// queued
+	Position int `json:"position,omitempty"`
+	// info
+	MultiPV  int      `json:"multipv,omitempty"`
+	Depth    int      `json:"depth,omitempty"`
+	SelDepth int      `json:"seldepth,omitempty"`
+	Score    *Score   `json:"score,omitempty"`
+	Bound    string   `json:"bound,omitempty"` // "lower" or "upper"
+	Nodes    int64    `json:"nodes,omitempty"`
+	NPS      int64    `json:"nps,omitempty"`
+	TimeMS   int64    `json:"time_ms,omitempty"`
+	Hashfull int      `json:"hashfull,omitempty"`
+	PV       []string `json:"pv,omitempty"`
+	PVKIF    []string `json:"pv_kif,omitempty"`
+	Text     string   `json:"string,omitempty"`
+	// bestmove
+	Move     string `json:"move,omitempty"`
+	MoveKIF  string `json:"move_kif,omitempty"`
+	PonderMv string `json:"ponder,omitempty"`
+	// checkmate
+	Result   string   `json:"result,omitempty"`
+	Moves    []string `json:"moves,omitempty"`
+	MovesKIF []string `json:"moves_kif,omitempty"`
+	// error
+	Code      string `json:"code,omitempty"`
+	Message   string `json:"message,omitempty"`
+	MoveIndex *int   `json:"move_index,omitempty"`
+	// option
+	Value string `json:"value,omitempty"`
+}
+
+// terminal reports whether e ends a request.
+func (e *Event) terminal() bool {
+	return e.Type == EventBestMove || e.Type == EventCheckmate || e.Type == EventError
+}
+
+// errorEvent turns an error into an error event for request id.
+func errorEvent(id string, err *Error) *Event {
+	ev := &Event{Type: EventError, ID: id, Code: err.Code, Message: err.Message}
+	if err.MoveIndex >= 0 {
+		i := err.MoveIndex
+		ev.MoveIndex = &i
+	}
+	return ev
+}
+
+// MarshalJSON writes the event; a checkmate event always has "moves" (empty
+// for nomate, timeout and notimplemented) so that clients can rely on it.
+func (e *Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	if e.Type != EventCheckmate {
+		return json.Marshal((*plain)(e))
+	}
+	moves := e.Moves
+	if moves == nil {
+		moves = []string{}
+	}
+	return json.Marshal(struct {
+		*plain
+		Moves []string `json:"moves"`
+	}{(*plain)(e), moves})
+}

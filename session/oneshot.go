@@ -1,0 +1,124 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/usid/usid/usi"
+)
+
+// AnalyzeResult is the answer to one bounded search over REST.
+type AnalyzeResult struct {
+	Engine      string  `json:"engine"`
+	BestMove    string  `json:"bestmove"`
+	BestMoveKIF string  `json:"bestmove_kif,omitempty"`
+	Ponder      string  `json:"ponder,omitempty"`
+	Lines       []*Line `json:"lines"`
+}
+
+// Line is the engine's final line for one multipv.
+type Line struct {
+	MultiPV  int      `json:"multipv"`
+	Score    *Score   `json:"score,omitempty"`
+	Bound    string   `json:"bound,omitempty"`
+	Depth    int      `json:"depth"`
+	SelDepth int      `json:"seldepth,omitempty"`
+	Nodes    int64    `json:"nodes,omitempty"`
+	TimeMS   int64    `json:"time_ms,omitempty"`
+	PV       []string `json:"pv"`
+	PVKIF    []string `json:"pv_kif,omitempty"`
+}
+
+// MateResult is the answer to a tsume request over REST.
+type MateResult struct {
+	Engine   string   `json:"engine"`
+	Result   string   `json:"result"` // mate, nomate, timeout, notimplemented
+	Moves    []string `json:"moves"`
+	MovesKIF []string `json:"moves_kif,omitempty"`
+}
+
+// Analyze runs one bounded search (REST): at least one limit is required and
+// every limit is capped. ctx bounds the wait for an engine.
+func (c *Service) Analyze(ctx context.Context, r *Request) (*AnalyzeResult, *Error) {
+	r.Type, r.ID = TypeAnalyze, "rest"
+	j, err := c.newJob(r)
+	if err != nil {
+		return nil, err
+	}
+	if !j.bounded {
+		return nil, errorf(CodeInvalidField, "limits: set movetime_ms, depth or nodes; REST runs only bounded searches (at most %v)", c.Caps.MaxMoveTime)
+	}
+	lines := map[int]*Line{}
+	term, perr := c.oneShot(ctx, j, func(ev *Event) {
+		if ev.Type == EventInfo && len(ev.PV) > 0 {
+			lines[ev.MultiPV] = &Line{MultiPV: ev.MultiPV, Score: ev.Score, Bound: ev.Bound, Depth: ev.Depth,
+				SelDepth: ev.SelDepth, Nodes: ev.Nodes, TimeMS: ev.TimeMS, PV: ev.PV, PVKIF: ev.PVKIF}
+		}
+	})
+	if perr != nil {
+		return nil, perr
+	}
+	res := &AnalyzeResult{Engine: j.engine, BestMove: term.Move, BestMoveKIF: term.MoveKIF, Ponder: term.PonderMv, Lines: []*Line{}}
+	for k := 1; k <= j.multipv; k++ {
+		if l := lines[k]; l != nil {
+			res.Lines = append(res.Lines, l)
+		}
+	}
+	return res, nil
+}
+
+// Mate runs a tsume search (REST).
+func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
+	r.Type, r.ID = TypeMate, "rest"
+	j, err := c.newJob(r)
+	if err != nil {
+		return nil, err
+	}
+	res := &MateResult{Engine: j.engine, Moves: []string{}}
+	if cfg, ok := c.Pool.Config(j.engine); ok && !cfg.Capabilities.CheckmateAnswer {
+		res.Result = string(usi.MateNotImplemented)
+		return res, nil
+	}
+	term, perr := c.oneShot(ctx, j, func(*Event) {})
+	if perr != nil {
+		return nil, perr
+	}
+	res.Result, res.MovesKIF = term.Result, term.MovesKIF
+	if term.Moves != nil {
+		res.Moves = term.Moves
+	}
+	return res, nil
+}
+
+// oneShot leases an engine for one job and returns its terminal event, or
+// the error it ended with.
+func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Event, *Error) {
+	actx, cancel := context.WithTimeout(ctx, c.AcquireTimeout)
+	lease, err := c.Pool.Acquire(actx, j.engine, nil)
+	cancel()
+	if err != nil {
+		return nil, acquireError(j.engine, err)
+	}
+	// The client going away stops the search (its bestmove is still awaited).
+	term, discard := c.runSearch(ctx, lease, j, emit, nil)
+	if discard || (j.kind == jobMate && c.recycleAfterMate(j.engine)) {
+		lease.Discard()
+	} else {
+		lease.Release()
+	}
+	if term.Type == EventError {
+		return nil, &Error{Code: term.Code, Message: term.Message, MoveIndex: -1}
+	}
+	return term, nil
+}
+
+// RetryAfter suggests when a refused REST request may be retried.
+func RetryAfter(e *Error) time.Duration {
+	switch e.Code {
+	case CodeNoEngine, CodeQueueFull:
+		return 5 * time.Second
+	case CodeUnavailable, CodeShuttingDown:
+		return 30 * time.Second
+	}
+	return 0
+}

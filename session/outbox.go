@@ -1,0 +1,174 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// ErrSlowClient: a client let too many events that must be delivered pile
+// up; the connection should be closed with this reason.
+var ErrSlowClient = errors.New("client too slow: events piled up unread")
+
+// outbox holds the events waiting for the client. It never blocks the
+// producer: an info event replaces a queued, unsent info of the same request
+// and multipv line (so a slow client gets the latest state of each line),
+// while every other event is kept in order. Next hands out batches at a
+// bounded rate.
+type outbox struct {
+	mu      sync.Mutex
+	queue   []*Event
+	notify  chan struct{} // capacity 1
+	closed  bool
+	err     error
+	maxKept int // events other than info allowed to wait; more is ErrSlowClient
+
+	// Token bucket for batches: at most burst at once, refilled at rate per second.
+	rate, burst float64
+	tokens      float64
+	last        time.Time
+}
+
+func newOutbox(rate float64, burst, maxKept int) *outbox {
+	return &outbox{notify: make(chan struct{}, 1), rate: rate, burst: float64(burst), tokens: float64(burst), maxKept: maxKept, last: time.Now()}
+}
+
+// push queues an event. It reports false when the outbox is closed or the
+// client is too slow (the outbox is then closed with ErrSlowClient).
+func (o *outbox) push(e *Event) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return false
+	}
+	if e.Type == EventInfo {
+		for i := len(o.queue) - 1; i >= 0; i-- {
+			q := o.queue[i]
+			if q.Type == EventInfo && q.ID == e.ID && q.MultiPV == e.MultiPV {
+				o.queue[i] = mergeInfo(q, e)
+				return true
+			}
+			if q.ID == e.ID && q.Type != EventInfo {
+				break // keep the order of infos around other events of the request
+			}
+		}
+	} else if len(o.queue) >= o.maxKept {
+		o.closed, o.err = true, ErrSlowClient
+		o.queue = nil
+		o.wake()
+		return false
+	}
+	o.queue = append(o.queue, e)
+	o.wake()
+	return true
+}
+
+// mergeInfo folds an unsent info into the newer one of the same line: an
+// engine's "info time ... nodes ..." heartbeat must not wipe out the pv and
+// score of the line before it.
+func mergeInfo(old, e *Event) *Event {
+	m := *e
+	if m.PV == nil {
+		m.PV, m.PVKIF = old.PV, old.PVKIF
+	}
+	if m.Score == nil {
+		m.Score, m.Bound = old.Score, old.Bound
+	}
+	if m.Depth == 0 {
+		m.Depth, m.SelDepth = old.Depth, old.SelDepth
+	}
+	if m.Text == "" {
+		m.Text = old.Text
+	}
+	return &m
+}
+
+// dropInfo discards the queued info events of request id: it was superseded
+// and its progress is stale.
+func (o *outbox) dropInfo(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	kept := o.queue[:0]
+	for _, e := range o.queue {
+		if !(e.Type == EventInfo && e.ID == id) {
+			kept = append(kept, e)
+		}
+	}
+	clear(o.queue[len(kept):])
+	o.queue = kept
+}
+
+func (o *outbox) wake() {
+	select {
+	case o.notify <- struct{}{}:
+	default:
+	}
+}
+
+// next returns the queued events, waiting until there are some and the rate
+// allows a batch, or until ctx ends or the outbox is closed (then with the
+// reason: ErrSlowClient or nil after close).
+func (o *outbox) next(ctx context.Context) ([]*Event, error) {
+	for {
+		o.mu.Lock()
+		if o.closed && len(o.queue) == 0 {
+			err := o.err
+			o.mu.Unlock()
+			if err == nil {
+				err = context.Canceled
+			}
+			return nil, err
+		}
+		var wait time.Duration
+		if len(o.queue) > 0 {
+			now := time.Now()
+			o.tokens = min(o.burst, o.tokens+now.Sub(o.last).Seconds()*o.rate)
+			o.last = now
+			if o.tokens >= 1 || o.mustDeliverLocked() {
+				o.tokens = max(o.tokens-1, 0)
+				batch := o.queue
+				o.queue = nil
+				o.mu.Unlock()
+				return batch, nil
+			}
+			wait = time.Duration((1 - o.tokens) / o.rate * float64(time.Second))
+		}
+		o.mu.Unlock()
+		var timer *time.Timer
+		var fire <-chan time.Time
+		if wait > 0 {
+			timer = time.NewTimer(wait)
+			fire = timer.C
+		}
+		select {
+		case <-o.notify:
+		case <-fire:
+		case <-ctx.Done():
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// mustDeliverLocked: events other than info (a bestmove, an error) skip the rate limit.
+func (o *outbox) mustDeliverLocked() bool {
+	for _, e := range o.queue {
+		if e.Type != EventInfo {
+			return true
+		}
+	}
+	return false
+}
+
+// close ends the outbox; queued events can still be taken by next.
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	o.wake()
+}

@@ -1,0 +1,429 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/usid/usid/pool"
+	"github.com/usid/usid/shogi"
+	"github.com/usid/usid/usi"
+)
+
+// Caps are the server's bounds on what a request may ask for.
+type Caps struct {
+	MaxMoveTime time.Duration // movetime_ms (default 60s)
+	MaxAnalysis time.Duration // analysis "until stop" and pondering (default 10m)
+	MaxMateTime time.Duration // mate timeout_ms (default 60s)
+	MaxClock    time.Duration // btime, wtime, byoyomi, binc, winc (default 6h)
+	MaxDepth    int           // default 128
+	MaxNodes    int64         // default 10^10
+	MaxMultiPV  int           // default 5
+	MaxMoves    int           // moves in a position (default 1024)
+	// WatchdogMargin is how long past its limit a search may run before usid
+	// stops it itself and, if the engine does not answer, replaces it (default 5s).
+	WatchdogMargin time.Duration
+}
+
+func (c Caps) withDefaults() Caps {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.MaxMoveTime, time.Minute)
+	def(&c.MaxAnalysis, 10*time.Minute)
+	def(&c.MaxMateTime, time.Minute)
+	def(&c.MaxClock, 6*time.Hour)
+	def(&c.WatchdogMargin, 5*time.Second)
+	if c.MaxDepth <= 0 {
+		c.MaxDepth = 128
+	}
+	if c.MaxNodes <= 0 {
+		c.MaxNodes = 1e10
+	}
+	if c.MaxMultiPV <= 0 {
+		c.MaxMultiPV = 5
+	}
+	if c.MaxMoves <= 0 {
+		c.MaxMoves = 1024
+	}
+	return c
+}
+
+type jobKind int
+
+const (
+	jobAnalyze jobKind = iota
+	jobPlay
+	jobMate
+)
+
+// job is a validated search request: nothing in it came unchecked from a client.
+type job struct {
+	kind    jobKind
+	id      string
+	pos     *Checked
+	engine  string
+	kif     bool
+	limits  Limits // analyze
+	multipv int    // analyze
+	bounded bool   // analyze: REST refuses unbounded searches
+	clock   *usi.Clock
+	ponder  bool          // play
+	mate    time.Duration // mate
+
+	cancelled bool // stop arrived while it was queued; guarded by Session.mu
+}
+
+// newJob checks a search request (analyze, go or mate) against the caps.
+func (c *Service) newJob(r *Request) (*job, *Error) {
+	caps := c.Caps
+	if err := checkText("engine", r.Engine, 64); err != nil {
+		return nil, err
+	}
+	if r.Notation != "" && r.Notation != "kif" {
+		return nil, errorf(CodeInvalidField, "notation %q: the only notation is \"kif\"", clip(r.Notation))
+	}
+	pos, perr := CheckPosition(r.Position, caps.MaxMoves)
+	if perr != nil {
+		return nil, perr
+	}
+	j := &job{id: r.ID, pos: pos, engine: r.Engine, kif: r.Notation == "kif"}
+	if j.engine == "" {
+		j.engine = c.DefaultEngine
+		if r.Type == TypeMate && c.MateEngine != "" {
+			j.engine = c.MateEngine
+		}
+	}
+	ms := func(field string, v int64, max time.Duration) (time.Duration, *Error) {
+		if v < 0 || time.Duration(v)*time.Millisecond > max {
+			return 0, errorf(CodeInvalidField, "%s %d: want 0..%d", field, v, max.Milliseconds())
+		}
+		return time.Duration(v) * time.Millisecond, nil
+	}
+	switch r.Type {
+	case TypeAnalyze:
+		j.kind = jobAnalyze
+		j.multipv = r.MultiPV
+		if j.multipv == 0 {
+			j.multipv = 1
+		}
+		if j.multipv < 1 || j.multipv > caps.MaxMultiPV {
+			return nil, errorf(CodeInvalidField, "multipv %d: want 1..%d", r.MultiPV, caps.MaxMultiPV)
+		}
+		if r.Limits != nil {
+			j.limits = *r.Limits
+		}
+		l := j.limits
+		if _, err := ms("limits.movetime_ms", l.MoveTimeMS, caps.MaxMoveTime); err != nil {
+			return nil, err
+		}
+		if l.Depth < 0 || l.Depth > caps.MaxDepth {
+			return nil, errorf(CodeInvalidField, "limits.depth %d: want 0..%d", l.Depth, caps.MaxDepth)
+		}
+		if l.Nodes < 0 || l.Nodes > caps.MaxNodes {
+			return nil, errorf(CodeInvalidField, "limits.nodes %d: want 0..%d", l.Nodes, caps.MaxNodes)
+		}
+		j.bounded = l.MoveTimeMS > 0 || l.Depth > 0 || l.Nodes > 0
+	case TypeGo:
+		j.kind = jobPlay
+		j.ponder = r.Ponder
+		if r.BTime == nil || r.WTime == nil {
+			return nil, errorf(CodeInvalidField, "go needs btime and wtime (milliseconds)")
+		}
+		if r.Byoyomi != nil && (r.BInc != nil || r.WInc != nil) {
+			return nil, errorf(CodeInvalidField, "byoyomi and binc/winc cannot be used together")
+		}
+		var clk usi.Clock
+		var err *Error
+		get := func(field string, v *int64) time.Duration {
+			if v == nil || err != nil {
+				return 0
+			}
+			var d time.Duration
+			d, err = ms(field, *v, caps.MaxClock)
+			return d
+		}
+		clk.BTime, clk.WTime = get("btime", r.BTime), get("wtime", r.WTime)
+		clk.Byoyomi, clk.BInc, clk.WInc = get("byoyomi", r.Byoyomi), get("binc", r.BInc), get("winc", r.WInc)
+		if err != nil {
+			return nil, err
+		}
+		j.clock = &clk
+	case TypeMate:
+		j.kind = jobMate
+		d, err := ms("timeout_ms", r.TimeoutMS, caps.MaxMateTime)
+		if err != nil {
+			return nil, err
+		}
+		if d == 0 {
+			d = min(10*time.Second, caps.MaxMateTime)
+		}
+		j.mate = d
+	}
+	return j, nil
+}
+
+// searchPlan is how a job is put to a particular engine: the go command it
+// can take, plus what usid must enforce itself because the engine lacks the
+// native parameter (gpsusi aborts on go depth, nodes and movetime).
+type searchPlan struct {
+	cmd       usi.Go
+	stopAfter time.Duration // usid stops the search after this long (0: never)
+	stopDepth int           // ... or once an info line reaches this depth
+	stopNodes int64         // ... or this many nodes
+	watchdog  time.Duration // past this, the engine is deemed hung
+}
+
+func (c *Service) plan(j *job, caps pool.Capabilities) (searchPlan, *Error) {
+	var p searchPlan
+	margin := c.Caps.WatchdogMargin
+	switch j.kind {
+	case jobMate:
+		p.cmd = usi.Go{Mate: true, MateTime: j.mate}
+		p.stopAfter = j.mate + margin/2 // in case the engine ignores its own time
+		p.watchdog = j.mate + margin
+	case jobPlay:
+		clk := *j.clock
+		if (clk.BInc > 0 || clk.WInc > 0) && !(caps.Supports("binc") && caps.Supports("winc")) {
+			return p, errorf(CodeUnsupported, "engine %s does not take binc/winc; use byoyomi", j.engine)
+		}
+		if j.ponder && !caps.Supports("ponder") {
+			return p, errorf(CodeUnsupported, "engine %s cannot ponder", j.engine)
+		}
+		p.cmd = usi.Go{Clock: &clk, Ponder: j.ponder}
+		own := clk.BTime
+		if j.pos.Pos.Turn() == shogi.White {
+			own = clk.WTime
+		}
+		p.watchdog = min(own+clk.Byoyomi+clk.BInc+clk.WInc+margin, c.Caps.MaxAnalysis+margin)
+		if j.ponder {
+			p.watchdog = c.Caps.MaxAnalysis + margin
+		}
+	case jobAnalyze:
+		l := j.limits
+		timed := false
+		if l.MoveTimeMS > 0 {
+			d := time.Duration(l.MoveTimeMS) * time.Millisecond
+			if caps.Supports("movetime") {
+				p.cmd.MoveTime = d
+			} else {
+				// usid's own timer, then stop: more exact than Shogidokoro's
+				// "byoyomi d" form, which gpsusi stretches to a second or more.
+				p.stopAfter = d
+			}
+			p.watchdog = d + margin
+			timed = true
+		}
+		if l.Depth > 0 {
+			if caps.Supports("depth") {
+				p.cmd.Depth = l.Depth
+			} else {
+				p.stopDepth = l.Depth
+			}
+		}
+		if l.Nodes > 0 {
+			if caps.Supports("nodes") {
+				p.cmd.Nodes = l.Nodes
+			} else {
+				p.stopNodes = l.Nodes
+			}
+		}
+		if p.cmd.MoveTime == 0 && p.cmd.Clock == nil && p.cmd.Depth == 0 && p.cmd.Nodes == 0 {
+			p.cmd.Infinite = true
+		}
+		if !timed {
+			// "Until stop", or depth/nodes that could take forever: the cap.
+			p.stopAfter = c.Caps.MaxAnalysis
+			p.watchdog = c.Caps.MaxAnalysis + margin
+		}
+	}
+	return p, nil
+}
+
+// runSearch runs j on the leased engine, sends its events through emit, and
+// returns the terminal event (already emitted) and whether the engine should
+// be discarded rather than reused. Cancelling ctx stops the search; its
+// bestmove still comes. started, if not nil, learns the search once it runs.
+func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit func(*Event), started func(*usi.Search)) (term *Event, discard bool) {
+	defer func() { emit(term) }()
+	eng := lease.Engine()
+	p, perr := c.plan(j, lease.Capabilities())
+	if perr != nil {
+		return errorEvent(j.id, perr), false
+	}
+	if j.kind == jobAnalyze {
+		name, ok := lease.HasOption("USI_MultiPV")
+		if !ok && j.multipv > 1 {
+			return errorEvent(j.id, errorf(CodeUnsupported, "engine %s has no MultiPV option", lease.Name())), false
+		}
+		if ok {
+			if err := lease.SetManagedOption(name, strconv.Itoa(j.multipv)); err != nil {
+				return errorEvent(j.id, errorf(CodeEngineError, "setting MultiPV: %v", err)), true
+			}
+		}
+	}
+	s, err := eng.Go(ctx, j.pos.USI, p.cmd)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errorEvent(j.id, errorf(CodeEngineError, "search cancelled before it started")), false
+		}
+		return errorEvent(j.id, errorf(CodeEngineError, "starting the search: %v", err)), true
+	}
+	if started != nil {
+		started(s)
+	}
+	if p.stopAfter > 0 {
+		t := time.AfterFunc(p.stopAfter, s.Stop)
+		defer t.Stop()
+	}
+	hung := false
+	wd := time.AfterFunc(p.watchdog, func() {
+		hung = true // read after s.Wait, which orders it
+		c.Logger.Warn("search past its limit; stopping it", "id", j.id, "engine", lease.Name(), "limit", p.watchdog)
+		s.Stop()
+	})
+	defer wd.Stop()
+
+	bg := context.Background()
+	for {
+		in, ok := s.Next(bg)
+		if !ok {
+			break
+		}
+		if (p.stopDepth > 0 && in.Has(usi.InfoPV) && in.Depth >= p.stopDepth) || (p.stopNodes > 0 && in.Nodes >= p.stopNodes) {
+			s.Stop()
+		}
+		if ev := c.infoEvent(j, &in); ev != nil {
+			emit(ev)
+		}
+	}
+	res, err := s.Wait(bg)
+	if err != nil {
+		switch {
+		case errors.Is(err, usi.ErrTimeout):
+			return errorEvent(j.id, errorf(CodeEngineError, "the engine did not answer stop in time; it is being replaced")), true
+		case errors.Is(err, usi.ErrClosed):
+			return errorEvent(j.id, errorf(CodeShuttingDown, "the engine was shut down")), true
+		default:
+			return errorEvent(j.id, errorf(CodeEngineError, "the engine failed: %v", err)), true
+		}
+	}
+	if hung {
+		discard = true // it answered, but only when prodded: don't trust it with the next search
+	}
+	return c.resultEvent(j, res), discard
+}
+
+// infoEvent converts an engine info line; lines with nothing a client shows
+// (currmove chatter) give nil.
+func (c *Service) infoEvent(j *job, in *usi.Info) *Event {
+	if !in.Has(usi.InfoDepth) && !in.Has(usi.InfoPV) && !in.Has(usi.InfoScore) && !in.Has(usi.InfoNodes) && !in.Has(usi.InfoString) {
+		return nil
+	}
+	ev := &Event{Type: EventInfo, ID: j.id, MultiPV: max(in.MultiPV, 1), Depth: in.Depth, SelDepth: in.SelDepth,
+		Nodes: in.Nodes, NPS: in.NPS, TimeMS: in.Time, Hashfull: in.Hashfull, PV: in.PV, Text: in.Text}
+	if in.Has(usi.InfoScore) {
+		ev.Score = scoreOf(in.Score)
+		switch in.Score.Bound {
+		case usi.LowerBound:
+			ev.Bound = "lower"
+		case usi.UpperBound:
+			ev.Bound = "upper"
+		}
+	}
+	if j.kif && len(in.PV) > 0 {
+		ev.PVKIF, _ = j.pos.Pos.KIFLine(in.PV, j.pos.lastTo()) // an engine's bad move cuts the notation short
+	}
+	return ev
+}
+
+func scoreOf(s usi.Score) *Score {
+	v := s.Value
+	if !s.Mate {
+		return &Score{CP: &v}
+	}
+	sc := &Score{Mate: &v}
+	if s.MateSign != 0 {
+		sc.MateSign = string(s.MateSign)
+	}
+	return sc
+}
+
+// resultEvent turns the engine's answer into the terminal event, checking it
+// with the rules first: an illegal best move or a false mate never reaches
+// a client.
+func (c *Service) resultEvent(j *job, res usi.Result) *Event {
+	pos := j.pos.Pos
+	if j.kind == jobMate {
+		if res.Checkmate == nil {
+			// fairy-stockfish answers go mate with bestmove: it has no mate search.
+			return &Event{Type: EventCheckmate, ID: j.id, Result: string(usi.MateNotImplemented)}
+		}
+		ev := &Event{Type: EventCheckmate, ID: j.id, Result: string(res.Checkmate.Result)}
+		if res.Checkmate.Result == usi.MateFound {
+			if err := pos.VerifyMateLine(res.Checkmate.Moves); err != nil {
+				c.Logger.Warn("engine sent a false mate line", "id", j.id, "line", res.Checkmate.Moves, "err", err)
+				return errorEvent(j.id, errorf(CodeEngineError, "the engine's mate line failed verification: %v", err))
+			}
+			ev.Moves = res.Checkmate.Moves
+			if j.kif {
+				ev.MovesKIF, _ = pos.KIFLine(ev.Moves, j.pos.lastTo())
+			}
+		}
+		return ev
+	}
+	if res.BestMove == nil {
+		return errorEvent(j.id, errorf(CodeEngineError, "the engine answered go with checkmate"))
+	}
+	bm := res.BestMove
+	ev := &Event{Type: EventBestMove, ID: j.id, Move: bm.Move}
+	if bm.Move == "resign" || bm.Move == "win" {
+		return ev
+	}
+	m, err := pos.CheckMove(bm.Move)
+	if err != nil {
+		return errorEvent(j.id, errorf(CodeEngineError, "the engine's best move %q is illegal: %v", clip(bm.Move), err))
+	}
+	if j.kif {
+		ev.MoveKIF = pos.KIF(m, j.pos.lastTo())
+	}
+	if bm.Ponder != "" {
+		after := *pos
+		after.Play(m)
+		if after.IsLegal(mustParse(bm.Ponder)) {
+			ev.PonderMv = bm.Ponder
+		}
+	}
+	return ev
+}
+
+func mustParse(s string) shogi.Move {
+	m, err := shogi.ParseMove(s)
+	if err != nil {
+		return shogi.Move{}
+	}
+	return m
+}
+
+// describe words an Acquire failure as a client error.
+func acquireError(engine string, err error) *Error {
+	var ue *pool.UnavailableError
+	switch {
+	case errors.Is(err, pool.ErrUnknownEngine):
+		return errorf(CodeUnknownEngine, "no engine named %q", clip(engine))
+	case errors.Is(err, pool.ErrQueueFull):
+		return errorf(CodeQueueFull, "too many requests wait for engine %s; retry later", engine)
+	case errors.As(err, &ue):
+		e := errorf(CodeUnavailable, "engine %s keeps failing; retry in %v", engine, ue.RetryAfter.Round(time.Second))
+		return e
+	case errors.Is(err, pool.ErrClosed):
+		return errorf(CodeShuttingDown, "the server is shutting down")
+	case errors.Is(err, context.DeadlineExceeded):
+		return errorf(CodeNoEngine, "no %s engine became free in time", engine)
+	}
+	return errorf(CodeNoEngine, "%v", fmt.Sprint(err))
+}

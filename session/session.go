@@ -1,0 +1,514 @@
+// Package session turns client requests (JSON) into engine work and engine
+// output into client events: a Session per WebSocket connection, and
+// one-shot Analyze and Mate calls for REST. It knows nothing of HTTP.
+//
+// Every position goes through the shogi package before an engine sees it;
+// every line sent to an engine is built from parsed, validated values. Limits
+// behave the same on every engine: what an engine lacks natively (gpsusi has
+// no go depth, nodes or movetime) usid enforces itself by stopping the
+// search. Every search request ends in exactly one terminal event
+// (bestmove, checkmate or error).
+//
+// # Concurrency and ownership
+//
+// A Service is safe for concurrent use. A Session has one reader that calls
+// Handle with each client message, and one writer that calls Next for the
+// events to send; both may run concurrently with each other and with Close.
+// Inside, one worker goroutine owns the session's engine lease and runs one
+// request at a time; stop and ponderhit act at once. The caller must Close a
+// Session; Close stops any search, waits for its bestmove (bounded by the
+// engine's stop timeout) and gives the engine back to the pool.
+package session
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/usid/usid/pool"
+	"github.com/usid/usid/usi"
+)
+
+// More codes, for requests that never reached an engine.
+const (
+	CodeSuperseded = "superseded" // a newer search request replaced this one before it started
+	CodeCancelled  = "cancelled"  // stopped before an engine was assigned
+)
+
+// Config is shared by all sessions and REST requests. Zero fields take the
+// defaults shown.
+type Config struct {
+	Pool          *pool.Pool
+	DefaultEngine string // for analyze and go; default: the first configured
+	MateEngine    string // for mate; default: the first that answers go mate with checkmate
+	Caps          Caps
+	// IdleRelease gives a session's engine back after this long without a
+	// request (30s).
+	IdleRelease time.Duration
+	// QueueTimeout bounds a session's wait for a free engine (60s).
+	QueueTimeout time.Duration
+	// AcquireTimeout bounds a REST request's wait for a free engine (10s).
+	AcquireTimeout time.Duration
+	// RecycleAfterMate lists engines to replace after each mate search
+	// (gpsusi misbehaves on the search after one).
+	RecycleAfterMate []string
+	InfoRate         float64 // info batches per second to one client (60)
+	InfoBurst        int     // (10)
+	MaxPending       int     // undelivered non-info events before a client counts as too slow (256)
+	Logger           *slog.Logger
+}
+
+// Service runs requests for sessions and REST handlers.
+type Service struct {
+	Config
+}
+
+// NewService fills in defaults.
+func NewService(cfg Config) *Service {
+	c := cfg
+	c.Caps = c.Caps.withDefaults()
+	if c.IdleRelease <= 0 {
+		c.IdleRelease = 30 * time.Second
+	}
+	if c.QueueTimeout <= 0 {
+		c.QueueTimeout = time.Minute
+	}
+	if c.AcquireTimeout <= 0 {
+		c.AcquireTimeout = 10 * time.Second
+	}
+	if c.InfoRate <= 0 {
+		c.InfoRate = 60
+	}
+	if c.InfoBurst <= 0 {
+		c.InfoBurst = 10
+	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = 256
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Pool != nil {
+		names := c.Pool.Engines()
+		if c.DefaultEngine == "" && len(names) > 0 {
+			c.DefaultEngine = names[0]
+		}
+		if c.MateEngine == "" {
+			for _, n := range names {
+				if cfg, _ := c.Pool.Config(n); cfg.Capabilities.CheckmateAnswer {
+					c.MateEngine = n
+					break
+				}
+			}
+			if c.MateEngine == "" {
+				c.MateEngine = c.DefaultEngine
+			}
+		}
+	}
+	return &Service{Config: c}
+}
+
+// Session is one client's conversation: requests in, events out.
+type Session struct {
+	svc    *Service
+	out    *outbox
+	log    *slog.Logger
+	ctx    context.Context // ends with Close
+	cancel context.CancelFunc
+	work   chan any // *job, *Request, idleTick: handled by the worker in order
+	done   chan struct{}
+
+	mu        sync.Mutex
+	cur       *run            // the search request the worker is on
+	pending   map[string]*job // queued search requests, by id
+	latest    string          // id of the newest search request
+	idleTimer *time.Timer
+	closed    bool
+	draining  bool
+}
+
+// run is a search request being served.
+type run struct {
+	id         string
+	cancel     context.CancelFunc
+	superseded bool        // a newer request replaced it: its infos are stale
+	stopped    bool        // the client sent stop
+	search     *usi.Search // once the engine searches
+}
+
+type idleTick struct{}
+
+// drainMark is queued by Drain; the worker closes it when it gets there,
+// that is when every earlier request has been served.
+type drainMark chan struct{}
+
+// NewSession starts a session; Close it when the client goes.
+func (svc *Service) NewSession() *Session {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Session{
+		svc: svc, log: svc.Logger, ctx: ctx, cancel: cancel,
+		out:     newOutbox(svc.InfoRate, svc.InfoBurst, svc.MaxPending),
+		work:    make(chan any, 16),
+		done:    make(chan struct{}),
+		pending: make(map[string]*job),
+	}
+	go s.worker()
+	return s
+}
+
+// Next returns the next events to send to the client, waiting for them. It
+// returns an error when the session is over: ErrSlowClient when the client
+// could not keep up, or ctx's or the session's end.
+func (s *Session) Next(ctx context.Context) ([]*Event, error) { return s.out.next(ctx) }
+
+// Notify sends an event that does not answer a request (a server notice).
+func (s *Session) Notify(ev *Event) { s.out.push(ev) }
+
+// Handle takes one client message. It never blocks on an engine: work is
+// queued for the session's worker, and stop and ponderhit act at once.
+func (s *Session) Handle(raw []byte) {
+	req, perr := ParseRequest(raw)
+	if perr != nil {
+		id := ""
+		if req != nil && checkText("id", req.ID, 64) == nil {
+			id = req.ID
+		}
+		s.out.push(errorEvent(id, perr))
+		return
+	}
+	switch req.Type {
+	case TypeStop:
+		s.stop(req.ID)
+	case TypePonderhit:
+		s.ponderhit(req.ID)
+	case TypeAnalyze, TypeGo, TypeMate:
+		s.mu.Lock()
+		draining := s.draining
+		s.mu.Unlock()
+		if draining {
+			s.out.push(errorEvent(req.ID, errorf(CodeShuttingDown, "the server is shutting down; reconnect to another instance")))
+			return
+		}
+		j, err := s.svc.newJob(req)
+		if err != nil {
+			s.out.push(errorEvent(req.ID, err))
+			return
+		}
+		s.mu.Lock()
+		// The newest search request wins: stop the one running, skip queued ones.
+		if s.cur != nil && !s.cur.superseded {
+			s.cur.superseded = true
+			s.cur.cancel()
+			s.out.dropInfo(s.cur.id)
+		}
+		s.latest = j.id
+		s.pending[j.id] = j
+		s.mu.Unlock()
+		s.enqueue(req.ID, j)
+	default:
+		s.enqueue(req.ID, req)
+	}
+}
+
+func (s *Session) enqueue(id string, item any) {
+	select {
+	case s.work <- item:
+	default:
+		s.out.push(errorEvent(id, errorf(CodeTooManyRequests, "requests arrive faster than they are served")))
+		if j, ok := item.(*job); ok {
+			s.mu.Lock()
+			delete(s.pending, j.id)
+			s.mu.Unlock()
+		}
+	}
+}
+
+func (s *Session) stop(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil && s.cur.id == id {
+		s.cur.stopped = true
+		s.cur.cancel() // the engine gets stop; its bestmove ends the request
+		return
+	}
+	if j := s.pending[id]; j != nil {
+		j.cancelled = true
+		return
+	}
+	s.out.push(errorEvent(id, errorf(CodeNoSearch, "no search with id %q is running", clip(id))))
+}
+
+func (s *Session) ponderhit(id string) {
+	s.mu.Lock()
+	r := s.cur
+	var srch *usi.Search
+	if r != nil && r.id == id {
+		srch = r.search
+	}
+	s.mu.Unlock()
+	if srch == nil {
+		s.out.push(errorEvent(id, errorf(CodeNoSearch, "no search with id %q is pondering", clip(id))))
+		return
+	}
+	if err := srch.Ponderhit(); err != nil {
+		s.out.push(errorEvent(id, errorf(CodeNoSearch, "%v", err)))
+	}
+}
+
+// Close ends the session: a running search is stopped, the engine goes back
+// to the pool once it has answered, and Next returns an error after the
+// events still queued.
+func (s *Session) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		<-s.done
+		return
+	}
+	s.closed = true
+	if s.idleTimer != nil {
+		s.idleTimer.Stop()
+	}
+	s.mu.Unlock()
+	s.cancel()
+	<-s.done
+	s.out.close()
+}
+
+// Drain refuses new search requests and waits until the ones already
+// taken have ended (their terminal events are queued for the client).
+func (s *Session) Drain() {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
+	mark := make(drainMark)
+	select {
+	case s.work <- mark:
+	case <-s.done:
+		return
+	}
+	select {
+	case <-mark:
+	case <-s.done:
+	}
+}
+
+// worker serves the session's requests one at a time and owns its lease.
+func (s *Session) worker() {
+	var lease *pool.Lease
+	defer func() {
+		if lease != nil {
+			lease.Release()
+		}
+		close(s.done)
+	}()
+	for {
+		var item any
+		select {
+		case item = <-s.work:
+		case <-s.ctx.Done():
+			return
+		}
+		switch it := item.(type) {
+		case idleTick:
+			s.mu.Lock()
+			idle := s.cur == nil && len(s.work) == 0
+			s.mu.Unlock()
+			if idle && lease != nil {
+				lease.Release()
+				lease = nil
+			}
+		case *job:
+			lease = s.serve(it, lease)
+		case *Request:
+			lease = s.control(it, lease)
+		case drainMark:
+			close(it)
+		}
+		s.armIdle()
+	}
+}
+
+func (s *Session) armIdle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	if s.idleTimer != nil {
+		s.idleTimer.Stop()
+	}
+	s.idleTimer = time.AfterFunc(s.svc.IdleRelease, func() {
+		select {
+		case s.work <- idleTick{}:
+		default: // busy with requests: not idle
+		}
+	})
+}
+
+// lease returns a lease on engine, keeping the one held when it fits.
+// Waiting in the pool's queue sends queued events for request id.
+func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string) (*pool.Lease, *Error) {
+	if held != nil {
+		select {
+		case <-held.Done():
+		default:
+			if held.Name() == engine {
+				return held, nil
+			}
+		}
+		held.Release()
+	}
+	actx, cancel := context.WithTimeout(ctx, s.svc.QueueTimeout)
+	defer cancel()
+	l, err := s.svc.Pool.Acquire(actx, engine, func(pos int) {
+		s.out.push(&Event{Type: EventQueued, ID: id, Position: pos})
+	})
+	if err != nil {
+		return nil, acquireError(engine, err)
+	}
+	s.out.push(&Event{Type: EventEngine, ID: id, Name: engine, USIName: l.Engine().ID().Name})
+	return l, nil
+}
+
+// serve runs one search request to its terminal event.
+func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	r := &run{id: j.id, cancel: cancel}
+	s.mu.Lock()
+	delete(s.pending, j.id)
+	switch {
+	case j.cancelled:
+		s.mu.Unlock()
+		s.out.push(errorEvent(j.id, errorf(CodeCancelled, "stopped before it started")))
+		return held
+	case s.latest != j.id:
+		s.mu.Unlock()
+		s.out.push(errorEvent(j.id, errorf(CodeSuperseded, "a newer request replaced it before it started")))
+		return held
+	}
+	s.cur = r
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cur = nil
+		s.mu.Unlock()
+	}()
+
+	emit := func(ev *Event) {
+		s.mu.Lock()
+		stale := r.superseded && ev.Type == EventInfo
+		s.mu.Unlock()
+		if !stale {
+			s.out.push(ev)
+		}
+	}
+	if j.kind == jobMate {
+		if c, ok := s.svc.Pool.Config(j.engine); ok && !c.Capabilities.CheckmateAnswer {
+			emit(&Event{Type: EventCheckmate, ID: j.id, Result: string(usi.MateNotImplemented)})
+			return held
+		}
+	}
+	lease, err := s.lease(ctx, held, j.engine, j.id)
+	if err != nil {
+		s.mu.Lock()
+		switch {
+		case r.superseded && ctx.Err() != nil:
+			err = errorf(CodeSuperseded, "a newer request replaced it while it waited for an engine")
+		case r.stopped && ctx.Err() != nil:
+			err = errorf(CodeCancelled, "stopped while it waited for an engine")
+		}
+		s.mu.Unlock()
+		emit(errorEvent(j.id, err))
+		return nil
+	}
+	_, discard := s.svc.runSearch(ctx, lease, j, emit, func(srch *usi.Search) {
+		s.mu.Lock()
+		r.search = srch
+		s.mu.Unlock()
+	})
+	if discard || (j.kind == jobMate && s.svc.recycleAfterMate(j.engine)) {
+		lease.Discard()
+		return nil
+	}
+	return lease
+}
+
+func (c *Service) recycleAfterMate(engine string) bool {
+	for _, n := range c.RecycleAfterMate {
+		if n == engine {
+			return true
+		}
+	}
+	return false
+}
+
+// control serves setoption, newgame and gameover.
+func (s *Session) control(r *Request, held *pool.Lease) *pool.Lease {
+	engine := r.Engine
+	if engine == "" {
+		engine = s.svc.DefaultEngine
+	}
+	if err := checkText("engine", engine, 64); err != nil {
+		s.out.push(errorEvent(r.ID, err))
+		return held
+	}
+	var perr *Error
+	switch r.Type {
+	case TypeSetOption:
+		perr = checkText("name", r.Name, 64)
+		if perr == nil {
+			perr = checkText("value", r.Value, 256)
+		}
+	case TypeGameOver:
+		if r.Result != "win" && r.Result != "lose" && r.Result != "draw" {
+			perr = errorf(CodeInvalidField, "result %q: want win, lose or draw", clip(r.Result))
+		}
+	}
+	if perr != nil {
+		s.out.push(errorEvent(r.ID, perr))
+		return held
+	}
+	lease, perr := s.lease(s.ctx, held, engine, r.ID)
+	if perr != nil {
+		s.out.push(errorEvent(r.ID, perr))
+		return nil
+	}
+	eng := lease.Engine()
+	var err error
+	switch r.Type {
+	case TypeSetOption:
+		err = lease.SetOption(r.Name, r.Value)
+		if err == nil {
+			s.out.push(&Event{Type: EventOption, ID: r.ID, Name: r.Name, Value: r.Value})
+			return lease
+		}
+	case TypeNewGame:
+		if err = eng.NewGame(); err == nil {
+			ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+			err = eng.IsReady(ctx)
+			cancel()
+		}
+	case TypeGameOver:
+		err = eng.GameOver(usi.GameResult(r.Result))
+	}
+	if err != nil {
+		s.out.push(errorEvent(r.ID, controlError(err)))
+		return lease
+	}
+	s.out.push(&Event{Type: EventReady, ID: r.ID})
+	return lease
+}
+
+func controlError(err error) *Error {
+	switch {
+	case errors.Is(err, pool.ErrOptionNotAllowed), errors.Is(err, usi.ErrBadCommand), errors.Is(err, usi.ErrUnknownOption):
+		return errorf(CodeOptionNotAllowed, "%v", err)
+	case errors.Is(err, usi.ErrBusy):
+		return errorf(CodeBusy, "the engine is searching; stop first")
+	}
+	return errorf(CodeEngineError, "%v", err)
+}
