@@ -2,7 +2,7 @@
 GO       ?= go
 FUZZTIME ?= 20s
 
-.PHONY: all deps build test check vet race fuzz bench
+.PHONY: all deps build run test check vet race fuzz bench
 
 all: build
 
@@ -11,6 +11,11 @@ deps:
 
 build:
 	$(GO) build -trimpath -o bin/usid ./cmd/usid
+
+## run: the service on :8080 with the engines Debian installs (usid.yaml).
+ADDR ?= :8080
+run: deps build
+	./bin/usid --addr $(ADDR) --config usid.yaml
 
 ## test: everything CI checks — formatting, vet, race-enabled tests, short fuzz runs.
 test: deps check race fuzz

@@ -23,8 +23,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// usid runs the usid command with args and stdin, returning stdout and the exit code.
-func usid(t *testing.T, stdin string, args ...string) (string, int) {
+// runCmd runs the usid command with args and stdin, returning stdout and the exit code.
+func runCmd(t *testing.T, stdin string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "USID_RUN_MAIN=1")
@@ -76,7 +76,7 @@ func TestValidatePositionsTSV(t *testing.T) {
 		in.WriteString(pos + "\n")
 		want = append(want, r[0]+" "+r[1])
 	}
-	out, code := usid(t, in.String(), "validate")
+	out, code := runCmd(t, in.String(), "validate")
 	if code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
@@ -102,7 +102,7 @@ func TestValidatePositionsTSV(t *testing.T) {
 }
 
 func TestValidateOutputShape(t *testing.T) {
-	out, _ := usid(t, "startpos moves 7g7f 3c3d 5i5f\n\nsfen 4k4/9/9/9/9/9/9/9/4K4 w - 1\n", "validate")
+	out, _ := runCmd(t, "startpos moves 7g7f 3c3d 5i5f\n\nsfen 4k4/9/9/9/9/9/9/9/4K4 w - 1\n", "validate")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("got %d lines, want 3:\n%s", len(lines), out)
@@ -136,7 +136,7 @@ func TestPerftCommand(t *testing.T) {
 		{[]string{"perft", "--depth", "2", "sfen", "bad"}, "", 1},
 	}
 	for _, tt := range tests {
-		out, code := usid(t, "", tt.args...)
+		out, code := runCmd(t, "", tt.args...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		if code != tt.code || (tt.want != "" && lines[len(lines)-1] != tt.want) {
 			t.Errorf("usid %v: exit %d, last line %q; want exit %d, %q", tt.args, code, lines[len(lines)-1], tt.code, tt.want)
@@ -146,14 +146,14 @@ func TestPerftCommand(t *testing.T) {
 
 // TestPerftDivide checks --divide against perft of the position after each move.
 func TestPerftDivide(t *testing.T) {
-	out, code := usid(t, "", "perft", "--depth", "3", "--divide")
+	out, code := runCmd(t, "", "perft", "--depth", "3", "--divide")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 31 || lines[30] != "25470" {
 		t.Fatalf("perft --depth 3 --divide: exit %d, %d lines, last %q; want 31 lines ending 25470", code, len(lines), lines[len(lines)-1])
 	}
 	for _, l := range lines[:3] {
 		move, count, _ := strings.Cut(l, ": ")
-		got, _ := usid(t, "", "perft", "--depth", "2", "startpos", "moves", move)
+		got, _ := runCmd(t, "", "perft", "--depth", "2", "startpos", "moves", move)
 		if strings.TrimSpace(got) != count {
 			t.Errorf("divide says %s: %s, perft after %s says %s", move, count, move, got)
 		}
@@ -161,7 +161,7 @@ func TestPerftDivide(t *testing.T) {
 }
 
 func TestUnknownCommand(t *testing.T) {
-	if _, code := usid(t, "", "frobnicate"); code != 2 {
+	if _, code := runCmd(t, "", "frobnicate"); code != 2 {
 		t.Errorf("exit code %d, want 2", code)
 	}
 }

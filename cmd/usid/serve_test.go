@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/usid/usid"
+)
+
+// TestDefaultConfig: the shipped usid.yaml parses strictly and names the
+// engines Debian installs.
+func TestDefaultConfig(t *testing.T) {
+	c, err := ParseConfig(usid.DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range c.Engines {
+		names = append(names, e.Name+"="+e.Path)
+	}
+	if got := strings.Join(names, " "); got != "fairy=/usr/games/fairy-stockfish gps=/usr/games/gpsusi" {
+		t.Errorf("engines %s", got)
+	}
+	if _, err := ParseConfig([]byte("engines: []\nlisen: x\n")); err == nil {
+		t.Error("a misspelt key was accepted")
+	}
+}
+
+// TestServe runs the real usid binary with the default configuration on a
+// free port, checks that it becomes ready and serves, then sends SIGTERM and
+// checks that it exits cleanly and leaves no engine behind.
+func TestServe(t *testing.T) {
+	for _, p := range []string{"/usr/games/fairy-stockfish", "/usr/games/gpsusi"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s missing: apt-get install fairy-stockfish gpsshogi", p)
+		}
+	}
+	cmd := exec.Command(os.Args[0], "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "USID_RUN_MAIN=1")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	addrRE := regexp.MustCompile(`usid listening"? addr=(\S+)`)
+	var base string
+	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() }) // don't hang on a silent usid
+	for lines.Scan() {
+		if m := addrRE.FindStringSubmatch(lines.Text()); m != nil {
+			base = "http://" + m[1]
+			break
+		}
+	}
+	timer.Stop()
+	if base == "" {
+		t.Fatal("usid did not say where it listens")
+	}
+	var rest strings.Builder
+	go func() {
+		for lines.Scan() {
+			rest.WriteString(lines.Text() + "\n")
+		}
+	}()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("/healthz %d", code)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if code, _ := get("/readyz"); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never ready")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for path, want := range map[string]string{
+		"/metrics":      "usid_pool_utilization",
+		"/openapi.yaml": "openapi: 3",
+		"/v1/engines":   `"name":"gps"`,
+		"/":             "<html",
+	} {
+		if code, body := get(path); code != 200 || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d, body without %q", path, code, want)
+		}
+	}
+	engines := childrenOf(cmd.Process.Pid)
+	if len(engines) < 3 {
+		t.Errorf("usid runs %d engine processes, want 3 (2 fairy, 1 gps)", len(engines))
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("usid exited with %v\n%s", err, rest.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("usid did not exit within 20s of SIGTERM")
+	}
+	for _, pid := range engines {
+		if err := syscall.Kill(pid, 0); err == nil {
+			t.Errorf("engine process %d outlived usid", pid)
+		}
+	}
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(pid int) []int {
+	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var kids []int
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			kid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			kids = append(kids, kid)
+		}
+	}
+	return kids
+}

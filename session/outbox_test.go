@@ -1,0 +1,104 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func info(id string, multipv, depth int, pv ...string) *Event {
+	return &Event{Type: EventInfo, ID: id, MultiPV: multipv, Depth: depth, PV: pv}
+}
+
+// TestOutboxCoalesces: unsent infos of a line collapse into the latest, with
+// the pv of an earlier one kept when the latest has none; other events stay
+// in order and are never dropped.
+func TestOutboxCoalesces(t *testing.T) {
+	o := newOutbox(1000, 1000, 100)
+	o.push(info("a", 1, 1, "7g7f"))
+	o.push(info("a", 2, 1, "2g2f"))
+	o.push(info("a", 1, 2, "7g7f", "3c3d"))
+	o.push(&Event{Type: EventInfo, ID: "a", MultiPV: 1, Nodes: 5000}) // a heartbeat without pv
+	o.push(&Event{Type: EventBestMove, ID: "a", Move: "7g7f"})
+	o.push(info("b", 1, 1, "2g2f"))
+	got, err := o.next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range got {
+		kinds = append(kinds, e.Type+"/"+e.ID)
+	}
+	want := []string{"info/a", "info/a", "bestmove/a", "info/b"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("got %v, want %v", kinds, want)
+		}
+	}
+	if l1 := got[0]; l1.MultiPV != 1 || l1.Depth != 2 || len(l1.PV) != 2 || l1.Nodes != 5000 {
+		t.Errorf("merged line 1 = %+v, want depth 2, its pv, and the heartbeat's nodes", l1)
+	}
+}
+
+func TestOutboxDropInfo(t *testing.T) {
+	o := newOutbox(1000, 1000, 100)
+	o.push(info("old", 1, 5, "7g7f"))
+	o.push(&Event{Type: EventBestMove, ID: "old", Move: "7g7f"})
+	o.push(info("new", 1, 1, "2g2f"))
+	o.dropInfo("old")
+	got, _ := o.next(context.Background())
+	if len(got) != 2 || got[0].Type != EventBestMove || got[1].ID != "new" {
+		t.Errorf("after dropInfo(old): %v", got)
+	}
+}
+
+// TestOutboxRate: infos come in batches at a bounded rate; a bestmove skips the wait.
+func TestOutboxRate(t *testing.T) {
+	o := newOutbox(10, 1, 100) // one batch per 100ms
+	o.push(info("a", 1, 1))
+	if b, _ := o.next(context.Background()); len(b) != 1 {
+		t.Fatalf("first batch %v", b)
+	}
+	o.push(info("a", 1, 2))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if b, err := o.next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second batch came at once: %v %v", b, err)
+	}
+	o.push(&Event{Type: EventBestMove, ID: "a"})
+	if b, err := o.next(context.Background()); err != nil || len(b) != 2 {
+		t.Fatalf("with a bestmove queued: %v %v, want both events at once", b, err)
+	}
+}
+
+// TestOutboxSlowClient: too many undelivered must-deliver events close it.
+func TestOutboxSlowClient(t *testing.T) {
+	o := newOutbox(1000, 1000, 3)
+	for i := range 3 {
+		if !o.push(&Event{Type: EventQueued, Position: i}) {
+			t.Fatal("refused too early")
+		}
+	}
+	if o.push(&Event{Type: EventBestMove}) {
+		t.Fatal("the 4th pending event was accepted")
+	}
+	if _, err := o.next(context.Background()); !errors.Is(err, ErrSlowClient) {
+		t.Errorf("next = %v, want ErrSlowClient", err)
+	}
+}
+
+func TestOutboxClose(t *testing.T) {
+	o := newOutbox(1000, 1000, 100)
+	o.push(&Event{Type: EventBestMove, ID: "a"})
+	o.close()
+	if b, err := o.next(context.Background()); err != nil || len(b) != 1 {
+		t.Errorf("queued events are delivered after close: %v %v", b, err)
+	}
+	if _, err := o.next(context.Background()); err == nil {
+		t.Error("next after the last event: no error")
+	}
+}
