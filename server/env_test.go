@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 
+	"github.com/usid/usid"
 	"github.com/usid/usid/internal/fakeengine"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
@@ -94,12 +97,12 @@ func newEnv(tweak func(*session.Config)) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := session.Config{Pool: p, RecycleAfterMate: []string{"gps"}, Logger: log, IdleRelease: 2 * time.Second,
+	cfg := session.Config{Pool: p, Logger: log, IdleRelease: 2 * time.Second, AcquireTimeout: time.Second,
 		Caps: session.Caps{MaxMultiPV: 5, MaxAnalysis: time.Minute}}
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	srv := New(Config{Service: session.NewService(cfg), Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: []byte("openapi: 3.0.3\n"), Logger: log})
+	srv := New(Config{Service: session.NewService(cfg), Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log})
 	e := &env{pool: p, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
 	// Wait for every engine, so that timing in tests is about searches.
 	deadline := time.Now().Add(30 * time.Second)
@@ -305,17 +308,24 @@ func last(evs []map[string]any) map[string]any { return evs[len(evs)-1] }
 
 func num(v any) int { f, _ := v.(float64); return int(f) }
 
-// post sends a JSON body and decodes the JSON answer.
-func post(t *testing.T, e *env, path string, body any) (int, http.Header, map[string]any) {
+// call sends a request (a JSON body unless body is a string) through a
+// client that checks the answer against openapi.yaml, and decodes the answer.
+func call(t *testing.T, e *env, method, path string, body any) (int, http.Header, map[string]any) {
 	t.Helper()
-	var r *strings.Reader
-	if s, ok := body.(string); ok {
-		r = strings.NewReader(s)
-	} else {
-		b, _ := json.Marshal(body)
-		r = strings.NewReader(string(b))
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		r = bytes.NewReader(j)
 	}
-	resp, err := http.Post(e.http.URL+path, "application/json", r)
+	req, _ := http.NewRequestWithContext(t.Context(), method, e.http.URL+path, r)
+	if r != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := checkedClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,8 +171,10 @@ func TestSameLimitsOnBothEngines(t *testing.T) {
 			}
 		}
 	}
-	if n := metricValue(t, shared, "usid_pool_restarts_total", "gps"); n != 0 {
-		t.Errorf("gpsusi restarted %v times", n)
+	for _, reason := range []string{"crash", "reset_failed", "unhealthy"} {
+		if n := restarts(t, shared, "gps", reason); n != 0 {
+			t.Errorf("gpsusi restarted %v times for %s", n, reason)
+		}
 	}
 }
 
@@ -323,24 +325,26 @@ func TestDisconnectMidSearch(t *testing.T) {
 	}
 }
 
-func metricValue(t *testing.T, e *env, name, engine string) float64 {
+// restarts reads usid_pool_restarts_total for an engine and reason.
+func restarts(t *testing.T, e *env, engine, reason string) float64 {
 	t.Helper()
 	mfs, err := e.reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum float64
 	for _, mf := range mfs {
-		if mf.GetName() != name {
+		if mf.GetName() != "usid_pool_restarts_total" {
 			continue
 		}
+	next:
 		for _, m := range mf.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "engine" && l.GetValue() == engine {
-					sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+				if (l.GetName() == "engine" && l.GetValue() != engine) || (l.GetName() == "reason" && l.GetValue() != reason) {
+					continue next
 				}
 			}
+			return m.GetCounter().GetValue()
 		}
 	}
-	return sum
+	return 0
 }

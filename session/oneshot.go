@@ -101,7 +101,7 @@ func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Even
 	}
 	// The client going away stops the search (its bestmove is still awaited).
 	term, discard := c.runSearch(ctx, lease, j, emit, nil)
-	if discard || (j.kind == jobMate && c.recycleAfterMate(j.engine)) {
+	if discard {
 		lease.Discard()
 	} else {
 		lease.Release()

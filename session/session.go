@@ -51,9 +51,6 @@ type Config struct {
 	QueueTimeout time.Duration
 	// AcquireTimeout bounds a REST request's wait for a free engine (10s).
 	AcquireTimeout time.Duration
-	// RecycleAfterMate lists engines to replace after each mate search
-	// (gpsusi misbehaves on the search after one).
-	RecycleAfterMate []string
 	InfoRate         float64 // info batches per second to one client (60)
 	InfoBurst        int     // (10)
 	MaxPending       int     // undelivered non-info events before a client counts as too slow (256)
@@ -430,20 +427,11 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 		r.search = srch
 		s.mu.Unlock()
 	})
-	if discard || (j.kind == jobMate && s.svc.recycleAfterMate(j.engine)) {
+	if discard {
 		lease.Discard()
 		return nil
 	}
 	return lease
-}
-
-func (c *Service) recycleAfterMate(engine string) bool {
-	for _, n := range c.RecycleAfterMate {
-		if n == engine {
-			return true
-		}
-	}
-	return false
 }
 
 // control serves setoption, newgame and gameover.

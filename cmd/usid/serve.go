@@ -29,7 +29,6 @@ type Config struct {
 	Listen  string              `yaml:"listen"`
 	Engines []pool.EngineConfig `yaml:"engines"`
 	Session struct {
-		RecycleAfterMate []string      `yaml:"recycle_after_mate"`
 		IdleRelease      time.Duration `yaml:"idle_release"`
 		QueueTimeout     time.Duration `yaml:"queue_timeout"`
 		AcquireTimeout   time.Duration `yaml:"acquire_timeout"`
@@ -89,7 +88,7 @@ func (m *Main) Run() error {
 	m.pool = p
 	c := m.Config
 	svc := session.NewService(session.Config{
-		Pool: p, RecycleAfterMate: c.Session.RecycleAfterMate, IdleRelease: c.Session.IdleRelease,
+		Pool: p, IdleRelease: c.Session.IdleRelease,
 		QueueTimeout: c.Session.QueueTimeout, AcquireTimeout: c.Session.AcquireTimeout,
 		Caps: session.Caps{
 			MaxMoveTime: c.Session.Caps.MaxMoveTime, MaxAnalysis: c.Session.Caps.MaxAnalysis, MaxMateTime: c.Session.Caps.MaxMateTime,
