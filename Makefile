@@ -2,12 +2,15 @@
 GO       ?= go
 FUZZTIME ?= 20s
 
-.PHONY: all deps build run test check vet race fuzz bench
+.PHONY: all deps test-deps build run test check vet race fuzz e2e bench
 
 all: build
 
 deps:
 	./scripts/install-deps.sh
+
+test-deps:
+	./scripts/install-deps.sh --test
 
 build:
 	$(GO) build -trimpath -o bin/usid ./cmd/usid
@@ -17,8 +20,9 @@ ADDR ?= :8080
 run: deps build
 	./bin/usid --addr $(ADDR) --config usid.yaml
 
-## test: everything CI checks — formatting, vet, race-enabled tests, short fuzz runs.
-test: deps check race fuzz
+## test: everything CI checks — formatting, vet, race-enabled tests, short
+## fuzz runs, and the web pages end to end in Debian's chromium.
+test: test-deps check race fuzz e2e
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -29,6 +33,10 @@ race:
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+e2e:
+	node --test web/e2e/unit.test.mjs
+	./web/e2e/run.sh
 
 ## bench: the benchmarks whose numbers README reports.
 bench:

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Installs what usid and its tests need on a Debian machine, and only what is
-# missing, so it is cheap to run before every test run.
+# Installs what usid needs on a Debian machine (the engines), and with --test
+# what its tests need too (Debian's chromium and the npm packages of the web
+# end-to-end tests), only what is missing, so it is cheap to run every time.
 set -euo pipefail
+
+tests=""
+[ "${1:-}" = "--test" ] && tests=1
 
 need=()
 [ -x /usr/games/fairy-stockfish ] || need+=(fairy-stockfish)
 [ -x /usr/games/gpsusi ] || need+=(gpsshogi)
+if [ -n "$tests" ]; then
+  [ -x /usr/bin/chromium ] || need+=(chromium)   # driven by npm playwright-core; never a browser download
+  command -v npm >/dev/null || need+=(npm)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
@@ -16,3 +24,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 go mod download
+if [ -n "$tests" ]; then
+  cd "$(dirname "$0")/../web/e2e"
+  [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -94,7 +94,11 @@ func New(cfg Config) *Server {
 		r.Get("/ws", s.websocket)
 	})
 	if cfg.Web != nil {
-		r.Handle("/*", cfg.Web)
+		// Only the pages and their assets: every other path keeps
+		// problem+json answers.
+		r.Handle("/", cfg.Web)
+		r.Handle("/tsume", cfg.Web)
+		r.Handle("/static/*", cfg.Web)
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, &session.Error{Code: codeNotFound, Message: "no such route: " + r.URL.Path, MoveIndex: -1})

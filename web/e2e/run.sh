@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs the web end-to-end tests against a real usid with real engines:
+# builds usid, starts it on a free loopback port with the repository's
+# usid.yaml (or $USID_CONFIG), waits for /readyz, runs the tests with Debian's
+# chromium, and stops usid again. With USID_URL already set it only runs the
+# tests against that server.
+#
+#   web/e2e/run.sh                 # from anywhere
+#   USID_URL=http://127.0.0.1:8080 web/e2e/run.sh
+#
+# Needs: Go, node >= 20 with npm, /usr/bin/chromium (apt-get install -y chromium),
+# the engines usid.yaml names. Screenshots land in web/e2e/screenshots/.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export PATH="/usr/local/go/bin:$PATH"
+
+if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+  echo "run.sh: ${CHROMIUM:-/usr/bin/chromium} is missing: apt-get install -y chromium" >&2
+  exit 1
+fi
+
+cd "$here"
+if [ ! -d node_modules/playwright-core ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+tmp=$(mktemp -d)
+pid=""
+cleanup() {
+  status=$?
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    # Give usid its graceful shutdown, then make sure it is gone.
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  if [ "$status" -ne 0 ] && [ -s "$tmp/usid.log" ]; then
+    echo "--- usid log (last 40 lines) ---" >&2
+    tail -n 40 "$tmp/usid.log" >&2
+  fi
+  rm -rf "$tmp"
+  exit "$status"
+}
+trap cleanup EXIT
+
+if [ -z "${USID_URL:-}" ]; then
+  config=${USID_CONFIG:-$root/usid.yaml}
+  (cd "$root" && go build -o "$tmp/usid" ./cmd/usid)
+  # A free loopback port: bind port 0, read what the kernel gave, let it go.
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  (cd "$root" && exec "$tmp/usid" --addr "127.0.0.1:$port" --config "$config") >"$tmp/usid.log" 2>&1 &
+  pid=$!
+  export USID_URL="http://127.0.0.1:$port"
+  ready=""
+  for _ in $(seq 600); do # up to 60 s: engines start and handshake first
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "run.sh: usid exited before it was ready" >&2
+      exit 1
+    fi
+    if node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "$USID_URL/readyz"; then
+      ready=1
+      break
+    fi
+    sleep 0.1
+  done
+  [ -n "$ready" ] || { echo "run.sh: usid was not ready within 60 s" >&2; exit 1; }
+  echo "run.sh: usid ready at $USID_URL"
+fi
+
+node --test --test-concurrency=1 unit.test.mjs board.test.mjs tsume.test.mjs

@@ -1,0 +1,95 @@
+// Small DOM helpers shared by the pages.
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
+
+export function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+}
+
+let toastTimer = 0;
+export function toast(text) {
+  const t = $('#toast');
+  if (!t) return;
+  t.textContent = text;
+  t.classList.add('show');
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => t.classList.remove('show'), 1800);
+}
+
+// copyText uses the Clipboard API where the page may (https, localhost) and
+// falls back to a selected text area elsewhere (plain http on a LAN).
+export async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch { /* fall through */ }
+  const ta = document.createElement('textarea');
+  ta.value = text;
+  ta.setAttribute('readonly', '');
+  ta.style.position = 'fixed';
+  ta.style.opacity = '0';
+  document.body.append(ta);
+  ta.select();
+  let ok = false;
+  try { ok = document.execCommand('copy'); } catch { ok = false; }
+  ta.remove();
+  return ok;
+}
+
+// showErrors fills an error box with usid's errors ({code, message,
+// move_index?}); an empty list hides it. moves, when given, names the move
+// a move_index points at.
+export function showErrors(box, errors, { title = '', moves = null } = {}) {
+  if (!errors || errors.length === 0) {
+    box.hidden = true;
+    box.innerHTML = '';
+    delete box.dataset.code;
+    return;
+  }
+  box.hidden = false;
+  box.dataset.code = errors[0].code || '';
+  let html = title ? `<div class="error-title">${escapeHtml(title)}</div>` : '';
+  html += '<ul>';
+  for (const e of errors) {
+    let where = '';
+    if (typeof e.move_index === 'number') {
+      const m = moves && moves[e.move_index] ? ` (${escapeHtml(moves[e.move_index])})` : '';
+      where = ` <span class="error-where">move ${e.move_index + 1}${m}</span>`;
+    }
+    html += `<li><code class="error-code">${escapeHtml(e.code || 'error')}</code> ` +
+      `<span class="error-message">${escapeHtml(e.message || '')}</span>${where}</li>`;
+  }
+  box.innerHTML = html + '</ul>';
+}
+
+export function loadSetting(name, fallback) {
+  try {
+    const v = localStorage.getItem(`usid.${name}`);
+    return v === null ? fallback : JSON.parse(v);
+  } catch { return fallback; }
+}
+
+export function saveSetting(name, value) {
+  try { localStorage.setItem(`usid.${name}`, JSON.stringify(value)); } catch { /* private mode */ }
+}
+
+// hashParams reads "#a=1&b=x" without URLSearchParams, which would turn
+// the '+' of promotions (8h2b+) and promoted SFEN pieces into spaces.
+export function hashParams() {
+  const out = {};
+  for (const part of location.hash.slice(1).split('&')) {
+    const i = part.indexOf('=');
+    if (i <= 0) continue;
+    try { out[part.slice(0, i)] = decodeURIComponent(part.slice(i + 1)); } catch { /* ignore a bad part */ }
+  }
+  return out;
+}
+
+// isTyping tells key handlers to leave keys alone while the user types.
+export function isTyping(e) {
+  const t = e.target;
+  return t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+}

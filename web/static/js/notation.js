@@ -1,0 +1,79 @@
+// Japanese notation and engine numbers as players read them. usid writes the
+// KIF text (▲７六歩(77), △同　角成(88), ▲５五角打); here it is only split for
+// display, and scores are turned to Black's (sente's) point of view.
+
+export const KANJI = {
+  P: '歩', L: '香', N: '桂', S: '銀', G: '金', B: '角', R: '飛', K: '玉',
+  '+P': 'と', '+L': '杏', '+N': '圭', '+S': '全', '+B': '馬', '+R': '龍',
+};
+
+// Gote's king is written 王, sente's 玉, as on most sets and boards.
+export function pieceKanji(kind, color) {
+  return kind === 'K' && color === 'w' ? '王' : KANJI[kind];
+}
+
+export const FILE_DIGITS = ['', '１', '２', '３', '４', '５', '６', '７', '８', '９'];
+export const RANK_KANJI = ['', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+
+// splitKif turns "▲７六歩(77)" into {side: 'b', text: '７六歩', origin: '77'}.
+export function splitKif(kif) {
+  if (!kif) return { side: '', text: '', origin: '' };
+  let side = '';
+  let rest = kif;
+  if (rest[0] === '▲' || rest[0] === '☗') { side = 'b'; rest = rest.slice(1); }
+  else if (rest[0] === '△' || rest[0] === '☖') { side = 'w'; rest = rest.slice(1); }
+  const m = /\((\d\d)\)$/.exec(rest);
+  let text = m ? rest.slice(0, m.index) : rest;
+  // KIF pads 同 with an ideographic space to keep columns; inline it reads better without.
+  text = text.replace('同　', '同');
+  return { side, text, origin: m ? m[1] : '' };
+}
+
+export const MARK = { b: '☗', w: '☖' };
+
+// blackScore turns an engine score (side to move's view, as USI sends it)
+// into Black's view: {cp} or {mate}, with mate 0 meaning "is mated".
+export function blackScore(score, sideToMove) {
+  if (!score) return null;
+  const sign = sideToMove === 'w' ? -1 : 1;
+  if (typeof score.mate === 'number') {
+    if (score.mate === 0) return { mate: 0, winner: sideToMove === 'b' ? 'w' : 'b' };
+    const m = score.mate * sign;
+    return { mate: m, winner: m > 0 ? 'b' : 'w' };
+  }
+  if (typeof score.cp === 'number') return { cp: score.cp * sign };
+  return null;
+}
+
+// formatScore writes a Black's-view score: "+35", "-120", "#5" (Black mates
+// in 5), "#-3" (White mates in 3).
+export function formatScore(s) {
+  if (!s) return '–';
+  if (s.mate !== undefined) {
+    const n = Math.abs(s.mate);
+    return s.winner === 'b' ? `#${n}` : `#-${n}`;
+  }
+  if (s.cp === 0) return '0';
+  return (s.cp > 0 ? '+' : '−') + Math.abs(s.cp);
+}
+
+// winChance maps a Black's-view score to -1..1 for the bar and the graph,
+// flattening big scores the way players perceive them.
+export function winChance(s) {
+  if (!s) return 0;
+  if (s.mate !== undefined) return s.winner === 'b' ? 1 : -1;
+  return 2 / (1 + Math.exp(-0.0007 * s.cp)) - 1;
+}
+
+export function formatCount(n) {
+  if (n === undefined || n === null) return '–';
+  if (n < 1e4) return String(n);
+  if (n < 1e6) return `${(n / 1e3).toFixed(n < 1e5 ? 1 : 0)}k`;
+  if (n < 1e9) return `${(n / 1e6).toFixed(n < 1e8 ? 1 : 0)}M`;
+  return `${(n / 1e9).toFixed(1)}G`;
+}
+
+export function formatSeconds(ms) {
+  if (ms === undefined || ms === null) return '–';
+  return ms < 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}

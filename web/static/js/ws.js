@@ -1,0 +1,74 @@
+// A WebSocket to usid's /v1/ws that comes back by itself. When the
+// connection drops (server restart, load balancer, phone sleeping) it retries
+// with exponential backoff and jitter, so a fleet of open pages does not
+// reconnect in lockstep. Pages listen for 'message' (detail: the parsed
+// event), 'open' (also after a reconnect: resend what should be running) and
+// 'state' (detail: {state, retryIn}).
+
+const MIN_DELAY = 500;
+const MAX_DELAY = 15000;
+
+export class UsidSocket extends EventTarget {
+  constructor(path = '/v1/ws') {
+    super();
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    this.url = `${scheme}//${location.host}${path}`;
+    this.ws = null;
+    this.delay = MIN_DELAY;
+    this.timer = 0;
+    this.state = 'idle';
+    // Retry at once when the tab comes back online instead of waiting.
+    addEventListener('online', () => { if (this.state === 'waiting') this.connectNow(); });
+  }
+
+  get open() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  connect() {
+    if (this.ws || this.state === 'waiting') return;
+    this.connectNow();
+  }
+
+  connectNow() {
+    clearTimeout(this.timer);
+    this.setState('connecting');
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.delay = MIN_DELAY;
+      this.setState('open');
+      this.dispatchEvent(new Event('open'));
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch { return; }
+      if (msg && typeof msg.type === 'string') this.dispatchEvent(new CustomEvent('message', { detail: msg }));
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      const wait = Math.round(this.delay * (0.5 + Math.random()));
+      this.delay = Math.min(this.delay * 2, MAX_DELAY);
+      this.setState('waiting', wait);
+      this.dispatchEvent(new Event('close'));
+      this.timer = setTimeout(() => this.connectNow(), wait);
+    };
+  }
+
+  // send returns false when the socket is not open; the caller keeps its
+  // request and sends it again on 'open'.
+  send(msg) {
+    if (!this.open) {
+      this.connect();
+      return false;
+    }
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  setState(state, retryIn = 0) {
+    this.state = state;
+    this.dispatchEvent(new CustomEvent('state', { detail: { state, retryIn } }));
+  }
+}
