@@ -51,10 +51,10 @@ type Config struct {
 	QueueTimeout time.Duration
 	// AcquireTimeout bounds a REST request's wait for a free engine (10s).
 	AcquireTimeout time.Duration
-	InfoRate         float64 // info batches per second to one client (60)
-	InfoBurst        int     // (10)
-	MaxPending       int     // undelivered non-info events before a client counts as too slow (256)
-	Logger           *slog.Logger
+	InfoRate       float64 // info batches per second to one client (60)
+	InfoBurst      int     // (10)
+	MaxPending     int     // undelivered non-info events before a client counts as too slow (256)
+	Logger         *slog.Logger
 }
 
 // Service runs requests for sessions and REST handlers.

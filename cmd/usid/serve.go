@@ -29,10 +29,10 @@ type Config struct {
 	Listen  string              `yaml:"listen"`
 	Engines []pool.EngineConfig `yaml:"engines"`
 	Session struct {
-		IdleRelease      time.Duration `yaml:"idle_release"`
-		QueueTimeout     time.Duration `yaml:"queue_timeout"`
-		AcquireTimeout   time.Duration `yaml:"acquire_timeout"`
-		Caps             struct {
+		IdleRelease    time.Duration `yaml:"idle_release"`
+		QueueTimeout   time.Duration `yaml:"queue_timeout"`
+		AcquireTimeout time.Duration `yaml:"acquire_timeout"`
+		Caps           struct {
 			MaxMoveTime time.Duration `yaml:"max_movetime"`
 			MaxAnalysis time.Duration `yaml:"max_analysis"`
 			MaxMateTime time.Duration `yaml:"max_mate_time"`
