@@ -102,7 +102,8 @@ func newEnv(tweak func(*session.Config)) (*env, error) {
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	srv := New(Config{Service: session.NewService(cfg), Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log})
+	srv := New(Config{Service: session.NewService(cfg), Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log,
+		Access: &Access{AnonymousQuota: Quota{Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100}}})
 	e := &env{pool: p, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
 	// Wait for every engine, so that timing in tests is about searches.
 	deadline := time.Now().Add(30 * time.Second)
@@ -198,8 +199,8 @@ func (e *env) sentTo(name string) []string {
 	return append([]string(nil), e.sent.store.lines[name]...)
 }
 
-// client is a WebSocket client of the usid under test.
-type client struct {
+// wsClient is a WebSocket client of the usid under test.
+type wsClient struct {
 	t      *testing.T
 	c      *websocket.Conn
 	events chan map[string]any
@@ -207,7 +208,7 @@ type client struct {
 	err    error
 }
 
-func dial(t *testing.T, e *env) *client {
+func dial(t *testing.T, e *env) *wsClient {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
@@ -216,7 +217,7 @@ func dial(t *testing.T, e *env) *client {
 	if err != nil {
 		t.Fatalf("dial %s: %v", url, err)
 	}
-	cl := &client{t: t, c: c, events: make(chan map[string]any, 10000), done: make(chan struct{})}
+	cl := &wsClient{t: t, c: c, events: make(chan map[string]any, 10000), done: make(chan struct{})}
 	go cl.read()
 	t.Cleanup(func() { cl.c.Close(websocket.StatusNormalClosure, ""); <-cl.done })
 	return cl
@@ -233,7 +234,7 @@ func dialNoRead(t *testing.T, e *env) *websocket.Conn {
 	return c
 }
 
-func (cl *client) read() {
+func (cl *wsClient) read() {
 	defer close(cl.done)
 	for {
 		_, b, err := cl.c.Read(context.Background())
@@ -251,7 +252,7 @@ func (cl *client) read() {
 	}
 }
 
-func (cl *client) send(v any) {
+func (cl *wsClient) send(v any) {
 	cl.t.Helper()
 	b, _ := json.Marshal(v)
 	if err := cl.c.Write(cl.t.Context(), websocket.MessageText, b); err != nil {
@@ -259,7 +260,7 @@ func (cl *client) send(v any) {
 	}
 }
 
-func (cl *client) sendRaw(s string) {
+func (cl *wsClient) sendRaw(s string) {
 	cl.t.Helper()
 	if err := cl.c.Write(cl.t.Context(), websocket.MessageText, []byte(s)); err != nil {
 		cl.t.Fatalf("send: %v", err)
@@ -268,7 +269,7 @@ func (cl *client) sendRaw(s string) {
 
 // until collects events until stop returns true for one (included), or fails
 // the test after d.
-func (cl *client) until(d time.Duration, stop func(map[string]any) bool) []map[string]any {
+func (cl *wsClient) until(d time.Duration, stop func(map[string]any) bool) []map[string]any {
 	cl.t.Helper()
 	var got []map[string]any
 	timer := time.NewTimer(d)
@@ -290,7 +291,7 @@ func (cl *client) until(d time.Duration, stop func(map[string]any) bool) []map[s
 }
 
 // terminal collects events until the terminal event of request id.
-func (cl *client) terminal(id string, d time.Duration) []map[string]any {
+func (cl *wsClient) terminal(id string, d time.Duration) []map[string]any {
 	cl.t.Helper()
 	return cl.until(d, func(ev map[string]any) bool {
 		return ev["id"] == id && (ev["type"] == "bestmove" || ev["type"] == "checkmate" || ev["type"] == "error")

@@ -132,9 +132,11 @@ type analyzeRequest struct {
 }
 
 func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
-	if s.refuseWhileDraining(w, r) {
+	done := s.admit(w, r)
+	if done == nil {
 		return
 	}
+	defer done()
 	var req analyzeRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.problem(w, r, err)
@@ -158,9 +160,11 @@ type mateRequest struct {
 }
 
 func (s *Server) mate(w http.ResponseWriter, r *http.Request) {
-	if s.refuseWhileDraining(w, r) {
+	done := s.admit(w, r)
+	if done == nil {
 		return
 	}
+	defer done()
 	var req mateRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.problem(w, r, err)
@@ -173,6 +177,25 @@ func (s *Server) mate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// admit applies the client's rate and lease quota to a REST search; the
+// returned func, if not nil, must be called when the search is over.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request) func() {
+	if s.refuseWhileDraining(w, r) {
+		return nil
+	}
+	c := clientOf(r)
+	if err := s.gate.allow(c); err != nil {
+		s.problem(w, r, err)
+		return nil
+	}
+	done, err := s.gate.takeLease(c)
+	if err != nil {
+		s.problem(w, r, err)
+		return nil
+	}
+	return done
 }
 
 func (s *Server) refuseWhileDraining(w http.ResponseWriter, r *http.Request) bool {

@@ -182,7 +182,7 @@ func TestMateRoute(t *testing.T) {
 		if code != 200 || r["result"] != tt.result || len(moves) != tt.moves {
 			t.Errorf("%s: %d %v, want %s with %d moves", tt.name, code, r, tt.result, tt.moves)
 		}
-		if tt.result == "mate" && len(r["moves_kif"].([]any)) != 5 {
+		if kif, _ := r["moves_kif"].([]any); tt.result == "mate" && len(kif) != 5 {
 			t.Errorf("%s: moves_kif %v", tt.name, r["moves_kif"])
 		}
 	}

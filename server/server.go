@@ -44,6 +44,7 @@ type Config struct {
 	WriteTimeout   time.Duration // one WebSocket write before the client counts as gone (10s)
 	Web            http.Handler  // the pages at / and /tsume; nil: none
 	OpenAPI        []byte        // served at /openapi.yaml
+	Access         *Access       // keys, quotas, proxies; nil: anonymous with default quotas
 	Logger         *slog.Logger
 }
 
@@ -54,6 +55,7 @@ type Server struct {
 	router   chi.Router
 	draining atomic.Bool
 	m        *metrics
+	gate     *gate
 
 	mu       sync.Mutex
 	sessions map[*wsConn]struct{}
@@ -77,7 +79,10 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sessions: make(map[*wsConn]struct{}), m: newMetrics(cfg.Registerer)}
+	if cfg.Access == nil {
+		cfg.Access = &Access{}
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: make(map[*wsConn]struct{}), m: newMetrics(cfg.Registerer), gate: newGate(cfg.Access)}
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer, s.instrument)
 	r.Get("/healthz", s.healthz)
@@ -87,6 +92,8 @@ func New(cfg Config) *Server {
 	}
 	r.Get("/openapi.yaml", s.openapi)
 	r.Route("/v1", func(r chi.Router) {
+		r.Use(s.authenticate)
+		r.Post("/ws-ticket", s.wsTicket)
 		r.Get("/engines", s.engines)
 		r.Post("/validate", s.validate)
 		r.Post("/analyze", s.analyze)
@@ -171,6 +178,7 @@ const (
 	codeNotFound         = "not_found"
 	codeMethodNotAllowed = "method_not_allowed"
 	codeBodyTooLarge     = "body_too_large"
+	codeUnauthorized     = "unauthorized"
 	codeInternal         = "internal"
 )
 
@@ -192,6 +200,7 @@ var statusOf = map[string]int{
 	codeNotFound:                 http.StatusNotFound,
 	codeMethodNotAllowed:         http.StatusMethodNotAllowed,
 	codeBodyTooLarge:             http.StatusRequestEntityTooLarge,
+	codeUnauthorized:             http.StatusUnauthorized,
 	codeInternal:                 http.StatusInternalServerError,
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,9 +16,10 @@ import (
 
 // wsConn is one WebSocket connection and its session.
 type wsConn struct {
-	s    *Server
-	c    *websocket.Conn
-	sess *session.Session
+	s      *Server
+	c      *websocket.Conn
+	client *client
+	sess   *session.Session
 
 	ctx    context.Context // ends when the connection is done
 	cancel context.CancelFunc
@@ -32,6 +34,13 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	if s.refuseWhileDraining(w, r) {
 		return
 	}
+	cl := clientOf(r)
+	release, qerr := s.gate.takeSession(cl)
+	if qerr != nil {
+		s.problem(w, r, qerr)
+		return
+	}
+	defer release()
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
 	if err != nil {
 		s.log.Info("websocket refused", "err", err, "origin", r.Header.Get("Origin"))
@@ -39,7 +48,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	}
 	c.SetReadLimit(s.cfg.MaxMessage)
 	ctx, cancel := context.WithCancel(context.Background())
-	wc := &wsConn{s: s, c: c, sess: s.cfg.Service.NewSession(), ctx: ctx, cancel: cancel,
+	wc := &wsConn{s: s, c: c, client: cl, sess: s.cfg.Service.NewSession(), ctx: ctx, cancel: cancel,
 		closeCode: websocket.StatusNormalClosure}
 
 	s.mu.Lock()
@@ -92,8 +101,34 @@ func (wc *wsConn) read() {
 			wc.sess.Notify(&session.Event{Type: session.EventError, Code: session.CodeBadRequest, Message: "messages are JSON text"})
 			continue
 		}
+		if err := wc.admit(data); err != nil {
+			wc.sess.Notify(err)
+			continue
+		}
 		wc.sess.Handle(data)
 	}
+}
+
+// admit applies the client's request rate to search requests.
+func (wc *wsConn) admit(data []byte) *session.Event {
+	var head struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	}
+	if json.Unmarshal(data, &head) != nil {
+		return nil // the session reports malformed messages
+	}
+	switch head.Type {
+	case session.TypeAnalyze, session.TypeGo, session.TypeMate:
+		if err := wc.s.gate.allow(wc.client); err != nil {
+			ev := &session.Event{Type: session.EventError, Code: err.Code, Message: err.Message}
+			if len(head.ID) <= 64 && !strings.ContainsFunc(head.ID, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				ev.ID = head.ID
+			}
+			return ev
+		}
+	}
+	return nil
 }
 
 // write sends the session's events until the session is over, then closes

@@ -316,7 +316,7 @@ func TestDisconnectMidSearch(t *testing.T) {
 	shared.waitIdle(t)
 	// Both fairy engines serve a fresh search at once.
 	a, b := dial(t, shared), dial(t, shared)
-	for i, c := range []*client{a, b} {
+	for i, c := range []*wsClient{a, b} {
 		id := fmt.Sprintf("after%d", i)
 		c.send(map[string]any{"type": "analyze", "id": id, "engine": "fairy", "limits": map[string]any{"depth": 2}})
 		if ev := last(c.terminal(id, 10*time.Second)); ev["type"] != "bestmove" {

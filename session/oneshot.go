@@ -115,6 +115,8 @@ func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Even
 // RetryAfter suggests when a refused REST request may be retried.
 func RetryAfter(e *Error) time.Duration {
 	switch e.Code {
+	case CodeTooManyRequests:
+		return time.Second
 	case CodeNoEngine, CodeQueueFull:
 		return 5 * time.Second
 	case CodeUnavailable, CodeShuttingDown:

@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,7 +47,80 @@ type Config struct {
 	Server struct {
 		Origins       []string      `yaml:"origins"`
 		ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+		MaxBody       int64         `yaml:"max_body"`
+		MaxMessage    int64         `yaml:"max_message"`
 	} `yaml:"server"`
+	Access struct {
+		// KeysFile holds "name: key" lines; USID_API_KEYS ("name:key,...")
+		// adds more. No keys: everyone is anonymous.
+		KeysFile       string       `yaml:"keys_file"`
+		Anonymous      *bool        `yaml:"anonymous"` // allow clients without a key (default true)
+		TicketSecret   string       `yaml:"ticket_secret_file"`
+		TrustedProxies []string     `yaml:"trusted_proxies"`
+		MaxSessions    int          `yaml:"max_sessions"`
+		Keyed          server.Quota `yaml:"keyed"`
+		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
+	} `yaml:"access"`
+}
+
+// access builds the server's access rules: keys from the file and the
+// environment, proxies, quotas.
+func (c *Config) access(env func(string) string) (*server.Access, error) {
+	a := &server.Access{Keys: map[string]string{}, Anonymous: true, MaxSessions: c.Access.MaxSessions,
+		Keyed: c.Access.Keyed, AnonymousQuota: c.Access.AnonymousQuota}
+	if c.Access.Anonymous != nil {
+		a.Anonymous = *c.Access.Anonymous
+	}
+	add := func(src, name, key string) error {
+		name, key = strings.TrimSpace(name), strings.TrimSpace(key)
+		if name == "" || len(key) < 16 {
+			return fmt.Errorf("%s: key %q: want a name and a key of at least 16 characters", src, name)
+		}
+		a.Keys[name] = key
+		return nil
+	}
+	if f := c.Access.KeysFile; f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			name, key, ok := strings.Cut(line, ":")
+			if !ok {
+				return nil, fmt.Errorf("%s:%d: want \"name: key\"", f, i+1)
+			}
+			if err := add(f, name, key); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v := env("USID_API_KEYS"); v != "" {
+		for _, kv := range strings.Split(v, ",") {
+			name, key, _ := strings.Cut(kv, ":")
+			if err := add("USID_API_KEYS", name, key); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if f := c.Access.TicketSecret; f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		a.TicketSecret = bytes.TrimSpace(b)
+	}
+	for _, p := range c.Access.TrustedProxies {
+		pfx, err := netip.ParsePrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("access.trusted_proxies: %w", err)
+		}
+		a.TrustedProxies = append(a.TrustedProxies, pfx)
+	}
+	return a, nil
 }
 
 // ParseConfig reads a configuration strictly: unknown keys are errors, so a
@@ -85,8 +160,13 @@ func (m *Main) Run() error {
 	if err != nil {
 		return err
 	}
-	m.pool = p
 	c := m.Config
+	access, err := c.access(os.Getenv)
+	if err != nil {
+		p.Close(context.Background())
+		return err
+	}
+	m.pool = p
 	svc := session.NewService(session.Config{
 		Pool: p, IdleRelease: c.Session.IdleRelease,
 		QueueTimeout: c.Session.QueueTimeout, AcquireTimeout: c.Session.AcquireTimeout,
@@ -99,6 +179,7 @@ func (m *Main) Run() error {
 	m.server = server.New(server.Config{
 		Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
+		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
 	addr := m.Addr
 	if addr == "" {

@@ -1,0 +1,328 @@
+package server
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/usid/usid/session"
+)
+
+// Access configures who may use the server and how much.
+type Access struct {
+	// Keys maps API key names (for logs and quotas) to secrets. With no keys
+	// every client is anonymous.
+	Keys map[string]string
+	// Anonymous allows clients without a key, with the Anonymous quota.
+	// Ignored (always true) when there are no keys.
+	Anonymous bool
+	// Quotas per client: Keyed for API keys, Anonymous for everyone else
+	// (counted per client IP).
+	Keyed, AnonymousQuota Quota
+	// MaxSessions caps WebSocket sessions over all clients (0: 10000).
+	MaxSessions int
+	// TrustedProxies are the networks whose X-Forwarded-For is believed; a
+	// client's IP is otherwise the connection's address.
+	TrustedProxies []netip.Prefix
+	// TicketSecret signs WebSocket tickets; random per process when empty
+	// (set it when several pods serve the same clients).
+	TicketSecret []byte
+	// TicketTTL is how long a WebSocket ticket is good for (60s).
+	TicketTTL time.Duration
+}
+
+// Quota bounds one client.
+type Quota struct {
+	Rate     float64 `yaml:"rate"` // search requests (REST analyze/mate, WebSocket analyze/go/mate) per second
+	Burst    int     `yaml:"burst"`
+	Sessions int     `yaml:"sessions"` // open WebSocket sessions
+	Leases   int     `yaml:"leases"`   // engine leases at once: REST searches in flight plus WebSocket sessions
+}
+
+func (a *Access) withDefaults() *Access {
+	c := *a
+	if len(c.Keys) == 0 {
+		c.Anonymous = true
+	}
+	def := func(q *Quota, r float64, b, s, l int) {
+		if q.Rate <= 0 {
+			q.Rate = r
+		}
+		if q.Burst <= 0 {
+			q.Burst = b
+		}
+		if q.Sessions <= 0 {
+			q.Sessions = s
+		}
+		if q.Leases <= 0 {
+			q.Leases = l
+		}
+	}
+	def(&c.Keyed, 20, 40, 64, 64)
+	def(&c.AnonymousQuota, 5, 20, 4, 4)
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = 10000
+	}
+	if c.TicketTTL <= 0 {
+		c.TicketTTL = time.Minute
+	}
+	if len(c.TicketSecret) == 0 {
+		c.TicketSecret = make([]byte, 32)
+		rand.Read(c.TicketSecret)
+	}
+	return &c
+}
+
+// client is one identity's running totals.
+type client struct {
+	id       string // "key:<name>" or "ip:<addr>"
+	quota    Quota
+	limiter  *rate.Limiter
+	sessions int
+	leases   int
+	lastSeen time.Time
+}
+
+// gate keeps the per-client state. Entries of idle clients are dropped.
+type gate struct {
+	cfg *Access
+	// keyHashes holds SHA-256 of each key, compared in constant time.
+	keyHashes map[string][32]byte
+
+	mu       sync.Mutex
+	clients  map[string]*client
+	sessions int
+	sweep    time.Time
+}
+
+func newGate(a *Access) *gate {
+	g := &gate{cfg: a.withDefaults(), keyHashes: map[string][32]byte{}, clients: map[string]*client{}}
+	for name, k := range g.cfg.Keys {
+		g.keyHashes[name] = sha256.Sum256([]byte(k))
+	}
+	return g
+}
+
+type ctxKey struct{}
+
+// identify finds who is asking: an API key (Authorization: Bearer, or
+// X-API-Key), a WebSocket ticket, or an anonymous IP. It refuses a wrong key
+// and, when anonymous use is off, a missing one.
+func (g *gate) identify(r *http.Request) (*client, *session.Error) {
+	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if key == "" {
+		key = r.Header.Get("X-API-Key")
+	}
+	var name string
+	switch {
+	case key != "":
+		name = g.checkKey(key)
+		if name == "" {
+			return nil, &session.Error{Code: codeUnauthorized, Message: "unknown API key", MoveIndex: -1}
+		}
+	case r.URL.Query().Get("ticket") != "" && r.URL.Path == "/v1/ws":
+		var err error
+		if name, err = g.checkTicket(r.URL.Query().Get("ticket")); err != nil {
+			return nil, &session.Error{Code: codeUnauthorized, Message: "WebSocket ticket: " + err.Error(), MoveIndex: -1}
+		}
+	case !g.cfg.Anonymous:
+		return nil, &session.Error{Code: codeUnauthorized, Message: "an API key is required (Authorization: Bearer <key>)", MoveIndex: -1}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	id, quota := "key:"+name, g.cfg.Keyed
+	if name == "" {
+		id, quota = "ip:"+g.clientIP(r), g.cfg.AnonymousQuota
+	}
+	c := g.clients[id]
+	if c == nil {
+		c = &client{id: id, quota: quota, limiter: rate.NewLimiter(rate.Limit(quota.Rate), quota.Burst)}
+		g.clients[id] = c
+	}
+	c.lastSeen = time.Now()
+	g.sweepLocked()
+	return c, nil
+}
+
+// checkKey returns the name of the key, or "". Every configured key is
+// compared, in constant time, so timing tells nothing about which is close.
+func (g *gate) checkKey(key string) string {
+	h := sha256.Sum256([]byte(key))
+	found := ""
+	for name, kh := range g.keyHashes {
+		if subtle.ConstantTimeCompare(h[:], kh[:]) == 1 {
+			found = name
+		}
+	}
+	return found
+}
+
+// clientIP is the connection's address, or the nearest untrusted address in
+// X-Forwarded-For when the connection comes from a trusted proxy.
+func (g *gate) clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	hops := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+	for i := len(hops) - 1; i >= 0 && g.trusted(addr); i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		addr = a
+	}
+	return addr.Unmap().String()
+}
+
+func (g *gate) trusted(a netip.Addr) bool {
+	for _, p := range g.cfg.TrustedProxies {
+		if p.Contains(a.Unmap()) {
+			return true
+		}
+	}
+	return false
+}
+
+// sweepLocked forgets clients idle for ten minutes, at most once a minute.
+func (g *gate) sweepLocked() {
+	now := time.Now()
+	if now.Sub(g.sweep) < time.Minute {
+		return
+	}
+	g.sweep = now
+	for id, c := range g.clients {
+		if c.sessions == 0 && c.leases == 0 && now.Sub(c.lastSeen) > 10*time.Minute {
+			delete(g.clients, id)
+		}
+	}
+}
+
+// allow takes one search request from the client's rate.
+func (g *gate) allow(c *client) *session.Error {
+	if c.limiter.Allow() {
+		return nil
+	}
+	return &session.Error{Code: session.CodeTooManyRequests, Message: "search requests arrive faster than this client's rate allows", MoveIndex: -1}
+}
+
+// takeLease counts a REST search in flight; the returned func gives it back.
+func (g *gate) takeLease(c *client) (func(), *session.Error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c.leases+c.sessions >= c.quota.Leases {
+		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: "this client holds as many engines as its quota allows", MoveIndex: -1}
+	}
+	c.leases++
+	return func() {
+		g.mu.Lock()
+		c.leases--
+		g.mu.Unlock()
+	}, nil
+}
+
+// takeSession counts a WebSocket session (it may hold an engine); the
+// returned func gives it back.
+func (g *gate) takeSession(c *client) (func(), *session.Error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.sessions >= g.cfg.MaxSessions:
+		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: "the server has as many sessions as it takes", MoveIndex: -1}
+	case c.sessions >= c.quota.Sessions || c.leases+c.sessions >= c.quota.Leases:
+		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: "this client has as many sessions as its quota allows", MoveIndex: -1}
+	}
+	c.sessions++
+	g.sessions++
+	return func() {
+		g.mu.Lock()
+		c.sessions--
+		g.sessions--
+		g.mu.Unlock()
+	}, nil
+}
+
+// ticket returns a WebSocket ticket for key name: "<name>.<expiry>.<mac>",
+// so that a browser, which cannot set headers on a WebSocket, can present
+// the identity in the URL for a short while.
+func (g *gate) ticket(name string) (string, time.Time) {
+	exp := time.Now().Add(g.cfg.TicketTTL).Truncate(time.Second)
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(exp.Unix()))
+	payload := base64.RawURLEncoding.EncodeToString([]byte(name)) + "." + base64.RawURLEncoding.EncodeToString(b[:])
+	return payload + "." + g.mac(payload), exp
+}
+
+func (g *gate) mac(payload string) string {
+	m := hmac.New(sha256.New, g.cfg.TicketSecret)
+	m.Write([]byte(payload))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func (g *gate) checkTicket(t string) (string, error) {
+	parts := strings.Split(t, ".")
+	if len(parts) != 3 {
+		return "", errors.New("malformed")
+	}
+	payload := parts[0] + "." + parts[1]
+	if !hmac.Equal([]byte(parts[2]), []byte(g.mac(payload))) {
+		return "", errors.New("bad signature")
+	}
+	nameB, err1 := base64.RawURLEncoding.DecodeString(parts[0])
+	expB, err2 := base64.RawURLEncoding.DecodeString(parts[1])
+	if err1 != nil || err2 != nil || len(expB) != 8 {
+		return "", errors.New("malformed")
+	}
+	if time.Now().Unix() > int64(binary.BigEndian.Uint64(expB)) {
+		return "", errors.New("expired")
+	}
+	if _, ok := g.keyHashes[string(nameB)]; !ok {
+		return "", errors.New("its key is no longer configured")
+	}
+	return string(nameB), nil
+}
+
+// authenticate is middleware: it identifies the client of every /v1 request
+// and puts it in the request's context.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.gate.identify(r)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="usid"`)
+			s.problem(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, c)))
+	})
+}
+
+func clientOf(r *http.Request) *client { return r.Context().Value(ctxKey{}).(*client) }
+
+// wsTicket answers POST /v1/ws-ticket for a client with an API key.
+func (s *Server) wsTicket(w http.ResponseWriter, r *http.Request) {
+	c := clientOf(r)
+	name, ok := strings.CutPrefix(c.id, "key:")
+	if !ok {
+		s.problem(w, r, &session.Error{Code: codeUnauthorized, Message: "tickets are for API key holders", MoveIndex: -1})
+		return
+	}
+	t, exp := s.gate.ticket(name)
+	writeJSON(w, http.StatusOK, map[string]any{"ticket": t, "expires_at": exp.UTC().Format(time.RFC3339)})
+}

@@ -1,0 +1,200 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// withAccess serves the shared engines through a server with other access rules.
+func withAccess(t *testing.T, a *Access) (*Server, *httptest.Server) {
+	cfg := shared.srv.cfg
+	cfg.Access, cfg.Registerer = a, nil
+	srv := New(cfg)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Drain(ctx)
+		hs.Close()
+	})
+	return srv, hs
+}
+
+func do(t *testing.T, method, url, key, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return resp, b.String()
+}
+
+func wsDial(t *testing.T, base, query string, hdr http.Header) (*websocket.Conn, *http.Response, error) {
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/v1/ws"+query, &websocket.DialOptions{HTTPHeader: hdr})
+	if c != nil {
+		t.Cleanup(func() { c.CloseNow() })
+	}
+	return c, resp, err
+}
+
+func TestAPIKeys(t *testing.T) {
+	srv, hs := withAccess(t, &Access{Keys: map[string]string{"alice": "alice-secret", "bob": "bob-secret"}})
+	for _, tt := range []struct {
+		key    string
+		header string
+		status int
+	}{
+		{"", "", 401}, {"wrong", "", 401}, {"alice-secret", "", 200}, {"bob-secret", "X-API-Key", 200}, {"alice-secret-", "", 401},
+	} {
+		req, _ := http.NewRequest("GET", hs.URL+"/v1/engines", nil)
+		if tt.header != "" {
+			req.Header.Set(tt.header, tt.key)
+		} else if tt.key != "" {
+			req.Header.Set("Authorization", "Bearer "+tt.key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.status || (tt.status == 401 && resp.Header.Get("WWW-Authenticate") == "") {
+			t.Errorf("key %q: %d, want %d", tt.key, resp.StatusCode, tt.status)
+		}
+	}
+	// Health, readiness and metrics stay open for probes and scrapers.
+	if resp, _ := do(t, "GET", hs.URL+"/readyz", "", ""); resp.StatusCode != 200 {
+		t.Errorf("/readyz without a key: %d", resp.StatusCode)
+	}
+
+	// Browsers: a ticket from the key, then the WebSocket with the ticket.
+	if _, _, err := wsDial(t, hs.URL, "", nil); err == nil {
+		t.Error("a WebSocket without key or ticket was accepted")
+	}
+	resp, body := do(t, "POST", hs.URL+"/v1/ws-ticket", "alice-secret", "")
+	ticket := between(body, `"ticket":"`, `"`)
+	if resp.StatusCode != 200 || ticket == "" {
+		t.Fatalf("ticket: %d %s", resp.StatusCode, body)
+	}
+	if _, _, err := wsDial(t, hs.URL, "?ticket="+ticket, nil); err != nil {
+		t.Errorf("WebSocket with a ticket: %v", err)
+	}
+	tampered := ticket[:len(ticket)-2] + "xx"
+	if _, resp, err := wsDial(t, hs.URL, "?ticket="+tampered, nil); err == nil || resp.StatusCode != 401 {
+		t.Errorf("tampered ticket accepted (%v)", err)
+	}
+	srv.gate.cfg.TicketTTL = -time.Minute
+	old, _ := srv.gate.ticket("alice")
+	if _, err := srv.gate.checkTicket(old); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("expired ticket: %v", err)
+	}
+	if _, _, err := wsDial(t, hs.URL, "", http.Header{"Authorization": {"Bearer bob-secret"}}); err != nil {
+		t.Errorf("WebSocket with a key header: %v", err)
+	}
+}
+
+func between(s, a, b string) string {
+	_, rest, ok := strings.Cut(s, a)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, b)
+	return v
+}
+
+// TestRateLimits: a client over its rate gets 429 with Retry-After over REST
+// and an error event over the WebSocket; other clients are not affected.
+func TestRateLimits(t *testing.T) {
+	_, hs := withAccess(t, &Access{Keys: map[string]string{"k": "key-k"}, Anonymous: true,
+		AnonymousQuota: Quota{Rate: 0.01, Burst: 2, Sessions: 5, Leases: 5}})
+	body := `{"engine":"fairy","limits":{"depth":1}}`
+	for i, want := range []int{200, 200, 429} {
+		resp, b := do(t, "POST", hs.URL+"/v1/analyze", "", body)
+		if resp.StatusCode != want {
+			t.Errorf("anonymous request %d: %d %s, want %d", i+1, resp.StatusCode, b, want)
+		}
+		if want == 429 && (resp.Header.Get("Retry-After") == "" || !strings.Contains(b, `"too_many_requests"`)) {
+			t.Errorf("429 without Retry-After or code: %v %s", resp.Header, b)
+		}
+	}
+	if resp, b := do(t, "POST", hs.URL+"/v1/analyze", "key-k", body); resp.StatusCode != 200 {
+		t.Errorf("a keyed client is limited by the anonymous one: %d %s", resp.StatusCode, b)
+	}
+	if resp, _ := do(t, "POST", hs.URL+"/v1/validate", "", `{}`); resp.StatusCode != 200 {
+		t.Errorf("validate is not a search and is not rate limited: %d", resp.StatusCode)
+	}
+	c, _, err := wsDial(t, hs.URL, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"analyze","id":"x","engine":"fairy","limits":{"depth":1}}`))
+	_, msg, err := c.Read(t.Context())
+	if err != nil || !strings.Contains(string(msg), `"too_many_requests"`) || !strings.Contains(string(msg), `"id":"x"`) {
+		t.Errorf("WebSocket over the rate: %s %v", msg, err)
+	}
+}
+
+// TestQuotas: sessions per client, engines per client, sessions overall.
+func TestQuotas(t *testing.T) {
+	_, hs := withAccess(t, &Access{Keys: map[string]string{"a": "key-a", "b": "key-b"}, Anonymous: true, MaxSessions: 2,
+		AnonymousQuota: Quota{Rate: 100, Burst: 100, Sessions: 1, Leases: 1}})
+	if _, _, err := wsDial(t, hs.URL, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, resp, err := wsDial(t, hs.URL, "", nil); err == nil || resp.StatusCode != 429 {
+		t.Errorf("second anonymous session: %v", err)
+	}
+	if resp, b := do(t, "POST", hs.URL+"/v1/analyze", "", `{"engine":"fairy","limits":{"depth":1}}`); resp.StatusCode != 429 {
+		t.Errorf("REST search while the session holds the client's only engine: %d %s", resp.StatusCode, b)
+	}
+	if _, _, err := wsDial(t, hs.URL, "", http.Header{"X-API-Key": {"key-a"}}); err != nil {
+		t.Errorf("keyed session: %v", err)
+	}
+	if _, resp, err := wsDial(t, hs.URL, "", http.Header{"X-API-Key": {"key-b"}}); err == nil || resp.StatusCode != 429 {
+		t.Errorf("a third session with max_sessions 2: %v", err)
+	}
+}
+
+func TestClientIP(t *testing.T) {
+	g := newGate(&Access{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	tests := []struct{ remote, xff, want string }{
+		{"203.0.113.5:1234", "", "203.0.113.5"},
+		{"203.0.113.5:1234", "1.2.3.4", "203.0.113.5"}, // untrusted peers cannot pick their IP
+		{"10.1.2.3:1234", "198.51.100.7", "198.51.100.7"},
+		{"10.1.2.3:1234", "1.1.1.1, 198.51.100.7, 10.9.9.9", "198.51.100.7"},
+		{"10.1.2.3:1234", "garbage", "10.1.2.3"},
+		{"[::ffff:10.1.2.3]:80", "198.51.100.8", "198.51.100.8"},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tt.remote
+		if tt.xff != "" {
+			r.Header.Set("X-Forwarded-For", tt.xff)
+		}
+		if got := g.clientIP(r); got != tt.want {
+			t.Errorf("clientIP(%s, XFF %q) = %s, want %s", tt.remote, tt.xff, got, tt.want)
+		}
+	}
+}
