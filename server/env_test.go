@@ -335,3 +335,7 @@ func call(t *testing.T, e *env, method, path string, body any) (int, http.Header
 	json.NewDecoder(resp.Body).Decode(&out)
 	return resp.StatusCode, resp.Header, out
 }
+
+func testLog(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+}

@@ -241,7 +241,7 @@ func TestRefusals(t *testing.T) {
 	}{
 		{`{"type":"analyze","id":"r1","position":{"sfen":"lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1","moves":[]}}`, "too_many_pieces"},
 		{`{"type":"analyze","id":"r2","position":{"moves":["7g7f","7g7f"]}}`, "empty_source"},
-		{`{"type":"analyze","id":"r3","position":{"sfen":"startpos\nquit"}}`, "sfen_fields"},
+		{`{"type":"analyze","id":"r3","position":{"sfen":"startpos\nquit"}}`, "invalid_field"},
 		{`{"type":"analyze","id":"r4","multipv":99}`, "invalid_field"},
 		{`{"type":"analyze","id":"r5","limits":{"depth":-1}}`, "invalid_field"},
 		{`{"type":"analyze","id":"r6","limits":{"depth":1.5}}`, "bad_request"},

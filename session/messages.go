@@ -177,8 +177,8 @@ func CheckPosition(p *Position, maxMoves int) (*Checked, *Error) {
 	if sfen == "" {
 		sfen = "startpos"
 	}
-	if len(sfen) > 256 {
-		return nil, errorf(CodeInvalidField, "position.sfen is longer than 256 bytes")
+	if err := checkText("position.sfen", sfen, 256); err != nil {
+		return nil, err
 	}
 	if len(p.Moves) > maxMoves {
 		return nil, errorf(CodeInvalidField, "position.moves has %d moves; at most %d", len(p.Moves), maxMoves)

@@ -132,6 +132,7 @@ type run struct {
 	cancel     context.CancelFunc
 	superseded bool        // a newer request replaced it: its infos are stale
 	stopped    bool        // the client sent stop
+	unbounded  bool        // runs until stop: analysis without limits, pondering
 	search     *usi.Search // once the engine searches
 }
 
@@ -274,11 +275,16 @@ func (s *Session) Close() {
 	s.out.close()
 }
 
-// Drain refuses new search requests and waits until the ones already
-// taken have ended (their terminal events are queued for the client).
+// Drain refuses new search requests, stops a search that would run until
+// stop (analysis without limits, pondering), and waits until the requests
+// already taken have ended (their terminal events are queued for the client).
 func (s *Session) Drain() {
 	s.mu.Lock()
 	s.draining = true
+	if s.cur != nil && s.cur.unbounded {
+		s.cur.stopped = true
+		s.cur.cancel()
+	}
 	s.mu.Unlock()
 	mark := make(drainMark)
 	select {
@@ -374,7 +380,7 @@ func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string
 func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
-	r := &run{id: j.id, cancel: cancel}
+	r := &run{id: j.id, cancel: cancel, unbounded: (j.kind == jobAnalyze && !j.bounded) || (j.kind == jobPlay && j.ponder)}
 	s.mu.Lock()
 	delete(s.pending, j.id)
 	switch {
