@@ -13,8 +13,9 @@ import (
 
 // Lease is the exclusive use of one engine process until Release.
 type Lease struct {
-	k  *kind
-	in *instance
+	k        *kind
+	in       *instance
+	acquired time.Time
 
 	mu       sync.Mutex
 	released bool
@@ -24,8 +25,11 @@ type Lease struct {
 func (k *kind) newLeaseLocked(in *instance) *Lease {
 	k.leasesOut++
 	k.p.m.leases.WithLabelValues(k.cfg.Name).Inc()
-	return &Lease{k: k, in: in}
+	return &Lease{k: k, in: in, acquired: time.Now()}
 }
+
+// Acquired is when the lease began.
+func (l *Lease) Acquired() time.Time { return l.acquired }
 
 // Engine returns the leased engine. Do not use it after Release.
 func (l *Lease) Engine() *usi.Engine { return l.in.eng }

@@ -51,10 +51,13 @@ type Config struct {
 	QueueTimeout time.Duration
 	// AcquireTimeout bounds a REST request's wait for a free engine (10s).
 	AcquireTimeout time.Duration
-	InfoRate       float64 // info batches per second to one client (60)
-	InfoBurst      int     // (10)
-	MaxPending     int     // undelivered non-info events before a client counts as too slow (256)
-	Logger         *slog.Logger
+	// MaxLease is how long a session keeps one engine: past it, the next
+	// request gives the engine back and queues again like everyone (15m).
+	MaxLease   time.Duration
+	InfoRate   float64 // info batches per second to one client (60)
+	InfoBurst  int     // (10)
+	MaxPending int     // undelivered non-info events before a client counts as too slow (256)
+	Logger     *slog.Logger
 }
 
 // Service runs requests for sessions and REST handlers.
@@ -71,6 +74,9 @@ func NewService(cfg Config) *Service {
 	}
 	if c.QueueTimeout <= 0 {
 		c.QueueTimeout = time.Minute
+	}
+	if c.MaxLease <= 0 {
+		c.MaxLease = 15 * time.Minute
 	}
 	if c.AcquireTimeout <= 0 {
 		c.AcquireTimeout = 10 * time.Second
@@ -358,7 +364,7 @@ func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string
 		select {
 		case <-held.Done():
 		default:
-			if held.Name() == engine {
+			if held.Name() == engine && time.Since(held.Acquired()) < s.svc.MaxLease {
 				return held, nil
 			}
 		}

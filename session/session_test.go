@@ -1,0 +1,109 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/pool"
+)
+
+func TestMain(m *testing.M) {
+	fakeengine.RunIfRequested()
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			println("leaked goroutines:", err.Error())
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func fakePool(t *testing.T, instances int) *pool.Pool {
+	p, err := pool.New([]pool.EngineConfig{{Name: "fake", Path: fakeengine.Path(), Instances: instances,
+		Env: []string{fakeengine.EnvMode + "=" + fakeengine.Normal}}}, pool.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		p.Close(ctx)
+	})
+	return p
+}
+
+// events reads a session's events until the terminal event of id.
+func events(t *testing.T, s *Session, id string) []*Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var got []*Event
+	for {
+		evs, err := s.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v after %v", id, err, got)
+		}
+		for _, e := range evs {
+			got = append(got, e)
+			if e.ID == id && e.terminal() {
+				return got
+			}
+		}
+	}
+}
+
+func count(evs []*Event, typ string) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMaxLease: a session past its lease time gives the engine back and
+// queues again, so a long session cannot keep an engine from others.
+func TestMaxLease(t *testing.T) {
+	svc := NewService(Config{Pool: fakePool(t, 1), MaxLease: 50 * time.Millisecond})
+	s := svc.NewSession()
+	defer s.Close()
+	play := `{"type":"go","id":"%s","btime":0,"wtime":0,"byoyomi":10}`
+	s.Handle([]byte(sprintf(play, "g1")))
+	first := events(t, s, "g1")
+	s.Handle([]byte(sprintf(play, "g2")))
+	second := events(t, s, "g2")
+	time.Sleep(100 * time.Millisecond)
+	s.Handle([]byte(sprintf(play, "g3")))
+	third := events(t, s, "g3")
+	if count(first, EventEngine) != 1 || count(second, EventEngine) != 0 || count(third, EventEngine) != 1 {
+		t.Errorf("engine events per request: %d %d %d, want 1 0 1 (kept within max lease, re-leased after)",
+			count(first, EventEngine), count(second, EventEngine), count(third, EventEngine))
+	}
+}
+
+// TestIdleRelease: a session that asks nothing gives its engine back.
+func TestIdleRelease(t *testing.T) {
+	p := fakePool(t, 1)
+	svc := NewService(Config{Pool: p, IdleRelease: 50 * time.Millisecond})
+	s := svc.NewSession()
+	defer s.Close()
+	s.Handle([]byte(`{"type":"go","id":"g","btime":0,"wtime":0,"byoyomi":10}`))
+	events(t, s, "g")
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Status()[0].Idle != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle session still holds its engine: %+v", p.Status()[0])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func sprintf(format, id string) string { return fmt.Sprintf(format, id) }
