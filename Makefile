@@ -2,7 +2,7 @@
 GO       ?= go
 FUZZTIME ?= 20s
 
-.PHONY: all deps test-deps build run test check vet race fuzz e2e bench
+.PHONY: all deps test-deps build run test check vet race fuzz e2e bench soak
 
 all: build
 
@@ -37,6 +37,11 @@ fuzz:
 e2e:
 	node --test web/e2e/unit.test.mjs
 	./web/e2e/run.sh
+
+## soak: ~100 WebSocket sessions plus REST load for SOAK (default 5m); CI runs 8 s of it.
+SOAK ?= 5m
+soak:
+	USID_SOAK=$(SOAK) $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 60m ./server/
 
 ## bench: the benchmarks whose numbers README reports.
 bench:

@@ -174,13 +174,22 @@ func TestBadNumbersAndShapes(t *testing.T) {
 // fakeServer serves a pool of fake engines only, for faults the real
 // engines do not produce on demand.
 func fakeServer(t *testing.T, cfgs ...pool.EngineConfig) (*env, *httptest.Server) {
+	return fakeServerWith(t, nil, cfgs...)
+}
+
+func fakeServerWith(t *testing.T, tweak func(*session.Config), cfgs ...pool.EngineConfig) (*env, *httptest.Server) {
 	reg := prometheus.NewRegistry()
 	p, err := pool.New(cfgs, pool.Options{Registerer: reg, Logger: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := session.NewService(session.Config{Pool: p, QueueTimeout: 20 * time.Second, Logger: testLog(t)})
-	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, Logger: testLog(t)})
+	sc := session.Config{Pool: p, QueueTimeout: 20 * time.Second, Logger: testLog(t)}
+	if tweak != nil {
+		tweak(&sc)
+	}
+	svc := session.NewService(sc)
+	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, Logger: testLog(t),
+		Access: &Access{AnonymousQuota: Quota{Rate: 1e6, Burst: 1e6, Sessions: 1000, Leases: 1000}}})
 	hs := httptest.NewServer(srv)
 	e := &env{pool: p, srv: srv, http: hs, reg: reg}
 	t.Cleanup(e.close)
