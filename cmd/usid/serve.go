@@ -34,6 +34,7 @@ type Config struct {
 		IdleRelease    time.Duration `yaml:"idle_release"`
 		QueueTimeout   time.Duration `yaml:"queue_timeout"`
 		AcquireTimeout time.Duration `yaml:"acquire_timeout"`
+		MaxLease       time.Duration `yaml:"max_lease"`
 		Caps           struct {
 			MaxMoveTime time.Duration `yaml:"max_movetime"`
 			MaxAnalysis time.Duration `yaml:"max_analysis"`
@@ -169,7 +170,7 @@ func (m *Main) Run() error {
 	m.pool = p
 	svc := session.NewService(session.Config{
 		Pool: p, IdleRelease: c.Session.IdleRelease,
-		QueueTimeout: c.Session.QueueTimeout, AcquireTimeout: c.Session.AcquireTimeout,
+		QueueTimeout: c.Session.QueueTimeout, AcquireTimeout: c.Session.AcquireTimeout, MaxLease: c.Session.MaxLease,
 		Caps: session.Caps{
 			MaxMoveTime: c.Session.Caps.MaxMoveTime, MaxAnalysis: c.Session.Caps.MaxAnalysis, MaxMateTime: c.Session.Caps.MaxMateTime,
 			MaxDepth: c.Session.Caps.MaxDepth, MaxNodes: c.Session.Caps.MaxNodes, MaxMultiPV: c.Session.Caps.MaxMultiPV, MaxMoves: c.Session.Caps.MaxMoves,

@@ -1,0 +1,264 @@
+// Command usid-bench measures usid side by side with the engines driven
+// directly and with websocketd, in one run on one machine, and prints a
+// markdown table with the project's targets (issue 10, BENCHMARKS.md):
+//
+//  1. REST /v1/analyze with small limits against the same engine over its pipes
+//  2. engine info line -> WebSocket client latency at 1, 50 and 200 sessions
+//  3. session start (connect -> first info) against websocketd
+//  4. searches per second with k = 1, 2 engines against the engines directly
+//  5. memory per idle WebSocket connection at 1k, 5k and 10k connections
+//  6. /v1/validate requests per second and the in-process validation rate
+//
+// usage:
+//
+//	go run ./cmd/usid-bench [-short] [-out FILE] [-usid BIN] [-run 1,2,...]
+//
+// usid runs as a child process (so that its memory is its own), on
+// 127.0.0.1 with a configuration file the tool writes in usid's format. By
+// default the child is this binary running usid's packages wired as
+// cmd/usid wires them; -usid measures a built usid binary instead. The fake
+// engine of (2) is this binary too (internal/fakeengine, mode stamped-info).
+// Linux only: it reads /proc and raises RLIMIT_NOFILE.
+//
+// -short is the CI smoke test: tiny counts, 100 idle connections, websocketd
+// skipped if it is not installed. Its numbers mean nothing.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/usid/usid/internal/fakeengine"
+)
+
+func main() {
+	// This binary is also the fake engine and the usid child: see childMain.
+	if code, ok := childMain(); ok {
+		os.Exit(code)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// childMain runs this process as one of the children the tool starts, when
+// the environment asks for it: a fake engine (internal/fakeengine) or a usid
+// server (envServe). ok is false for a normal start.
+func childMain() (code int, ok bool) {
+	fakeengine.RunIfRequested() // exits when it is a fake engine
+	if os.Getenv(envServe) != "" {
+		os.Unsetenv(envServe) // not for the engines it starts
+		return serveChild(os.Args[1:], os.Stderr), true
+	}
+	return 0, false
+}
+
+// plan is how much each measurement does: the full run or -short.
+type plan struct {
+	restRuns       int           // (1) searches per limit on each side
+	infoSessions   []int         // (2) concurrent sessions, one run each
+	infoTarget     int           // (2) the session count the p99 target applies to
+	infoWindow     time.Duration // (2) measured time per run
+	stampInterval  time.Duration // (2) the fake engine's info interval
+	startRuns      int           // (3) session starts per engine and bridge (gpsusi: half)
+	tputWindow     time.Duration // (4) time per engine count and side
+	idleConns      []int         // (5) idle connection counts, reached in turn
+	idleTarget     int           // (5) the count the memory target applies to
+	validateWindow time.Duration // (6) time per rate
+}
+
+var (
+	fullPlan = plan{
+		restRuns: 200, infoSessions: []int{1, 50, 200}, infoTarget: 50, infoWindow: 5 * time.Second,
+		// 50 lines a second per session: below usid's per-client info rate
+		// (60 batches/s), so no line waits for the rate limiter.
+		stampInterval: 20 * time.Millisecond,
+		startRuns:     20, tputWindow: 5 * time.Second,
+		idleConns: []int{1000, 5000, 10000}, idleTarget: 10000, validateWindow: 3 * time.Second,
+	}
+	shortPlan = plan{
+		restRuns: 5, infoSessions: []int{1, 4}, infoTarget: 4, infoWindow: 300 * time.Millisecond,
+		stampInterval: 20 * time.Millisecond,
+		startRuns:     2, tputWindow: 300 * time.Millisecond,
+		idleConns: []int{100}, idleTarget: 100, validateWindow: 300 * time.Millisecond,
+	}
+)
+
+// bench is one run of the tool.
+type bench struct {
+	plan
+	short      bool
+	self       string // this executable: fake engine and default usid child
+	usidBin    string // -usid: a usid binary to measure instead
+	fairy, gps string
+	websocketd string // "" when missing (allowed only with -short)
+	tmp        string
+	log        *log.Logger
+	http       *http.Client
+	rep        report
+}
+
+// measurement is one of the six; run adds rows to b.rep.
+type measurement struct {
+	title string
+	run   func(ctx context.Context, b *bench) error
+}
+
+var measurements = []measurement{
+	{"REST /v1/analyze vs the engine over its pipes", benchREST},
+	{"info line latency, engine to WebSocket client", benchInfoLatency},
+	{"session start, usid vs websocketd", benchSessionStart},
+	{"throughput with k engines", benchThroughput},
+	{"memory per idle WebSocket connection", benchIdleMemory},
+	{"position validation rate", benchValidate},
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("usid-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	short := fs.Bool("short", false, "quick smoke run for CI (tiny counts; numbers mean nothing)")
+	out := fs.String("out", "", "also write the report as a markdown file (BENCHMARKS.md's shape)")
+	usidBin := fs.String("usid", "", "usid binary to measure (default: usid's packages in a child process of this binary)")
+	only := fs.String("run", "", "measurements to run, as in 1,3,5 (default: all)")
+	fairy := fs.String("fairy", "/usr/games/fairy-stockfish", "fairy-stockfish binary")
+	gps := fs.String("gps", "/usr/games/gpsusi", "gpsusi binary")
+	wsd := fs.String("websocketd", "websocketd", "websocketd binary (Debian package websocketd)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	b := &bench{plan: fullPlan, short: *short, fairy: *fairy, gps: *gps,
+		log: log.New(stderr, "usid-bench: ", log.Ltime|log.Lmsgprefix)}
+	if *short {
+		b.plan = shortPlan
+	}
+	selected, err := parseRun(*only)
+	if err != nil {
+		fmt.Fprintln(stderr, "usid-bench: -run:", err)
+		return 2
+	}
+	if err := b.setup(*usidBin, *wsd); err != nil {
+		fmt.Fprintln(stderr, "usid-bench:", err)
+		return 1
+	}
+	defer os.RemoveAll(b.tmp)
+	defer b.http.CloseIdleConnections()
+
+	b.rep.started = time.Now()
+	b.rep.command = "usid-bench " + strings.Join(args, " ")
+	failed := false
+	for i, m := range measurements {
+		if !selected(i + 1) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		b.log.Printf("[%d/6] %s", i+1, m.title)
+		b.rep.section = strconv.Itoa(i + 1)
+		if err := m.run(ctx, b); err != nil {
+			failed = true
+			b.log.Printf("[%d/6] failed: %v", i+1, err)
+			b.rep.add(m.title, "ERROR: "+oneLine(err.Error()), "", "")
+		}
+	}
+	b.rep.took = time.Since(b.rep.started)
+	md := b.rep.markdown(b)
+	fmt.Fprint(stdout, md)
+	if *out != "" {
+		if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
+			fmt.Fprintln(stderr, "usid-bench:", err)
+			return 1
+		}
+	}
+	if failed || ctx.Err() != nil {
+		return 1
+	}
+	return 0
+}
+
+// setup finds the binaries and makes the scratch directory.
+func (b *bench) setup(usidBin, wsd string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	b.self = self
+	for _, p := range []string{b.fairy, b.gps} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%w (apt-get install fairy-stockfish gpsshogi)", err)
+		}
+	}
+	if usidBin != "" {
+		if b.usidBin, err = filepath.Abs(usidBin); err != nil {
+			return err
+		}
+	}
+	if p, err := lookPath(wsd); err == nil {
+		b.websocketd = p
+	} else if !b.short {
+		return fmt.Errorf("websocketd not found (apt-get install websocketd); only -short may skip it: %w", err)
+	} else {
+		b.rep.note("websocketd is not installed: the short run skipped the websocketd side of (3).")
+	}
+	if b.tmp, err = os.MkdirTemp("", "usid-bench-"); err != nil {
+		return err
+	}
+	b.http = &http.Client{Timeout: time.Minute, Transport: &http.Transport{
+		MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: 30 * time.Second}}
+	return nil
+}
+
+// parseRun reads -run: a comma-separated list of measurement numbers.
+func parseRun(s string) (func(int) bool, error) {
+	if s == "" {
+		return func(int) bool { return true }, nil
+	}
+	var want []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > len(measurements) {
+			return nil, fmt.Errorf("%q: want numbers 1 to %d", f, len(measurements))
+		}
+		want = append(want, n)
+	}
+	return func(i int) bool { return slices.Contains(want, i) }, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// machine describes where the numbers come from.
+func machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		fmt.Sscanf(string(b), "MemTotal: %d kB", &kb)
+		mem = fmt.Sprintf(", %.0f GB RAM", float64(kb)/(1<<20))
+	}
+	return fmt.Sprintf("%d cores (%s)%s, %s/%s, %s", runtime.NumCPU(), model, mem, runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
+
+var errSkipped = errors.New("skipped")
