@@ -33,7 +33,7 @@ func do(t *testing.T, method, url, key, body string) (*http.Response, string) {
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := checkedClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestAPIKeys(t *testing.T) {
 		} else if tt.key != "" {
 			req.Header.Set("Authorization", "Bearer "+tt.key)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := checkedClient(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
