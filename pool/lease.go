@@ -52,17 +52,26 @@ func (l *Lease) SetOption(name, value string) error {
 	if err := l.k.checkClientOption(name, value); err != nil {
 		return err
 	}
+	if err := l.track(name); err != nil {
+		return err
+	}
+	return l.in.eng.SetOption(name, value)
+}
+
+// track records that the lease changes option name, so that Release
+// restores it; it is recorded before sending, in case the engine applies
+// it only in part.
+func (l *Lease) track(name string) error {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.released {
-		l.mu.Unlock()
 		return fmt.Errorf("pool: lease already released")
 	}
 	if l.changed == nil {
 		l.changed = make(map[string]bool)
 	}
-	l.changed[name] = true // before sending: restore even if the engine half-applied it
-	l.mu.Unlock()
-	return l.in.eng.SetOption(name, value)
+	l.changed[name] = true
+	return nil
 }
 
 // SetManagedOption sets an option that the server itself manages for a
@@ -71,16 +80,9 @@ func (l *Lease) SetOption(name, value string) error {
 // Like any option set through the lease, it is restored on Release.
 func (l *Lease) SetManagedOption(name, value string) error {
 	name = advertisedName(l.in.eng.Options(), name)
-	l.mu.Lock()
-	if l.released {
-		l.mu.Unlock()
-		return fmt.Errorf("pool: lease already released")
+	if err := l.track(name); err != nil {
+		return err
 	}
-	if l.changed == nil {
-		l.changed = make(map[string]bool)
-	}
-	l.changed[name] = true
-	l.mu.Unlock()
 	return l.in.eng.SetOption(name, value)
 }
 

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/proc"
 	"github.com/usid/usid/usi"
 )
 
@@ -73,7 +72,7 @@ func newPool(t *testing.T, cfgs ...EngineConfig) (*Pool, *prometheus.Registry) {
 		if err := p.Close(ctx); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		if kids := children(t); len(kids) > 0 {
+		if kids := proc.Children(os.Getpid()); len(kids) > 0 {
 			t.Errorf("engine processes left after Close: %v", kids)
 		}
 	})
@@ -82,27 +81,6 @@ func newPool(t *testing.T, cfgs ...EngineConfig) (*Pool, *prometheus.Registry) {
 
 func testLogger(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// children lists the live child processes of the test process (zombies too:
-// an unreaped child is a leak as well).
-func children(t testing.TB) []int {
-	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var kids []int
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces, so cut at the last ')'.
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
-			pid, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(p)), "/"))
-			kids = append(kids, pid)
-		}
-	}
-	return kids
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -534,7 +512,7 @@ func TestCloseCutsLeases(t *testing.T) {
 	if _, err := p.Acquire(t.Context(), "fake", nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Acquire after Close = %v, want ErrClosed", err)
 	}
-	if kids := children(t); len(kids) > 0 {
+	if kids := proc.Children(os.Getpid()); len(kids) > 0 {
 		t.Errorf("processes left: %v", kids)
 	}
 }

@@ -3,11 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/proc"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
 )
@@ -249,8 +247,8 @@ func TestKillMidSearchOverWebSocket(t *testing.T) {
 	cl.send(map[string]any{"type": "analyze", "id": "k1", "engine": "fairy", "position": map[string]any{"sfen": outOfBok}})
 	cl.until(10*time.Second, func(ev map[string]any) bool { return ev["type"] == "info" })
 	victim := 0
-	for _, pid := range childPIDs() {
-		if comm(pid) == "fairy-stockfish" && pid != held.Engine().PID() {
+	for _, pid := range proc.Children(os.Getpid()) {
+		if proc.Comm(pid) == "fairy-stockfish" && pid != held.Engine().PID() {
 			victim = pid
 		}
 	}
@@ -270,29 +268,6 @@ func TestKillMidSearchOverWebSocket(t *testing.T) {
 	if ev := last(cl.terminal("k2", 10*time.Second)); ev["type"] != "bestmove" {
 		t.Errorf("after recovery: %v", ev)
 	}
-}
-
-func childPIDs() []int {
-	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var kids []int
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-			kids = append(kids, pid)
-		}
-	}
-	return kids
-}
-
-func comm(pid int) string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	return strings.TrimSpace(string(b))
 }
 
 // TestDrainStopsUnboundedAnalysis: on drain a session's until-stop analysis

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/usid/usid"
+	"github.com/usid/usid/internal/proc"
 )
 
 // TestDrainOnSIGTERM runs a real usid with searches and WebSocket sessions in
@@ -25,35 +23,13 @@ func TestDrainOnSIGTERM(t *testing.T) {
 	cfg := strings.Replace(string(usid.DefaultConfig), "shutdown_grace: 30s", "shutdown_grace: 20s", 1)
 	path := t.TempDir() + "/usid.yaml"
 	os.WriteFile(path, []byte(cfg), 0o644)
-	cmd := exec.Command(os.Args[0], "--addr", "127.0.0.1:0", "--config", path)
-	cmd.Env = append(os.Environ(), "USID_RUN_MAIN=1")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
-	var addr string
-	for addr == "" && lines.Scan() {
-		if m := regexp.MustCompile(`usid listening"? addr=(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
-			addr = m[1]
-		}
-	}
-	timer.Stop()
-	if addr == "" {
-		t.Fatal("usid did not start")
-	}
-	go func() {
-		for lines.Scan() {
-		}
-	}()
+	cmd, addr, _ := startUsid(t, "--addr", "127.0.0.1:0", "--config", path)
 	base := "http://" + addr
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		resp, err := http.Get(base + "/readyz")
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == 200 && len(childrenOf(cmd.Process.Pid)) == 3 {
+			if resp.StatusCode == 200 && len(proc.Children(cmd.Process.Pid)) == 3 {
 				break
 			}
 		}
@@ -64,7 +40,7 @@ func TestDrainOnSIGTERM(t *testing.T) {
 	}
 	// gpsusi takes a while to be ready; the REST search needs it.
 	time.Sleep(3 * time.Second)
-	engines := childrenOf(cmd.Process.Pid)
+	engines := proc.Children(cmd.Process.Pid)
 
 	type wsResult struct {
 		types []string

@@ -6,15 +6,15 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/usid/usid"
+	"github.com/usid/usid/internal/proc"
 )
 
 // TestDefaultConfig: the shipped usid.yaml parses strictly and names the
@@ -45,33 +45,8 @@ func TestServe(t *testing.T) {
 			t.Fatalf("%s missing: apt-get install fairy-stockfish gpsshogi", p)
 		}
 	}
-	cmd := exec.Command(os.Args[0], "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "USID_RUN_MAIN=1")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	addrRE := regexp.MustCompile(`usid listening"? addr=(\S+)`)
-	var base string
-	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() }) // don't hang on a silent usid
-	for lines.Scan() {
-		if m := addrRE.FindStringSubmatch(lines.Text()); m != nil {
-			base = "http://" + m[1]
-			break
-		}
-	}
-	timer.Stop()
-	if base == "" {
-		t.Fatal("usid did not say where it listens")
-	}
-	var rest strings.Builder
-	go func() {
-		for lines.Scan() {
-			rest.WriteString(lines.Text() + "\n")
-		}
-	}()
+	cmd, addr, log := startUsid(t, "--addr", "127.0.0.1:0")
+	base := "http://" + addr
 	get := func(path string) (int, string) {
 		resp, err := http.Get(base + path)
 		if err != nil {
@@ -104,7 +79,7 @@ func TestServe(t *testing.T) {
 			t.Errorf("GET %s: %d, body without %q", path, code, want)
 		}
 	}
-	engines := childrenOf(cmd.Process.Pid)
+	engines := proc.Children(cmd.Process.Pid)
 	if len(engines) < 3 {
 		t.Errorf("usid runs %d engine processes, want 3 (2 fairy, 1 gps)", len(engines))
 	}
@@ -114,7 +89,7 @@ func TestServe(t *testing.T) {
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("usid exited with %v\n%s", err, rest.String())
+			t.Errorf("usid exited with %v\n%s", err, log())
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("usid did not exit within 20s of SIGTERM")
@@ -124,25 +99,6 @@ func TestServe(t *testing.T) {
 			t.Errorf("engine process %d outlived usid", pid)
 		}
 	}
-}
-
-// childrenOf lists the processes whose parent is pid.
-func childrenOf(pid int) []int {
-	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var kids []int
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			kid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-			kids = append(kids, kid)
-		}
-	}
-	return kids
 }
 
 func TestAccessConfig(t *testing.T) {
@@ -177,5 +133,46 @@ func TestAccessConfig(t *testing.T) {
 	c, _ = ParseConfig([]byte("engines: []\n"))
 	if _, err := c.access(func(string) string { return "short:key" }); err == nil {
 		t.Error("a short key was accepted")
+	}
+}
+
+// startUsid runs the usid command (this test binary as main) with args and
+// returns it, the address it listens on, and a func that returns what it
+// has logged since. The process is killed at the end of the test.
+func startUsid(t *testing.T, args ...string) (*exec.Cmd, string, func() string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "USID_RUN_MAIN=1")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	lines := bufio.NewScanner(stderr)
+	addrRE := regexp.MustCompile(`usid listening"? addr=(\S+)`)
+	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() }) // don't hang on a silent usid
+	var addr string
+	for addr == "" && lines.Scan() {
+		if m := addrRE.FindStringSubmatch(lines.Text()); m != nil {
+			addr = m[1]
+		}
+	}
+	timer.Stop()
+	if addr == "" {
+		t.Fatal("usid did not say where it listens")
+	}
+	var mu sync.Mutex
+	var rest strings.Builder
+	go func() {
+		for lines.Scan() {
+			mu.Lock()
+			rest.WriteString(lines.Text() + "\n")
+			mu.Unlock()
+		}
+	}()
+	return cmd, addr, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return rest.String()
 	}
 }

@@ -28,7 +28,7 @@ const (
 	ExitNow     = "exit-now"     // exits with status 7 before reading anything
 	DieAfter    = "die-after"    // =duration: exits with status 3 that long after starting
 	MateLine    = "mate-line"    // =moves separated by '_': answers go mate with checkmate <moves>
-	StampedInfo = "stamped-info" // go infinite: an info line every ms with "string t=<unix ns>"
+	StampedInfo = "stamped-info" // [=interval, default 1ms] go infinite: an info line per interval with "string t=<unix ns>"
 	Hang        = "hang"         // =duration: stops reading stdin that long after starting
 )
 
@@ -63,6 +63,11 @@ func Main(mode string) int {
 	case DieAfter:
 		d := dur()
 		time.AfterFunc(d, func() { os.Exit(3) })
+	}
+
+	interval := time.Millisecond // info lines of an infinite search
+	if mode == StampedInfo && arg != "" {
+		interval = dur() // usid-bench: a rate below usid's per-client info rate
 	}
 
 	hangAt := time.Time{}
@@ -119,7 +124,7 @@ func Main(mode string) int {
 				continue
 			}
 			stop = make(chan struct{})
-			go search(mode, stop, say)
+			go search(mode, interval, stop, say)
 		case "stop":
 			if stop != nil && mode != IgnoreStop {
 				close(stop)
@@ -133,9 +138,10 @@ func Main(mode string) int {
 	return 0
 }
 
-// search streams info lines until stop is closed, then answers bestmove.
-func search(mode string, stop chan struct{}, say func(...string)) {
-	tick := time.NewTicker(time.Millisecond)
+// search streams info lines, one per interval, until stop is closed, then
+// answers bestmove.
+func search(mode string, interval time.Duration, stop chan struct{}, say func(...string)) {
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for depth := 1; ; depth++ {
 		select {

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/usid/usid/usi"
+)
+
+// (1) REST /v1/analyze against the same engine driven directly: one client,
+// one engine on each side, searches alternating between the two sides (so
+// that machine noise hits both alike) over the same positions.
+func benchREST(ctx context.Context, b *bench) (err error) {
+	u, err := b.startUsid(ctx, "rest", newConfig(b.fairyEngine(1)))
+	if err != nil {
+		return err
+	}
+	defer stopUsid(u, &err)
+	engs, err := b.startDirect(ctx, 1)
+	if err != nil {
+		return err
+	}
+	defer closeAll(engs)
+	eng := engs[0]
+
+	positions := gamePositions(40)
+	limits := []struct {
+		name   string
+		rest   map[string]int
+		direct usi.Go
+		target bool // the "≤ 5% at 10 ms searches" target
+	}{
+		{"nodes 1000", map[string]int{"nodes": 1000}, usi.Go{Nodes: 1000}, false},
+		{"movetime 10 ms", map[string]int{"movetime_ms": 10}, usi.Go{MoveTime: 10 * time.Millisecond}, true},
+	}
+	const warmup = 3
+	for _, l := range limits {
+		var direct, rest []time.Duration
+		for i := -warmup; i < b.restRuns; i++ {
+			pos := positions[(i+warmup)%len(positions)]
+			body, _ := json.Marshal(map[string]any{"position": pos, "engine": "fairy", "limits": l.rest})
+			var dd, dr time.Duration
+			var derr, rerr error
+			if i%2 == 0 { // alternate who goes first
+				dd, derr = directSearch(ctx, eng, pos, l.direct)
+				dr, rerr = restAnalyze(ctx, b.http, u.url("/v1/analyze"), body)
+			} else {
+				dr, rerr = restAnalyze(ctx, b.http, u.url("/v1/analyze"), body)
+				dd, derr = directSearch(ctx, eng, pos, l.direct)
+			}
+			if derr != nil || rerr != nil {
+				return fmt.Errorf("%s: direct: %v; REST: %v", l.name, derr, rerr)
+			}
+			if i >= 0 {
+				direct, rest = append(direct, dd), append(rest, dr)
+			}
+		}
+		ratio := float64(mean(rest)) / float64(mean(direct))
+		result := fmt.Sprintf("usid p50 %s, p99 %s; direct p50 %s, p99 %s; added p50 %s, p99 %s; time ratio %.3f",
+			ms(pct(rest, .5)), ms(pct(rest, .99)), ms(pct(direct, .5)), ms(pct(direct, .99)),
+			signedMS(pct(rest, .5)-pct(direct, .5)), signedMS(pct(rest, .99)-pct(direct, .99)), ratio)
+		what := fmt.Sprintf("REST `/v1/analyze` vs fairy-stockfish over its pipes, %s (%d searches each)", l.name, len(rest))
+		if l.target {
+			b.rep.add(what, result, "time ratio ≤ 1.05", verdict(ratio <= 1.05))
+		} else {
+			b.rep.add(what, result, "", "")
+		}
+	}
+	b.rep.note("(1) time ratio = mean REST round trip / mean direct search (go to bestmove through the usi package); added = REST percentile − direct percentile. Both engines: fairy-stockfish, Hash 64, Threads 1; %d different positions of one game.", len(positions))
+	return nil
+}
+
+// startDirect starts n fairy-stockfish processes with usid's options for it,
+// to be driven over their pipes with the usi package.
+func (b *bench) startDirect(ctx context.Context, n int) ([]*usi.Engine, error) {
+	var engs []*usi.Engine
+	for range n {
+		e, err := usi.Start(ctx, usi.Config{Path: b.fairy})
+		if err == nil {
+			engs = append(engs, e)
+			err = e.SetOption("Hash", "64")
+			if err == nil {
+				err = e.SetOption("Threads", "1")
+			}
+			if err == nil {
+				err = e.IsReady(ctx)
+			}
+		}
+		if err != nil {
+			closeAll(engs)
+			return nil, fmt.Errorf("starting %s: %w", b.fairy, err)
+		}
+	}
+	return engs, nil
+}
+
+func closeAll(engs []*usi.Engine) {
+	for _, e := range engs {
+		e.Close()
+	}
+}
+
+// directSearch times one search: go, then bestmove.
+func directSearch(ctx context.Context, e *usi.Engine, pos position, g usi.Go) (time.Duration, error) {
+	start := time.Now()
+	s, err := e.Go(ctx, usi.Position{SFEN: pos.SFEN, Moves: pos.Moves}, g)
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.Wait(ctx)
+	took := time.Since(start)
+	if err == nil && res.BestMove == nil {
+		err = fmt.Errorf("no bestmove: %+v", res)
+	}
+	return took, err
+}
+
+// restAnalyze times one POST /v1/analyze, up to the last byte of the answer.
+func restAnalyze(ctx context.Context, c *http.Client, url string, body []byte) (time.Duration, error) {
+	start := time.Now()
+	status, resp, err := post(ctx, c, url, body)
+	took := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	var res struct {
+		BestMove string `json:"bestmove"`
+	}
+	if status != http.StatusOK || json.Unmarshal(resp, &res) != nil || res.BestMove == "" {
+		return 0, fmt.Errorf("POST /v1/analyze: %d %s", status, bytes.TrimSpace(resp))
+	}
+	return took, nil
+}
+
+// post sends a JSON body and reads the whole answer.
+func post(ctx context.Context, c *http.Client, url string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// load calls fn in a loop from workers goroutines for warm+window and
+// counts the calls that end inside the window (after the warm-up). The first
+// error stops every worker.
+func load(parent context.Context, workers int, warm, window time.Duration, fn func(ctx context.Context, worker, i int) error) (int, error) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	start := time.Now().Add(warm)
+	end := start.Add(window)
+	var n atomic.Int64
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil && time.Now().Before(end); i++ {
+				if err := fn(ctx, w, i); err != nil {
+					mu.Lock()
+					if first == nil && ctx.Err() == nil {
+						first = err
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				if t := time.Now(); t.After(start) && !t.After(end) {
+					n.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first == nil {
+		first = parent.Err() // interrupted
+	}
+	return int(n.Load()), first
+}
