@@ -269,7 +269,7 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	s, err := eng.Go(ctx, j.pos.USI, p.cmd)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return errorEvent(j.id, errorf(CodeEngineError, "search cancelled before it started")), false
+			return errorEvent(j.id, errorf(CodeCancelled, "stopped before the search started")), false
 		}
 		return errorEvent(j.id, errorf(CodeEngineError, "starting the search: %v", err)), true
 	}
