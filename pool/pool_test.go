@@ -540,3 +540,12 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("Acquire(unknown) = %v, want ErrUnknownEngine", err)
 	}
 }
+
+// TestMaxAge: an idle engine older than max_age is replaced at its next check.
+func TestMaxAge(t *testing.T) {
+	c := fake(fakeengine.Normal, 1)
+	c.MaxAge, c.HealthInterval = 200*time.Millisecond, 50*time.Millisecond
+	p, reg := newPool(t, c)
+	waitFor(t, "an age recycle", 10*time.Second, func() bool { return restarts(reg, "fake", reasonRecycle) >= 1 })
+	waitIdle(t, p, "fake", 1)
+}

@@ -198,3 +198,31 @@ func TestClientIP(t *testing.T) {
 		}
 	}
 }
+
+// TestOrigins: browsers may open the WebSocket from usid's own origin and the
+// configured patterns only; clients without an Origin (not browsers) may.
+func TestOrigins(t *testing.T) {
+	cfg := shared.srv.cfg
+	cfg.Registerer, cfg.OriginPatterns = nil, []string{"board.example.com"}
+	srv := New(cfg)
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Drain(context.Background())
+	host := strings.TrimPrefix(hs.URL, "http://")
+	for origin, ok := range map[string]bool{"": true, "http://" + host: true, "https://board.example.com": true, "https://evil.example": false} {
+		hdr := http.Header{}
+		if origin != "" {
+			hdr.Set("Origin", origin)
+		}
+		c, resp, err := wsDial(t, hs.URL, "", hdr)
+		if ok != (err == nil) {
+			t.Errorf("Origin %q: err %v, want allowed %v", origin, err, ok)
+		}
+		if !ok && resp != nil && resp.StatusCode != 403 {
+			t.Errorf("Origin %q: status %d, want 403", origin, resp.StatusCode)
+		}
+		if c != nil {
+			c.Close(websocket.StatusNormalClosure, "")
+		}
+	}
+}
