@@ -3,8 +3,8 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/usid/usid/pool"
@@ -280,9 +280,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		t := time.AfterFunc(p.stopAfter, s.Stop)
 		defer t.Stop()
 	}
-	hung := false
+	var hung atomic.Bool
 	wd := time.AfterFunc(p.watchdog, func() {
-		hung = true // read after s.Wait, which orders it
+		hung.Store(true)
 		c.Logger.Warn("search past its limit; stopping it", "id", j.id, "engine", lease.Name(), "limit", p.watchdog)
 		s.Stop()
 	})
@@ -312,7 +312,7 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			return errorEvent(j.id, errorf(CodeEngineError, "the engine failed: %v", err)), true
 		}
 	}
-	if hung {
+	if hung.Load() {
 		discard = true // it answered, but only when prodded: don't trust it with the next search
 	}
 	return c.resultEvent(j, res), discard
@@ -409,7 +409,7 @@ func mustParse(s string) shogi.Move {
 	return m
 }
 
-// describe words an Acquire failure as a client error.
+// acquireError words an Acquire failure as a client error.
 func acquireError(engine string, err error) *Error {
 	var ue *pool.UnavailableError
 	switch {
@@ -425,5 +425,5 @@ func acquireError(engine string, err error) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return errorf(CodeNoEngine, "no %s engine became free in time", engine)
 	}
-	return errorf(CodeNoEngine, "%v", fmt.Sprint(err))
+	return errorf(CodeNoEngine, "no engine: %v", err)
 }

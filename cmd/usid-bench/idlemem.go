@@ -33,19 +33,27 @@ func benchIdleMemory(ctx context.Context, b *bench) (err error) {
 	if b.short {
 		settle = 100 * time.Millisecond
 	}
-	measure := func() (rssB, goB int64, err error) {
+	// measure reads usid's RSS and, from its /metrics, the Go heap and
+	// stacks and the goroutine count: where the memory goes.
+	type mem struct{ rss, heap, stack, goroutines int64 }
+	measure := func() (m mem, err error) {
 		time.Sleep(settle)
-		if rssB, err = rss(u.pid()); err != nil {
-			return 0, 0, err
+		if m.rss, err = rss(u.pid()); err != nil {
+			return m, err
 		}
-		heap, err1 := u.metric(ctx, "go_memstats_heap_inuse_bytes")
-		stack, err2 := u.metric(ctx, "go_memstats_stack_inuse_bytes")
-		if err1 != nil || err2 != nil {
-			return 0, 0, fmt.Errorf("usid /metrics: %v %v", err1, err2)
+		for _, x := range []struct {
+			name string
+			to   *int64
+		}{{"go_memstats_heap_inuse_bytes", &m.heap}, {"go_memstats_stack_inuse_bytes", &m.stack}, {"go_goroutines", &m.goroutines}} {
+			v, err := u.metric(ctx, x.name)
+			if err != nil {
+				return m, fmt.Errorf("usid /metrics: %w", err)
+			}
+			*x.to = int64(v)
 		}
-		return rssB, int64(heap + stack), nil
+		return m, nil
 	}
-	baseRSS, baseGo, err := measure()
+	base, err := measure()
 	if err != nil {
 		return err
 	}
@@ -75,16 +83,16 @@ func benchIdleMemory(ctx context.Context, b *bench) (err error) {
 		if err := waitSessions(ctx, u, n); err != nil {
 			return err
 		}
-		r, g, err := measure()
+		m, err := measure()
 		if err != nil {
 			return err
 		}
-		perConn := func(now, base int64) float64 { return float64(now-base) / float64(n) / 1024 }
+		per := func(now, base int64) float64 { return float64(now-base) / float64(n) }
 		what := fmt.Sprintf("memory, %d idle WebSocket connections", n)
-		result := fmt.Sprintf("usid RSS %s (%.1f KB per connection over the %s at rest); Go heap+stacks %s (%.1f KB per connection)",
-			mb(r), perConn(r, baseRSS), mb(baseRSS), mb(g), perConn(g, baseGo))
+		result := fmt.Sprintf("usid RSS %s (%.1f KB per connection over %s at rest); per connection: Go heap %.1f KB, stacks %.1f KB, %.1f goroutines",
+			mb(m.rss), per(m.rss, base.rss)/1024, mb(base.rss), per(m.heap, base.heap)/1024, per(m.stack, base.stack)/1024, per(m.goroutines, base.goroutines))
 		if n == b.idleTarget {
-			b.rep.add(what, result, "RSS ≤ 300 MB at 10k", verdict(r <= 300<<20))
+			b.rep.add(what, result, "RSS ≤ 300 MB at 10k", verdict(m.rss <= 300<<20))
 		} else {
 			b.rep.add(what, result, "", "")
 		}

@@ -26,7 +26,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -159,6 +158,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer b.http.CloseIdleConnections()
 
 	b.rep.started = time.Now()
+	b.rep.load[0] = loadavg()
 	b.rep.command = "usid-bench " + strings.Join(args, " ")
 	failed := false
 	for i, m := range measurements {
@@ -177,6 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	b.rep.took = time.Since(b.rep.started)
+	b.rep.load[1] = loadavg()
 	md := b.rep.markdown(b)
 	fmt.Fprint(stdout, md)
 	if *out != "" {
@@ -260,5 +261,3 @@ func machine() string {
 	}
 	return fmt.Sprintf("%d cores (%s)%s, %s/%s, %s", runtime.NumCPU(), model, mem, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
-
-var errSkipped = errors.New("skipped")

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ type report struct {
 	started time.Time
 	took    time.Duration
 	command string
+	load    [2]string // /proc/loadavg at the start and the end: how noisy the machine was
 	section string // the measurement adding rows now
 	rows    []row
 	notes   []string
@@ -46,7 +48,7 @@ func (r *report) markdown(b *bench) string {
 		fmt.Fprintf(&w, "**Short run (CI smoke test): tiny counts; the numbers and verdicts mean nothing.**\n\n")
 	}
 	fmt.Fprintf(&w, "- date: %s (took %s)\n", r.started.Format("2006-01-02 15:04 MST"), r.took.Round(time.Second))
-	fmt.Fprintf(&w, "- machine: %s\n", machine())
+	fmt.Fprintf(&w, "- machine: %s; load average (1, 5, 15 min) %s at the start, %s at the end\n", machine(), r.load[0], r.load[1])
 	usid := "usid's packages wired as cmd/usid wires them, in a child process of usid-bench"
 	if b.usidBin != "" {
 		usid = "the binary " + b.usidBin
@@ -64,6 +66,15 @@ func (r *report) markdown(b *bench) string {
 		}
 	}
 	return w.String()
+}
+
+// loadavg is the first three fields of /proc/loadavg.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 func dash(s string) string {

@@ -20,6 +20,9 @@ func benchThroughput(ctx context.Context, b *bench) error {
 		bodies[i], _ = json.Marshal(map[string]any{"position": p, "engine": "fairy", "limits": map[string]int{"nodes": 1000}})
 	}
 	warm := max(500*time.Millisecond, b.tputWindow/10)
+	if b.short {
+		warm = 100 * time.Millisecond
+	}
 	for _, k := range []int{1, 2} {
 		direct, err := b.directThroughput(ctx, k, positions, warm)
 		if err != nil {
