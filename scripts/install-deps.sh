@@ -25,6 +25,11 @@ fi
 
 go mod download
 if [ -n "$tests" ]; then
+  # The deploy tests render the manifests with kubectl kustomize, or a
+  # standalone kustomize where kubectl is missing.
+  if ! command -v kubectl >/dev/null && ! command -v kustomize >/dev/null && [ ! -x "$(go env GOPATH)/bin/kustomize" ]; then
+    go install sigs.k8s.io/kustomize/kustomize/v5@v5.5.0
+  fi
   cd "$(dirname "$0")/../web/e2e"
   [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --loglevel=error
 fi

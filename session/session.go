@@ -287,7 +287,9 @@ func (s *Session) Close() {
 func (s *Session) Drain() {
 	s.mu.Lock()
 	s.draining = true
-	if s.cur != nil && s.cur.unbounded {
+	// A search that runs until stop, or a request still waiting for an
+	// engine, would hold the drain up: end it now.
+	if s.cur != nil && (s.cur.unbounded || s.cur.search == nil) {
 		s.cur.stopped = true
 		s.cur.cancel()
 	}
@@ -427,6 +429,8 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 		switch {
 		case r.superseded && ctx.Err() != nil:
 			err = errorf(CodeSuperseded, "a newer request replaced it while it waited for an engine")
+		case s.draining && ctx.Err() != nil:
+			err = errorf(CodeShuttingDown, "the server is shutting down; reconnect to another instance")
 		case r.stopped && ctx.Err() != nil:
 			err = errorf(CodeCancelled, "stopped while it waited for an engine")
 		}
