@@ -2,7 +2,7 @@
 GO       ?= go
 FUZZTIME ?= 20s
 
-.PHONY: all deps test-deps build run test check vet race fuzz e2e bench soak
+.PHONY: all deps test-deps build run test check vet race fuzz e2e bench benchmarks soak
 
 all: build
 
@@ -37,6 +37,11 @@ fuzz:
 e2e:
 	node --test web/e2e/unit.test.mjs
 	./web/e2e/run.sh
+
+## benchmarks: usid side by side with the engines and websocketd (BENCHMARKS.md); about 2 minutes.
+benchmarks: deps build
+	@command -v websocketd >/dev/null || { echo "benchmarks need websocketd: apt-get install websocketd"; exit 1; }
+	$(GO) run ./cmd/usid-bench -usid bin/usid
 
 ## soak: ~100 WebSocket sessions plus REST load for SOAK (default 5m); CI runs 8 s of it.
 SOAK ?= 5m

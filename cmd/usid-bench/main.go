@@ -20,8 +20,11 @@
 // engine of (2) is this binary too (internal/fakeengine, mode stamped-info).
 // Linux only: it reads /proc and raises RLIMIT_NOFILE.
 //
-// -short is the CI smoke test: tiny counts, 100 idle connections, websocketd
-// skipped if it is not installed. Its numbers mean nothing.
+// -short is the CI smoke test (go test ./cmd/usid-bench runs it): tiny
+// counts, 100 idle connections, fairy-stockfish only in (3), and websocketd
+// skipped (and said so) if it is not installed. Its numbers mean nothing.
+// A full run takes about two minutes and needs fairy-stockfish, gpsusi and
+// websocketd (Debian packages fairy-stockfish, gpsshogi, websocketd).
 package main
 
 import (

@@ -16,7 +16,7 @@ type report struct {
 	took    time.Duration
 	command string
 	load    [2]string // /proc/loadavg at the start and the end: how noisy the machine was
-	section string // the measurement adding rows now
+	section string    // the measurement adding rows now
 	rows    []row
 	notes   []string
 }

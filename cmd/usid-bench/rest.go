@@ -11,14 +11,20 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/pool"
 	"github.com/usid/usid/usi"
 )
 
 // (1) REST /v1/analyze against the same engine driven directly: one client,
 // one engine on each side, searches alternating between the two sides (so
-// that machine noise hits both alike) over the same positions.
+// that machine noise hits both alike) over the same positions. Then usid's
+// own cost, with a fake engine that answers at once.
 func benchREST(ctx context.Context, b *bench) (err error) {
-	u, err := b.startUsid(ctx, "rest", newConfig(b.fairyEngine(1)))
+	// "instant" answers bestmove the moment it gets go: what usid itself costs.
+	instant := b.fakeEngine("instant", fakeengine.Normal, 1)
+	instant.Capabilities = &pool.Capabilities{Go: []string{"nodes", "infinite"}}
+	u, err := b.startUsid(ctx, "rest", newConfig(b.fairyEngine(1), instant))
 	if err != nil {
 		return err
 	}
@@ -73,6 +79,28 @@ func benchREST(ctx context.Context, b *bench) (err error) {
 			b.rep.add(what, result, "", "")
 		}
 	}
+
+	// usid's own cost per search, back to back and after the processes
+	// have gone idle for 10 ms (as between the turns above).
+	body, _ := json.Marshal(map[string]any{"position": positions[len(positions)/2], "engine": "instant", "limits": map[string]int{"nodes": 1000}})
+	var busy, idle []time.Duration
+	for i := -warmup; i < 2*b.restRuns; i++ {
+		if i >= b.restRuns {
+			time.Sleep(10 * time.Millisecond)
+		}
+		d, err := restAnalyze(ctx, b.http, u.url("/v1/analyze"), body)
+		if err != nil {
+			return fmt.Errorf("instant engine: %w", err)
+		}
+		switch {
+		case i >= b.restRuns:
+			idle = append(idle, d)
+		case i >= 0:
+			busy = append(busy, d)
+		}
+	}
+	b.rep.add(fmt.Sprintf("REST `/v1/analyze` with an engine that answers at once: usid's own cost (%d searches each)", len(busy)),
+		fmt.Sprintf("back to back p50 %s, p99 %s; after 10 ms idle p50 %s, p99 %s", ms(pct(busy, .5)), ms(pct(busy, .99)), ms(pct(idle, .5)), ms(pct(idle, .99))), "", "")
 	b.rep.note("(1) time ratio = mean REST round trip / mean direct search (go to bestmove through the usi package); added = REST percentile − direct percentile. Both engines: fairy-stockfish, Hash 64, Threads 1; %d different positions of one game.", len(positions))
 	return nil
 }

@@ -143,6 +143,9 @@ func (b *bench) startUsid(ctx context.Context, name string, cfg usidConfig) (*us
 	case <-time.After(time.Minute):
 		u.stop()
 		return nil, fmt.Errorf("usid did not listen within a minute\n%s", u.stderr)
+	case <-ctx.Done():
+		u.stop()
+		return nil, ctx.Err()
 	}
 	if err := u.waitIdle(ctx, "", 2*time.Minute); err != nil {
 		u.stop()
