@@ -226,3 +226,38 @@ func TestOrigins(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepalive: an idle connection whose peer answers pings stays open; one
+// whose peer does not (it never reads) is closed after a ping interval.
+func TestKeepalive(t *testing.T) {
+	cfg := shared.srv.cfg
+	cfg.Registerer, cfg.PingInterval = nil, 100*time.Millisecond
+	srv := New(cfg)
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Drain(context.Background())
+	open := func() int {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		return len(srv.sessions)
+	}
+	live, _, err := wsDial(t, hs.URL, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go live.Read(context.Background()) // reading answers pings
+	if _, _, err := wsDial(t, hs.URL, "", nil); err != nil { // never reads
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for open() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions open, want only the one that answers pings", open())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if open() != 1 {
+		t.Errorf("the live connection was closed")
+	}
+}

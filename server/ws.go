@@ -73,12 +73,12 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	wc.serve()
 }
 
-// serve runs the connection: this goroutine reads, one writes, one pings.
-// The writer closes the connection once the session has nothing more to send.
+// serve runs the connection: this goroutine reads, one writes (and pings
+// when there is nothing to write). The writer closes the connection once the
+// session has nothing more to send.
 func (wc *wsConn) serve() {
 	var wg sync.WaitGroup
 	wg.Go(wc.write)
-	wg.Go(wc.ping)
 	wc.read()
 	// The connection is closing or gone, so nothing more can be delivered:
 	// stop the search, give the engine back, and end the writer and pinger.
@@ -140,8 +140,25 @@ func (wc *wsConn) write() {
 		wc.mu.Unlock()
 		wc.c.Close(code, why)
 	}()
+	interval := wc.s.cfg.PingInterval
+	nextPing := time.Now().Add(interval)
 	for {
-		evs, err := wc.sess.Next(wc.ctx)
+		ctx, cancel := context.WithDeadline(wc.ctx, nextPing)
+		evs, err := wc.sess.Next(ctx)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) && wc.ctx.Err() == nil {
+			// Nothing to send for a while: a ping keeps proxies from
+			// dropping the connection and tells a dead peer apart.
+			pctx, cancel := context.WithTimeout(wc.ctx, interval)
+			err := wc.c.Ping(pctx)
+			cancel()
+			if err != nil {
+				wc.c.CloseNow()
+				return
+			}
+			nextPing = time.Now().Add(interval)
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, session.ErrSlowClient) {
 				wc.setClose(websocket.StatusPolicyViolation, "client too slow: events piled up unread")
@@ -162,26 +179,6 @@ func (wc *wsConn) write() {
 				return
 			}
 			wc.s.m.events.WithLabelValues(ev.Type).Inc()
-		}
-	}
-}
-
-// ping keeps the connection alive through proxies and notices dead peers.
-func (wc *wsConn) ping() {
-	t := time.NewTicker(wc.s.cfg.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-wc.ctx.Done():
-			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(wc.ctx, wc.s.cfg.PingInterval)
-			err := wc.c.Ping(ctx)
-			cancel()
-			if err != nil {
-				wc.c.CloseNow()
-				return
-			}
 		}
 	}
 }

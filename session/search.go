@@ -260,7 +260,8 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		if !ok && j.multipv > 1 {
 			return errorEvent(j.id, errorf(CodeUnsupported, "engine %s has no MultiPV option", lease.Name())), false
 		}
-		if ok {
+		// Most searches want the value the engine already has: skip the line.
+		if cur, _ := eng.OptionValue(name); ok && cur != strconv.Itoa(j.multipv) {
 			if err := lease.SetManagedOption(name, strconv.Itoa(j.multipv)); err != nil {
 				return errorEvent(j.id, errorf(CodeEngineError, "setting MultiPV: %v", err)), true
 			}

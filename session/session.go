@@ -122,6 +122,9 @@ type Session struct {
 	cancel context.CancelFunc
 	work   chan any // *job, *Request, idleTick: handled by the worker in order
 	done   chan struct{}
+	// once starts the worker at the first request, or marks it done at Close
+	// if none came: an idle connection costs no goroutine here.
+	once sync.Once
 
 	mu        sync.Mutex
 	cur       *run            // the search request the worker is on
@@ -158,9 +161,10 @@ func (svc *Service) NewSession() *Session {
 		done:    make(chan struct{}),
 		pending: make(map[string]*job),
 	}
-	go s.worker()
 	return s
 }
+
+func (s *Session) start() { s.once.Do(func() { go s.worker() }) }
 
 // Next returns the next events to send to the client, waiting for them. It
 // returns an error when the session is over: ErrSlowClient when the client
@@ -217,6 +221,7 @@ func (s *Session) Handle(raw []byte) {
 }
 
 func (s *Session) enqueue(id string, item any) {
+	s.start()
 	select {
 	case s.work <- item:
 	default:
@@ -277,6 +282,7 @@ func (s *Session) Close() {
 	}
 	s.mu.Unlock()
 	s.cancel()
+	s.once.Do(func() { close(s.done) }) // no request ever came: no worker
 	<-s.done
 	s.out.close()
 }
@@ -294,6 +300,7 @@ func (s *Session) Drain() {
 		s.cur.cancel()
 	}
 	s.mu.Unlock()
+	s.start()
 	mark := make(drainMark)
 	select {
 	case s.work <- mark:
