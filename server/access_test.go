@@ -245,7 +245,7 @@ func TestKeepalive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go live.Read(context.Background()) // reading answers pings
+	go live.Read(context.Background())                       // reading answers pings
 	if _, _, err := wsDial(t, hs.URL, "", nil); err != nil { // never reads
 		t.Fatal(err)
 	}
