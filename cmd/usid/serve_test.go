@@ -13,28 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usid/usid"
 	"github.com/usid/usid/internal/proc"
 )
-
-// TestDefaultConfig: the shipped usid.yaml parses strictly and names the
-// engines Debian installs.
-func TestDefaultConfig(t *testing.T) {
-	c, err := ParseConfig(usid.DefaultConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range c.Engines {
-		names = append(names, e.Name+"="+e.Path)
-	}
-	if got := strings.Join(names, " "); got != "fairy=/usr/games/fairy-stockfish gps=/usr/games/gpsusi" {
-		t.Errorf("engines %s", got)
-	}
-	if _, err := ParseConfig([]byte("engines: []\nlisen: x\n")); err == nil {
-		t.Error("a misspelt key was accepted")
-	}
-}
 
 // TestServe runs the real usid binary with the default configuration on a
 // free port, checks that it becomes ready and serves, then sends SIGTERM and
@@ -98,41 +78,6 @@ func TestServe(t *testing.T) {
 		if err := syscall.Kill(pid, 0); err == nil {
 			t.Errorf("engine process %d outlived usid", pid)
 		}
-	}
-}
-
-func TestAccessConfig(t *testing.T) {
-	dir := t.TempDir()
-	keys := dir + "/keys"
-	os.WriteFile(keys, []byte("# team keys\nalice: 0123456789abcdef0123\n\nbob:fedcba9876543210fedc\n"), 0o600)
-	c, err := ParseConfig([]byte("access:\n  keys_file: " + keys + "\n  anonymous: false\n  trusted_proxies: [10.0.0.0/8]\n  keyed: {rate: 3}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := c.access(func(k string) string {
-		if k == "USID_API_KEYS" {
-			return "carol:carolcarolcarolcarol"
-		}
-		return ""
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(a.Keys) != 3 || a.Keys["bob"] != "fedcba9876543210fedc" || a.Anonymous || len(a.TrustedProxies) != 1 || a.Keyed.Rate != 3 {
-		t.Errorf("access: %+v", a)
-	}
-	for _, bad := range []string{"access:\n  trusted_proxies: [nonsense]\n", "access:\n  keys_file: /nonexistent\n"} {
-		c, err := ParseConfig([]byte(bad))
-		if err == nil {
-			_, err = c.access(func(string) string { return "" })
-		}
-		if err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-	c, _ = ParseConfig([]byte("engines: []\n"))
-	if _, err := c.access(func(string) string { return "short:key" }); err == nil {
-		t.Error("a short key was accepted")
 	}
 }
 
