@@ -26,7 +26,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "usid_http_requests_total", Help: "HTTP requests by route and status.",
 		}, []string{"route", "status"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "usid_http_request_duration_seconds", Help: "HTTP request time by route (WebSocket: the whole session).",
+			Name: "usid_http_request_duration_seconds", Help: "HTTP request time by route (WebSocket: the upgrade).",
 			Buckets: []float64{.001, .005, .01, .05, .1, .5, 1, 5, 10, 30, 60, 300, 1800},
 		}, []string{"route"}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -40,9 +40,9 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, qerr)
 		return
 	}
-	defer release()
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
 	if err != nil {
+		release()
 		s.log.Info("websocket refused", "err", err, "origin", r.Header.Get("Origin"))
 		return // Accept has answered
 	}
@@ -57,20 +57,28 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		wc.sess.Close()
 		c.Close(websocket.StatusGoingAway, "server shutting down")
 		cancel()
+		release()
 		return
 	}
 	s.sessions[wc] = struct{}{}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	s.m.sessions.WithLabelValues().Inc()
-	defer func() {
-		s.mu.Lock()
-		delete(s.sessions, wc)
-		s.mu.Unlock()
-		s.m.sessions.WithLabelValues().Dec()
-		s.wg.Done()
+	// The connection is hijacked, so the handler can return: a fresh
+	// goroutine with a small stack serves it, and the request, its headers
+	// and the router's state become garbage. That is most of what an idle
+	// connection costs.
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.sessions, wc)
+			s.mu.Unlock()
+			s.m.sessions.WithLabelValues().Dec()
+			release()
+			s.wg.Done()
+		}()
+		wc.serve()
 	}()
-	wc.serve()
 }
 
 // serve runs the connection: this goroutine reads, one writes (and pings
