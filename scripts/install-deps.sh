@@ -13,6 +13,7 @@ need=()
 if [ -n "$tests" ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)   # driven by npm playwright-core; never a browser download
   command -v npm >/dev/null || need+=(npm)
+  command -v websocketd >/dev/null || need+=(websocketd)   # usid-bench compares usid with it
 fi
 
 if [ ${#need[@]} -gt 0 ]; then
