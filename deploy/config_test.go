@@ -1,7 +1,6 @@
 package deploy_test
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"strconv"
@@ -9,65 +8,28 @@ import (
 	"testing"
 	"time"
 
-	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/usid/usid/internal/app"
 	"github.com/usid/usid/pool"
 )
 
-// usidConfig is the part of usid's configuration file (cmd/usid's Config,
-// which a test cannot import from a main package) that the manifests derive
-// from. The engines are decoded strictly into pool.EngineConfig itself, so a
-// field pool renames or drops fails here; the rest is read leniently (other
-// sections come and go), and the live test has usid's own strict parser
-// accept each ConfigMap whole.
+// usidConfig is usid's configuration file, read by usid's own strict parser
+// (internal/app), with what the manifests derive from it.
 type usidConfig struct {
-	Listen  string              `yaml:"listen"`
-	Engines []pool.EngineConfig `yaml:"-"`
-	Session struct {
-		QueueTimeout   time.Duration `yaml:"queue_timeout"`
-		AcquireTimeout time.Duration `yaml:"acquire_timeout"`
-		Caps           struct {
-			MaxMoveTime time.Duration `yaml:"max_movetime"`
-			MaxAnalysis time.Duration `yaml:"max_analysis"`
-			MaxMateTime time.Duration `yaml:"max_mate_time"`
-		} `yaml:"caps"`
-	} `yaml:"session"`
-	Server struct {
-		ShutdownGrace time.Duration `yaml:"shutdown_grace"`
-	} `yaml:"server"`
-	Access struct {
-		KeysFile       string   `yaml:"keys_file"`
-		TicketSecret   string   `yaml:"ticket_secret_file"`
-		TrustedProxies []string `yaml:"trusted_proxies"`
-	} `yaml:"access"`
+	*app.Config
 }
 
 func parseConfig(b []byte) (*usidConfig, error) {
-	var c usidConfig
-	if err := yaml.Unmarshal(b, &c); err != nil {
-		return nil, err
-	}
-	var raw struct {
-		Engines yaml.Node `yaml:"engines"`
-	}
-	if err := yaml.Unmarshal(b, &raw); err != nil {
-		return nil, err
-	}
-	eb, err := yaml.Marshal(&raw.Engines)
+	c, err := app.ParseConfig(b)
 	if err != nil {
 		return nil, err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(eb))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c.Engines); err != nil {
-		return nil, fmt.Errorf("engines: %w", err)
 	}
 	if len(c.Engines) == 0 {
 		return nil, fmt.Errorf("no engines")
 	}
-	return &c, nil
+	return &usidConfig{c}, nil
 }
 
 // Numbers usid does not read from the file (defaults in session and pool).
