@@ -98,7 +98,7 @@ var (
 // It looks for the stamp in the raw JSON rather than decoding every message,
 // to keep the client's own CPU time out of the numbers.
 func stampedSession(ctx context.Context, c *websocket.Conn, start, end time.Time) ([]time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, end.Sub(time.Now())+30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, time.Until(end)+30*time.Second)
 	defer cancel()
 	if err := c.Write(ctx, websocket.MessageText, analyzeStmp); err != nil {
 		return nil, err

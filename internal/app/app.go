@@ -216,9 +216,6 @@ func (m *Main) Run() error {
 // still has to be called.
 func (m *Main) Served() <-chan error { return m.failed }
 
-// ListenAddr is the address the server listens on (useful with port 0).
-func (m *Main) ListenAddr() string { return m.ln.Addr().String() }
-
 // Close drains: /readyz fails at once, new work is refused, searches in
 // flight finish and WebSocket clients get a going-away close, all within
 // ctx; then the HTTP server stops and every engine gets quit (and is killed
