@@ -152,7 +152,6 @@ type Main struct {
 	pool   *pool.Pool
 	server *server.Server
 	http   *http.Server
-	ln     net.Listener
 	served chan error // Serve's result, taken by Close
 	failed chan error // Serve's error when it failed on its own
 }
@@ -198,7 +197,6 @@ func (m *Main) Run() error {
 		p.Close(context.Background())
 		return err
 	}
-	m.ln = ln
 	m.http = &http.Server{Handler: m.server, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
 	m.served, m.failed = make(chan error, 1), make(chan error, 1)
 	go func() {
