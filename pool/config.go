@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/usid/usid/probe"
 )
 
 // EngineConfig describes one kind of engine and how many of it to keep warm.
@@ -19,7 +21,9 @@ type EngineConfig struct {
 	Instances int      `yaml:"instances"` // processes kept warm; default 1
 
 	// Options are set with setoption after every start (values as the
-	// engine expects them: "64", "true", a combo value).
+	// engine expects them: "64", "true", a combo value). USI_Hash and
+	// USI_Ponder are always sent, as GUIs send them, under the name the
+	// engine advertises (Hash, Ponder): DefaultHashMB and false unless set here.
 	Options map[string]string `yaml:"options"`
 	// ClientOptions is the allow-list of options a client may change during
 	// a lease, with bounds. Options of type string and filename are refused
@@ -37,7 +41,8 @@ type EngineConfig struct {
 	MaxLeases int `yaml:"max_leases"`
 	// MaxAge recycles an engine once it is that old and idle; 0: never.
 	MaxAge time.Duration `yaml:"max_age"`
-	// HealthInterval is how often an idle engine is pinged with isready; default 30s.
+	// HealthInterval is how often an idle engine's process is checked (alive,
+	// not stopped); it costs the engine nothing. Default 5s.
 	HealthInterval time.Duration `yaml:"health_interval"`
 	// Failures within FailureWindow mark the engine kind unavailable for
 	// Cooldown; defaults 5, 1m and 30s.
@@ -54,29 +59,35 @@ type OptionRule struct {
 	AllowText bool     `yaml:"allow_text" json:"allow_text,omitempty"` // string/filename: allow it at all
 }
 
-// Capabilities says what an engine supports natively, so the session layer
-// can emulate the rest. The defaults are safe for any USI engine.
+// Capabilities is the operator's optional word on what an engine can do.
+// usid probes every engine itself (package probe); what is set here wins
+// over the probe's findings, and /v1/engines shows it as "configured".
 type Capabilities struct {
-	// Go lists the go parameters the engine handles: any of btime, wtime,
-	// byoyomi, binc, winc, movestogo, depth, nodes, movetime, infinite,
-	// ponder, mate, searchmoves. Default: the ones every Shogidokoro engine
-	// knows: btime, wtime, byoyomi, infinite, ponder.
+	// Go lists the go parameters the engine takes natively; of those usid
+	// measures (depth, nodes, movetime, binc/winc), the ones not listed
+	// are emulated (binc/winc: refused). Nil: as probed.
 	Go []string `yaml:"go"`
-	// CheckmateAnswer: the engine answers "go mate" with "checkmate".
-	// Default false: mate requests answer notimplemented.
-	CheckmateAnswer bool `yaml:"checkmate"`
+	// CheckmateAnswer: the engine answers "go mate" with "checkmate". Nil:
+	// as probed.
+	CheckmateAnswer *bool `yaml:"checkmate"`
 }
 
-// Supports reports whether the engine handles the go parameter natively.
-func (c Capabilities) Supports(param string) bool { return slices.Contains(c.Go, param) }
+// override is c as the probe package takes it.
+func (c Capabilities) override() probe.Override {
+	return probe.Override{Go: c.Go, Checkmate: c.CheckmateAnswer}
+}
 
 // Timeouts bound each exchange with an engine.
 type Timeouts struct {
-	Start time.Duration `yaml:"start"` // start to usiok; default 10s
-	Ready time.Duration `yaml:"ready"` // isready to readyok; default 10s (covers loading evaluation files)
+	Start time.Duration `yaml:"start"` // start to usiok; default 30s
+	Ready time.Duration `yaml:"ready"` // isready to readyok; default 60s (engines load evaluation files and allocate their hash here)
 	Stop  time.Duration `yaml:"stop"`  // stop to bestmove; default 3s
 	Quit  time.Duration `yaml:"quit"`  // quit to exit, then kill; default 2s
 }
+
+// DefaultHashMB is the USI_Hash sent to an engine whose configuration sets
+// none: modest, because engines' own defaults run to gigabytes.
+const DefaultHashMB = 256
 
 var goParams = []string{"btime", "wtime", "byoyomi", "binc", "winc", "movestogo", "depth", "nodes", "movetime", "infinite", "ponder", "mate", "searchmoves"}
 
@@ -104,11 +115,11 @@ func (c EngineConfig) withDefaults() (EngineConfig, error) {
 			*d = v
 		}
 	}
-	def(&c.Timeouts.Start, 10*time.Second)
-	def(&c.Timeouts.Ready, 10*time.Second)
+	def(&c.Timeouts.Start, 30*time.Second)
+	def(&c.Timeouts.Ready, time.Minute)
 	def(&c.Timeouts.Stop, 3*time.Second)
 	def(&c.Timeouts.Quit, 2*time.Second)
-	def(&c.HealthInterval, 30*time.Second)
+	def(&c.HealthInterval, 5*time.Second)
 	def(&c.FailureWindow, time.Minute)
 	def(&c.Cooldown, 30*time.Second)
 	if c.MaxFailures <= 0 {
@@ -119,9 +130,6 @@ func (c EngineConfig) withDefaults() (EngineConfig, error) {
 	}
 	if c.Queue < 0 {
 		bad("engine %q: queue %d: want 0 or more", c.Name, c.Queue)
-	}
-	if c.Capabilities.Go == nil {
-		c.Capabilities.Go = []string{"btime", "wtime", "byoyomi", "infinite", "ponder"}
 	}
 	for _, p := range c.Capabilities.Go {
 		if !slices.Contains(goParams, p) {

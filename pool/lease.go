@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/usid/usid/probe"
 	"github.com/usid/usid/usi"
 )
 
@@ -20,6 +21,8 @@ type Lease struct {
 	mu       sync.Mutex
 	released bool
 	changed  map[string]bool // options this lease set, to restore on release
+	played   bool            // a search ran in the current game: it needs a gameover
+	mated    bool            // a mate search ran on it
 }
 
 func (k *kind) newLeaseLocked(in *instance) *Lease {
@@ -37,8 +40,63 @@ func (l *Lease) Engine() *usi.Engine { return l.in.eng }
 // Name returns the engine kind's configured name.
 func (l *Lease) Name() string { return l.k.cfg.Name }
 
-// Capabilities says what the leased engine supports natively.
-func (l *Lease) Capabilities() Capabilities { return l.k.cfg.Capabilities }
+// Profile says what the leased engine does natively and what usid must
+// emulate; it is never nil on a lease.
+func (l *Lease) Profile() *probe.Profile { return l.k.Profile() }
+
+// Go starts a search on the leased engine (see usi.Engine.Go). A lease's
+// first search is one of a new game: the pool sent usinewgame when the
+// engine became free (so that an engine clearing its hash does it while
+// idle), or Go sends it now, as GUIs do before the first position of a game.
+func (l *Lease) Go(ctx context.Context, pos usi.Position, g usi.Go) (*usi.Search, error) {
+	l.mu.Lock()
+	played := l.played
+	l.mu.Unlock()
+	if !played && !l.in.fresh {
+		if err := l.NewGame(); err != nil {
+			return nil, err
+		}
+	}
+	s, err := l.in.eng.Go(ctx, pos, g)
+	if err != nil {
+		return nil, err
+	}
+	l.in.fresh = false
+	l.mu.Lock()
+	l.played = true
+	l.mated = l.mated || g.Mate
+	l.mu.Unlock()
+	return s, nil
+}
+
+// NewGame starts a new game: usinewgame, never followed by isready (some
+// engines exit on that order). On an engine that has not searched since its
+// last usinewgame it sends nothing.
+func (l *Lease) NewGame() error {
+	if l.in.fresh {
+		return nil
+	}
+	if err := l.in.eng.NewGame(); err != nil {
+		return err
+	}
+	l.in.fresh = true
+	l.mu.Lock()
+	l.played = false
+	l.mu.Unlock()
+	return nil
+}
+
+// GameOver sends gameover; the next search starts a new game.
+func (l *Lease) GameOver(r usi.GameResult) error {
+	if err := l.in.eng.GameOver(r); err != nil {
+		return err
+	}
+	l.in.fresh = false
+	l.mu.Lock()
+	l.played = false
+	l.mu.Unlock()
+	return nil
+}
 
 // Done is closed if the leased engine's process exits; the lease is then
 // useless and should be released (the pool starts a replacement).
@@ -159,6 +217,7 @@ func (l *Lease) release(retire string) {
 	}
 	l.released = true
 	changed := sortedKeys(l.changed)
+	mated, played := l.mated, l.played
 	l.mu.Unlock()
 
 	k, in := l.k, l.in
@@ -167,7 +226,7 @@ func (l *Lease) release(retire string) {
 	k.mu.Unlock()
 	k.p.wg.Go(func() {
 		if retire == "" {
-			retire = k.reset(in, changed)
+			retire = k.reset(in, changed, mated, played)
 		}
 		k.mu.Lock()
 		k.leasesOut--
@@ -187,7 +246,7 @@ func (l *Lease) release(retire string) {
 
 // reset brings a released engine back to a known state; it returns a reason
 // to replace the engine instead, or "".
-func (k *kind) reset(in *instance, changed []string) string {
+func (k *kind) reset(in *instance, changed []string, mated, played bool) string {
 	eng := in.eng
 	if eng.Err() != nil {
 		return reasonCrash
@@ -196,26 +255,52 @@ func (k *kind) reset(in *instance, changed []string) string {
 		s.Stop() // bestmove within the stop timeout, or the engine is killed
 		<-s.Done()
 	}
+	prof := k.Profile()
+	if mated && prof.AfterMate == probe.AfterMateRecycle {
+		return reasonRecycle // it would not search again
+	}
+	if played {
+		// The lease's game is over; the next lease starts its own.
+		if err := eng.GameOver(usi.Draw); err != nil {
+			return reasonResetFailed
+		}
+	}
 	for _, name := range changed {
 		if err := eng.SetOption(name, k.restoreValue(name)); err != nil {
 			k.log.Warn("could not restore option after a lease", "option", name, "err", err)
 			return reasonResetFailed
 		}
 	}
-	ctx, cancel := context.WithTimeout(k.p.ctx, k.cfg.Timeouts.Ready)
-	err := eng.IsReady(ctx)
-	cancel()
-	if err != nil {
-		if k.p.ctx.Err() != nil {
-			return reasonKilled // closing: the slot closes it anyway
+	if prof.ReadyBetweenLeases {
+		ctx, cancel := context.WithTimeout(k.p.ctx, k.cfg.Timeouts.Ready)
+		err := eng.IsReady(ctx)
+		cancel()
+		if err != nil {
+			if k.p.ctx.Err() != nil {
+				return reasonKilled // closing: the slot closes it anyway
+			}
+			k.log.Warn("engine not ready after a lease", "pid", eng.PID(), "err", err)
+			return reasonResetFailed
 		}
-		k.log.Warn("engine not ready after a lease", "pid", eng.PID(), "err", err)
-		return reasonResetFailed
 	}
 	in.leases++
 	if (k.cfg.MaxLeases > 0 && in.leases >= k.cfg.MaxLeases) || (k.cfg.MaxAge > 0 && time.Since(in.born) >= k.cfg.MaxAge) {
 		return reasonRecycle
 	}
+	return k.prepareGame(in)
+}
+
+// prepareGame sends usinewgame to an engine about to be free, so that the
+// next lease finds a new game begun (and whatever the engine does on
+// usinewgame, such as clearing its hash, done while it was idle).
+func (k *kind) prepareGame(in *instance) string {
+	if in.fresh {
+		return ""
+	}
+	if err := in.eng.NewGame(); err != nil {
+		return reasonResetFailed
+	}
+	in.fresh = true
 	return ""
 }
 

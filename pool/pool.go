@@ -4,18 +4,31 @@
 // For each configured engine kind the pool runs Instances slots. Each slot is
 // one goroutine that owns its engine's life: it starts the process, applies
 // the configured options, waits until it answers isready, offers it for
-// leasing, pings it with isready while it is idle, and when the process dies,
-// hangs, fails to reset or is due for recycling, closes it and starts another
+// leasing, checks its process while it is idle, and when the process dies,
+// stops, fails to reset or is due for recycling, closes it and starts another
 // after a randomized exponential backoff. A kind whose engines fail
 // MaxFailures times within FailureWindow is marked unavailable for Cooldown:
 // Acquire then fails fast with ErrUnavailable.
 //
+// Before a kind's first engine starts, the pool knows the engine's profile
+// (package probe): loaded from the cache for this binary, or probed on a
+// spare process. The profile says which go parameters the engine honours,
+// whether it solves mates, and whether isready is cheap enough to use
+// between leases. An idle engine is never sent anything: its health check
+// reads its process state.
+//
+// The conversation with an engine follows the GUIs': usi, the start options
+// (always USI_Hash and USI_Ponder), isready once, then usinewgame before the
+// first position of each lease (sent when the engine becomes free, or by
+// Lease.Go), and gameover when a lease that searched ends. isready never
+// follows usinewgame.
+//
 // Acquire hands out a free engine at once or queues the caller (FIFO, at most
 // Queue waiters, until the caller's context ends). A Lease is released with
 // Release; the pool then stops any search still running (and consumes its
-// bestmove), restores the options the lease changed, and waits for readyok
-// before the engine serves anyone else. An engine that cannot be brought
-// back is replaced.
+// bestmove), ends the game, restores the options the lease changed, and,
+// when the profile allows, waits for readyok before the engine serves
+// anyone else. An engine that cannot be brought back is replaced.
 //
 // # Concurrency and ownership
 //
@@ -27,6 +40,7 @@
 package pool
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,11 +48,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/usid/usid/probe"
 	"github.com/usid/usid/usi"
 )
 
@@ -55,6 +71,10 @@ var (
 type Options struct {
 	Logger     *slog.Logger          // nil discards
 	Registerer prometheus.Registerer // where metrics go; nil: not registered
+	// ProfileDir is where engine profiles are cached (package probe);
+	// "" is probe.DefaultDir(). An unwritable directory only costs a probe
+	// at every start.
+	ProfileDir string
 }
 
 // Pool is a set of warm engine processes per engine kind.
@@ -63,6 +83,8 @@ type Pool struct {
 	m     *metrics
 	kinds map[string]*kind
 	names []string // configuration order
+
+	profileDir string
 
 	ctx    context.Context // cancelled by Close: slots close their engines
 	cancel context.CancelFunc
@@ -79,7 +101,10 @@ func New(cfgs []EngineConfig, opts Options) (*Pool, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Pool{log: log, m: newMetrics(opts.Registerer), kinds: make(map[string]*kind)}
+	p := &Pool{log: log, m: newMetrics(opts.Registerer), kinds: make(map[string]*kind), profileDir: opts.ProfileDir}
+	if p.profileDir == "" {
+		p.profileDir = probe.DefaultDir()
+	}
 	var errs []error
 	for _, c := range cfgs {
 		c, err := c.withDefaults()
@@ -101,9 +126,7 @@ func New(cfgs []EngineConfig, opts Options) (*Pool, error) {
 	for _, name := range p.names {
 		k := p.kinds[name]
 		k.updateMetrics()
-		for range k.cfg.Instances {
-			p.wg.Go(func() { k.runSlot(p.ctx) })
-		}
+		p.wg.Go(func() { k.run(p.ctx) })
 	}
 	return p, nil
 }
@@ -131,6 +154,16 @@ func (p *Pool) Acquire(ctx context.Context, name string, onQueue func(position i
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEngine, name)
 	}
 	return k.acquire(ctx, onQueue)
+}
+
+// Profile returns what usid knows of an engine kind (package probe), or nil
+// while it is unknown (being probed, or the kind does not exist).
+func (p *Pool) Profile(name string) *probe.Profile {
+	k := p.kinds[name]
+	if k == nil {
+		return nil
+	}
+	return k.Profile()
 }
 
 // Ready reports whether some engine kind could serve a lease now or soon: it
@@ -203,6 +236,11 @@ type kind struct {
 	leasesGo  chan struct{} // closed when leasesOut drops to 0 while closed
 	id        usi.ID        // from the latest engine that started
 	options   []usi.Option
+	// profile is what usid knows of the engine: nil until discovered
+	// (loaded or probed), which happens before any slot starts; then fixed.
+	profile    *probe.Profile
+	profileKey string
+	lastErr    string // why the engine last failed to start, in its own words too
 }
 
 func newKind(p *Pool, cfg EngineConfig) *kind {
@@ -214,6 +252,9 @@ type instance struct {
 	eng    *usi.Engine
 	born   time.Time
 	leases int
+	// fresh: usinewgame was sent and no search since. Touched only by the
+	// instance's holder (its slot at start, a lease, the reset after it).
+	fresh  bool
 	state  string
 	gone   bool        // its slot let go of it: it must never be offered again
 	retire chan string // capacity 1: a reason for the slot to replace the engine
@@ -263,9 +304,9 @@ func (k *kind) acquire(ctx context.Context, onQueue func(int)) (*Lease, error) {
 		k.mu.Unlock()
 		return nil, ErrClosed
 	case k.down():
-		until := k.downUntil
+		err := k.unavailableLocked()
 		k.mu.Unlock()
-		return nil, &UnavailableError{Engine: k.cfg.Name, RetryAfter: time.Until(until)}
+		return nil, err
 	case len(k.waiters) == 0 && len(k.idle) > 0 && k.idle[len(k.idle)-1].eng.Err() == nil:
 		in := k.idle[len(k.idle)-1]
 		k.idle = k.idle[:len(k.idle)-1]
@@ -376,19 +417,35 @@ func (k *kind) fail() {
 	now := time.Now()
 	k.failures = slices.DeleteFunc(k.failures, func(t time.Time) bool { return now.Sub(t) > k.cfg.FailureWindow })
 	k.failures = append(k.failures, now)
-	if len(k.failures) < k.cfg.MaxFailures || k.down() {
+	// One bad instance does not make the kind unavailable while another
+	// one serves: only a kind with no warm engine left is marked down.
+	if len(k.failures) < k.cfg.MaxFailures || k.down() || k.warmLocked() > 0 {
 		return
 	}
-	k.downUntil = now.Add(k.cfg.Cooldown)
 	k.failures = nil
 	k.log.Error("engine keeps failing; marked unavailable", "failures", k.cfg.MaxFailures, "window", k.cfg.FailureWindow, "retry_in", k.cfg.Cooldown)
+	k.markDownLocked(k.cfg.Cooldown)
+}
+
+// warmLocked counts the engines that are up: idle, leased or being checked.
+func (k *kind) warmLocked() int {
+	return len(k.idle) + k.counts[stateBusy] + k.counts[stateResetting] + k.counts[stateChecking]
+}
+
+// markDownLocked makes Acquire fail fast for d, and fails the waiters.
+func (k *kind) markDownLocked(d time.Duration) {
+	k.downUntil = time.Now().Add(d)
 	for _, w := range k.waiters {
-		w.ch <- grant{err: &UnavailableError{Engine: k.cfg.Name, RetryAfter: k.cfg.Cooldown}}
+		w.ch <- grant{err: k.unavailableLocked()}
 	}
 	k.waiters = nil
 	k.updateMetricsLocked()
 	// The gauge flips back when the cooldown ends, whether or not anyone asks.
-	time.AfterFunc(k.cfg.Cooldown, k.updateMetrics)
+	time.AfterFunc(d, k.updateMetrics)
+}
+
+func (k *kind) unavailableLocked() *UnavailableError {
+	return &UnavailableError{Engine: k.cfg.Name, RetryAfter: time.Until(k.downUntil), Reason: k.lastErr}
 }
 
 // waitLeases waits until every lease of k is released or ctx ends.
@@ -411,14 +468,20 @@ func (k *kind) waitLeases(ctx context.Context) error {
 	}
 }
 
-// UnavailableError is ErrUnavailable with the time after which to retry.
+// UnavailableError is ErrUnavailable with the time after which to retry,
+// and the last failure when the engine could not start.
 type UnavailableError struct {
 	Engine     string
 	RetryAfter time.Duration
+	Reason     string // the engine's last start failure, with its own words; may be ""
 }
 
 func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("pool: engine %q unavailable after repeated failures; retry in %v", e.Engine, e.RetryAfter.Round(time.Second))
+	msg := fmt.Sprintf("pool: engine %q unavailable after repeated failures; retry in %v", e.Engine, e.RetryAfter.Round(time.Second))
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
 }
 
 func (e *UnavailableError) Unwrap() error { return ErrUnavailable }
@@ -440,6 +503,9 @@ func (k *kind) runSlot(ctx context.Context) {
 			}
 			k.log.Warn("engine failed to start", "err", err)
 			k.p.m.restarts.WithLabelValues(k.cfg.Name, reasonStartFailed).Inc()
+			k.mu.Lock()
+			k.lastErr = err.Error()
+			k.mu.Unlock()
 			k.fail()
 			if !sleep(ctx, bo.next()) {
 				return
@@ -478,33 +544,155 @@ func (k *kind) runSlot(ctx context.Context) {
 	}
 }
 
-// start starts an engine, applies the configured options and waits for readyok.
-func (k *kind) start(ctx context.Context) (*instance, error) {
+// run finds the engine's profile (from the cache, or by probing a spare
+// process), then keeps Instances engines running until ctx ends.
+func (k *kind) run(ctx context.Context) {
+	if !k.discover(ctx) {
+		return
+	}
+	for range k.cfg.Instances {
+		k.p.wg.Go(func() { k.runSlot(ctx) })
+	}
+}
+
+// discover sets k.profile: the cached one for this binary and
+// configuration, or a new probe's. An engine that cannot start at all is
+// retried with a growing delay (up to 10 minutes), the kind unavailable in
+// between with the engine's own last words as the reason: no restart storm.
+func (k *kind) discover(ctx context.Context) bool {
+	bo := backoff{min: 5 * time.Second, max: 10 * time.Minute}
+	for ctx.Err() == nil {
+		ident, err := probe.IdentityOf(k.cfg.Path)
+		if err == nil {
+			key := probe.Key(ident, k.cacheExtra()...)
+			if prof, ok := probe.Load(k.p.profileDir, key); ok {
+				k.log.Info("engine profile from cache", "id", prof.Identity.Name, "native", prof.NativeParams(), "checkmate", prof.Checkmate)
+				k.setProfile(prof, key)
+				return true
+			}
+			var prof *probe.Profile
+			prof, err = probe.Run(ctx, probe.Config{Start: k.startEngine, Identity: ident, Logger: k.log})
+			if err == nil {
+				if serr := probe.Save(k.p.profileDir, key, prof); serr != nil {
+					k.log.Warn("engine profile not cached", "dir", k.p.profileDir, "err", serr)
+				}
+				k.setProfile(prof, key)
+				return true
+			}
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		k.cannotStart(ctx, err, bo.next())
+		k.mu.Lock()
+		wait := time.Until(k.downUntil)
+		k.mu.Unlock()
+		if !sleep(ctx, wait) {
+			return false
+		}
+	}
+	return false
+}
+
+// cannotStart records why the engine does not start and makes the kind
+// unavailable until the next attempt. An engine that speaks UCI, the chess
+// protocol, is named as such.
+func (k *kind) cannotStart(ctx context.Context, err error, retry time.Duration) {
+	msg := err.Error()
+	if usi.SpeaksUCI(ctx, k.usiConfig(), 5*time.Second) {
+		msg = "the engine speaks UCI (the chess protocol), not USI: " + msg
+	}
+	k.log.Error("engine cannot start", "err", msg, "retry_in", retry.Round(time.Second))
+	k.p.m.restarts.WithLabelValues(k.cfg.Name, reasonStartFailed).Inc()
+	k.mu.Lock()
+	k.lastErr = msg
+	k.markDownLocked(retry)
+	k.mu.Unlock()
+}
+
+// cacheExtra is what, besides the binary, makes a cached profile this
+// configuration's: how the engine is run and the options set at start.
+func (k *kind) cacheExtra() []string {
+	c := k.cfg
+	extra := []string{"dir=" + c.Dir}
+	for _, a := range c.Args {
+		extra = append(extra, "arg="+a)
+	}
+	for _, e := range c.Env {
+		extra = append(extra, "env="+e)
+	}
+	for _, name := range sortedKeys(c.Options) {
+		extra = append(extra, "option="+name+"="+c.Options[name])
+	}
+	return extra
+}
+
+func (k *kind) setProfile(prof *probe.Profile, key string) {
+	p := prof.Apply(k.cfg.Capabilities.override())
+	k.mu.Lock()
+	k.profile, k.profileKey, k.lastErr = &p, key, ""
+	k.mu.Unlock()
+}
+
+// Profile returns the engine kind's profile with the configured overrides,
+// or nil while it is not known yet.
+func (k *kind) Profile() *probe.Profile {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.profile
+}
+
+func (k *kind) usiConfig() usi.Config {
 	c := k.cfg
 	env := []string(nil)
 	if len(c.Env) > 0 {
 		env = append(os.Environ(), c.Env...)
 	}
+	return usi.Config{
+		Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env,
+		USIOKTimeout: c.Timeouts.Start, ReadyOKTimeout: c.Timeouts.Ready,
+		StopTimeout: c.Timeouts.Stop, QuitTimeout: c.Timeouts.Quit,
+		Logger: k.log,
+	}
+}
+
+// startEngine starts an engine process and sets the start options, without
+// isready.
+func (k *kind) startEngine(ctx context.Context) (*usi.Engine, error) {
+	eng, err := usi.Start(ctx, k.usiConfig())
+	if err != nil {
+		return nil, err
+	}
+	if err := k.applyOptions(eng); err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return eng, nil
+}
+
+// start starts a serving engine: options, then isready (which may take a
+// while: engines load their evaluation files then).
+func (k *kind) start(ctx context.Context) (*instance, error) {
+	c := k.cfg
 	sctx, cancel := context.WithTimeout(ctx, c.Timeouts.Start+c.Timeouts.Ready)
 	defer cancel()
 	in := &instance{born: time.Now(), retire: make(chan string, 1)}
 	k.mu.Lock()
 	k.setState(in, stateStarting)
 	k.mu.Unlock()
-	eng, err := usi.Start(sctx, usi.Config{
-		Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env,
-		USIOKTimeout: c.Timeouts.Start, ReadyOKTimeout: c.Timeouts.Ready,
-		StopTimeout: c.Timeouts.Stop, QuitTimeout: c.Timeouts.Quit,
-		Logger: k.log,
-	})
+	eng, err := k.startEngine(sctx)
 	if err == nil {
 		in.eng = eng
-		err = k.applyOptions(sctx, eng)
+		if err = eng.IsReady(sctx); err == nil {
+			err = eng.NewGame() // usinewgame, after isready (the GUIs' order)
+			in.fresh = err == nil
+		}
 		if err != nil {
 			eng.Close()
 		}
 	}
 	k.mu.Lock()
+	prof, key := k.profile, k.profileKey
 	if err != nil {
 		k.setState(in, "")
 	} else {
@@ -514,17 +702,57 @@ func (k *kind) start(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	if prof != nil && prof.Identity.Name != eng.ID().Name {
+		k.log.Warn("engine's id name differs from its cached profile; it is probed again at the next start",
+			"profile", prof.Identity.Name, "engine", eng.ID().Name)
+		probe.Forget(k.p.profileDir, key)
+	}
 	k.log.Info("engine ready", "pid", eng.PID(), "id", eng.ID().Name, "took", time.Since(in.born).Round(time.Millisecond))
 	return in, nil
 }
 
-func (k *kind) applyOptions(ctx context.Context, eng *usi.Engine) error {
-	for _, name := range sortedKeys(k.cfg.Options) {
-		if err := eng.SetOption(advertisedName(eng.Options(), name), k.cfg.Options[name]); err != nil {
-			return fmt.Errorf("configured option %s: %w", name, err)
+// applyOptions sends the start options: the configured ones, plus USI_Hash
+// and USI_Ponder, which GUIs send to every engine (an engine's own hash
+// default may be gigabytes), under the names the engine advertises.
+func (k *kind) applyOptions(eng *usi.Engine) error {
+	opts := eng.Options()
+	values := map[string]string{}
+	for name, v := range k.cfg.Options {
+		values[advertisedName(opts, name)] = v
+	}
+	reserved := map[string]string{"USI_Hash": strconv.Itoa(DefaultHashMB), "USI_Ponder": "false"}
+	for _, name := range sortedKeys(reserved) {
+		if _, set := k.cfg.Options[name]; set {
+			continue
+		}
+		if _, set := k.cfg.Options[optionAliases[name]]; set {
+			continue
+		}
+		values[advertisedName(opts, name)] = clampSpin(opts, advertisedName(opts, name), reserved[name])
+	}
+	for _, name := range sortedKeys(values) {
+		if err := eng.SetOption(name, values[name]); err != nil {
+			return fmt.Errorf("option %s: %w", name, err)
 		}
 	}
-	return eng.IsReady(ctx)
+	return nil
+}
+
+// clampSpin brings a default value within an advertised spin option's range.
+func clampSpin(opts []usi.Option, name, v string) string {
+	i := slices.IndexFunc(opts, func(o usi.Option) bool { return o.Name == name })
+	n, err := strconv.ParseInt(v, 10, 64)
+	if i < 0 || err != nil || opts[i].Type != usi.TypeSpin {
+		return v
+	}
+	o := opts[i]
+	if o.HasMin && n < o.Min {
+		n = o.Min
+	}
+	if o.HasMax && n > o.Max {
+		n = o.Max
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // optionAliases pairs the reserved USI option names with the names that
@@ -548,7 +776,8 @@ func advertisedName(opts []usi.Option, name string) string {
 }
 
 // watch returns when in must be replaced, with the reason, or "" when ctx
-// ends. While in is idle it is health-checked every HealthInterval.
+// ends. While in is idle its process is checked every HealthInterval, at no
+// cost to the engine (no isready: some engines re-initialise on it).
 func (k *kind) watch(ctx context.Context, in *instance) string {
 	t := time.NewTicker(k.cfg.HealthInterval)
 	defer t.Stop()
@@ -561,37 +790,47 @@ func (k *kind) watch(ctx context.Context, in *instance) string {
 		case r := <-in.retire:
 			return r
 		case <-t.C:
-			if r := k.check(ctx, in); r != "" {
+			if r := k.check(in); r != "" {
 				return r
 			}
 		}
 	}
 }
 
-// check pings an idle engine, and retires it if it is due for recycling.
-func (k *kind) check(ctx context.Context, in *instance) string {
+// check retires an idle engine whose process is stopped (SIGSTOP, a
+// debugger) or a zombie, or that is due for recycling. A leased engine is
+// its holder's to judge, by the answer to its next search.
+func (k *kind) check(in *instance) string {
 	k.mu.Lock()
-	if !k.takeIdleLocked(in) {
-		k.mu.Unlock()
-		return "" // leased or resetting: not ours to touch now
+	defer k.mu.Unlock()
+	if !slices.Contains(k.idle, in) {
+		return ""
 	}
-	k.setState(in, stateChecking)
-	k.mu.Unlock()
-	if k.cfg.MaxAge > 0 && time.Since(in.born) >= k.cfg.MaxAge {
-		return reasonRecycle
-	}
-	cctx, cancel := context.WithTimeout(ctx, k.cfg.Timeouts.Ready)
-	err := in.eng.IsReady(cctx)
-	cancel()
-	if err != nil {
-		if ctx.Err() != nil {
-			return ""
-		}
-		k.log.Warn("engine failed its health check", "pid", in.eng.PID(), "err", err)
+	if st := procState(in.eng.PID()); st == 'T' || st == 't' || st == 'Z' {
+		k.takeIdleLocked(in)
+		k.log.Warn("idle engine is not running", "pid", in.eng.PID(), "state", string(st))
 		return reasonUnhealthy
 	}
-	k.offer(in)
+	if k.cfg.MaxAge > 0 && time.Since(in.born) >= k.cfg.MaxAge {
+		k.takeIdleLocked(in)
+		return reasonRecycle
+	}
 	return ""
+}
+
+// procState returns the state letter of a process from /proc (R, S, D, T,
+// t, Z, ...), or 0 where it cannot be read.
+func procState(pid int) byte {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// "pid (comm) S ...": comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
 }
 
 // retire asks in's slot to replace it. It never blocks: one reason is enough.

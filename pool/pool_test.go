@@ -153,7 +153,7 @@ func restarts(reg *prometheus.Registry, name, reason string) float64 {
 func TestRealEngines(t *testing.T) {
 	needBinary(t, fairyPath)
 	needBinary(t, gpsPath)
-	gps := EngineConfig{Name: "gps", Path: gpsPath, Capabilities: Capabilities{CheckmateAnswer: true}}
+	gps := EngineConfig{Name: "gps", Path: gpsPath}
 	p, reg := newPool(t, fairy(2), gps)
 	waitIdle(t, p, "fairy", 2)
 	waitIdle(t, p, "gps", 1)

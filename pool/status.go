@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/usid/usid/probe"
 	"github.com/usid/usid/usi"
 )
 
@@ -14,8 +15,9 @@ type EngineStatus struct {
 	ID            usi.ID       // from the latest engine that started; zero before
 	Options       []usi.Option // as the engine advertised them
 	ClientOptions map[string]OptionRule
-	Capabilities  Capabilities
-	Instances     int // configured
+	Profile       *probe.Profile // nil until known
+	LastError     string         // why the engine last failed to start, with its own words
+	Instances     int            // configured
 	Idle          int
 	Busy          int
 	Starting      int
@@ -37,7 +39,8 @@ func (p *Pool) Status() []EngineStatus {
 			ID:            k.id,
 			Options:       slices.Clone(k.options),
 			ClientOptions: maps.Clone(k.cfg.ClientOptions),
-			Capabilities:  k.cfg.Capabilities,
+			Profile:       k.profile,
+			LastError:     k.lastErr,
 			Instances:     k.cfg.Instances,
 			Idle:          k.counts[stateIdle],
 			Busy:          k.counts[stateBusy],

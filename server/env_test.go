@@ -72,17 +72,16 @@ func engines() []pool.EngineConfig {
 		{
 			Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: ptr(0), Max: ptr(20)}, "Debug Log File": {}},
-			Capabilities:  pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "binc", "winc", "depth", "nodes", "movetime", "infinite", "ponder"}},
 			Queue:         8,
 		},
 		{
 			Name: "gps", Path: gpsPath, Instances: 1, Options: map[string]string{"Thread": "1"},
-			Timeouts:     pool.Timeouts{Start: 20 * time.Second, Ready: 30 * time.Second},
-			Capabilities: pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "infinite", "ponder", "mate"}, CheckmateAnswer: true},
 		},
 		{
 			Name: "liar", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.MateLine + "=G*8f_9f9g_8f8g_9g8h"},
-			Capabilities: pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "infinite", "mate"}, CheckmateAnswer: true},
+			// It answers every go mate with the same false line, so its probe
+			// finds no mate search: the operator's word makes usid ask it.
+			Capabilities: pool.Capabilities{CheckmateAnswer: ptr(true)},
 		},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/probe"
 	"github.com/usid/usid/session"
 	"github.com/usid/usid/shogi"
 	"github.com/usid/usid/usi"
@@ -16,7 +17,9 @@ type engineJSON struct {
 	ID            idJSON                     `json:"id"`
 	Options       []optionJSON               `json:"options"`
 	ClientOptions map[string]pool.OptionRule `json:"client_options"`
-	Capabilities  capabilitiesJSON           `json:"capabilities"`
+	Capabilities  capabilitiesJSON           `json:"capabilities"` // derived from the profile
+	Profile       *probe.Profile             `json:"profile"`      // null while the engine is being probed
+	Error         string                     `json:"error,omitempty"`
 	Instances     int                        `json:"instances"`
 	Idle          int                        `json:"idle"`
 	Busy          int                        `json:"busy"`
@@ -35,8 +38,8 @@ type optionJSON struct {
 	Name    string   `json:"name"`
 	Type    string   `json:"type"`
 	Default string   `json:"default"`
-	Min     *int     `json:"min,omitempty"`
-	Max     *int     `json:"max,omitempty"`
+	Min     *int64   `json:"min,omitempty"`
+	Max     *int64   `json:"max,omitempty"`
 	Vars    []string `json:"vars,omitempty"`
 }
 
@@ -50,9 +53,12 @@ func (s *Server) engines(w http.ResponseWriter, r *http.Request) {
 	for _, st := range s.cfg.Pool.Status() {
 		e := engineJSON{
 			Name: st.Name, ID: idJSON{st.ID.Name, st.ID.Author}, Options: []optionJSON{},
-			ClientOptions: st.ClientOptions, Capabilities: capabilitiesJSON{st.Capabilities.Go, st.Capabilities.CheckmateAnswer},
+			ClientOptions: st.ClientOptions, Capabilities: capabilitiesJSON{Go: []string{}}, Profile: st.Profile, Error: st.LastError,
 			Instances: st.Instances, Idle: st.Idle, Busy: st.Busy + st.Resetting, Starting: st.Starting, Queue: st.Queue,
 			Available: st.Available, RetryAfterS: int(st.RetryAfter.Round(time.Second).Seconds()),
+		}
+		if st.Profile != nil {
+			e.Capabilities = capabilitiesJSON{st.Profile.NativeParams(), st.Profile.Checkmate}
 		}
 		if e.ClientOptions == nil {
 			e.ClientOptions = map[string]pool.OptionRule{}

@@ -270,6 +270,9 @@ type Event struct {
 	Move     string `json:"move,omitempty"`
 	MoveKIF  string `json:"move_kif,omitempty"`
 	PonderMv string `json:"ponder,omitempty"`
+	// Emulated lists the limits usid enforced itself (the engine does not
+	// honour them natively): they stop at the first info line past them.
+	Emulated []string `json:"emulated,omitempty"`
 	// checkmate
 	Result   string   `json:"result,omitempty"`
 	Moves    []string `json:"moves,omitempty"`

@@ -3,8 +3,6 @@ package session
 import (
 	"context"
 	"time"
-
-	"github.com/usid/usid/usi"
 )
 
 // AnalyzeResult is the answer to one bounded search over REST.
@@ -14,6 +12,9 @@ type AnalyzeResult struct {
 	BestMoveKIF string  `json:"bestmove_kif,omitempty"`
 	Ponder      string  `json:"ponder,omitempty"`
 	Lines       []*Line `json:"lines"`
+	// Emulated lists the limits usid enforced itself because the engine
+	// does not honour them natively (see the engine's profile).
+	Emulated []string `json:"emulated,omitempty"`
 }
 
 // Line is the engine's final line for one multipv.
@@ -58,7 +59,7 @@ func (c *Service) Analyze(ctx context.Context, r *Request) (*AnalyzeResult, *Err
 	if perr != nil {
 		return nil, perr
 	}
-	res := &AnalyzeResult{Engine: j.engine, BestMove: term.Move, BestMoveKIF: term.MoveKIF, Ponder: term.PonderMv, Lines: []*Line{}}
+	res := &AnalyzeResult{Engine: j.engine, BestMove: term.Move, BestMoveKIF: term.MoveKIF, Ponder: term.PonderMv, Lines: []*Line{}, Emulated: term.Emulated}
 	for k := 1; k <= j.multipv; k++ {
 		if l := lines[k]; l != nil {
 			res.Lines = append(res.Lines, l)
@@ -75,10 +76,6 @@ func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
 		return nil, err
 	}
 	res := &MateResult{Engine: j.engine, Moves: []string{}}
-	if cfg, ok := c.Pool.Config(j.engine); ok && !cfg.Capabilities.CheckmateAnswer {
-		res.Result = string(usi.MateNotImplemented)
-		return res, nil
-	}
 	term, perr := c.oneShot(ctx, j, func(*Event) {})
 	if perr != nil {
 		return nil, perr

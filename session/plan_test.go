@@ -5,19 +5,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usid/usid/pool"
+	"github.com/usid/usid/probe"
 )
 
 // TestPlan: the go command each kind of engine gets, and what usid enforces
 // itself. gpsusi-like engines must never see depth, nodes, movetime or binc.
 func TestPlan(t *testing.T) {
 	svc := NewService(Config{Caps: Caps{MaxAnalysis: time.Minute, WatchdogMargin: 5 * time.Second}})
-	full := pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "binc", "winc", "depth", "nodes", "movetime", "infinite", "ponder", "mate"}}
-	gps := pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "infinite", "ponder", "mate"}, CheckmateAnswer: true}
+	full := &probe.Profile{Go: map[string]string{"depth": probe.Native, "nodes": probe.Native, "movetime": probe.Native, "binc": probe.Native}, ReportsDepth: true, ReportsNodes: true}
+	gps := &probe.Profile{Go: map[string]string{"depth": probe.Emulated, "nodes": probe.Emulated, "movetime": probe.Emulated, "binc": probe.Unsupported},
+		Checkmate: true, ReportsDepth: true, ReportsNodes: true}
 	tests := []struct {
 		name    string
 		req     string
-		caps    pool.Capabilities
+		caps    *probe.Profile
 		goLine  string
 		stop    time.Duration
 		depth   int
@@ -58,7 +59,7 @@ func TestPlan(t *testing.T) {
 			t.Errorf("%s: %q (err %v) stop after %v, depth %d, nodes %d; want %q, %v, %d, %d",
 				tt.name, line, err, p.stopAfter, p.stopDepth, p.stopNodes, tt.goLine, tt.stop, tt.depth, tt.nodes)
 		}
-		if tt.caps.CheckmateAnswer {
+		if tt.caps.Checkmate {
 			for _, bad := range []string{"depth", "nodes", "movetime", "binc"} {
 				if strings.Contains(line, bad) {
 					t.Errorf("%s: a gpsusi-like engine gets %q", tt.name, line)

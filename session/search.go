@@ -3,11 +3,13 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/probe"
 	"github.com/usid/usid/shogi"
 	"github.com/usid/usid/usi"
 )
@@ -94,8 +96,8 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 	j := &job{id: r.ID, pos: pos, engine: r.Engine, kif: r.Notation == "kif"}
 	if j.engine == "" {
 		j.engine = c.DefaultEngine
-		if r.Type == TypeMate && c.MateEngine != "" {
-			j.engine = c.MateEngine
+		if r.Type == TypeMate {
+			j.engine = c.mateEngine()
 		}
 	}
 	ms := func(field string, v int64, max time.Duration) (time.Duration, *Error) {
@@ -167,32 +169,50 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 	return j, nil
 }
 
+// mateEngine is the engine for a mate request that names none.
+func (c *Service) mateEngine() string {
+	if c.MateEngine != "" {
+		return c.MateEngine
+	}
+	for _, n := range c.Pool.Engines() {
+		if p := c.Pool.Profile(n); p != nil && p.Checkmate {
+			return n
+		}
+	}
+	return c.DefaultEngine
+}
+
 // searchPlan is how a job is put to a particular engine: the go command it
-// can take, plus what usid must enforce itself because the engine lacks the
-// native parameter (gpsusi aborts on go depth, nodes and movetime).
+// takes, plus what usid must enforce itself because the engine does not
+// honour the native parameter (its profile says which).
 type searchPlan struct {
 	cmd       usi.Go
 	stopAfter time.Duration // usid stops the search after this long (0: never)
 	stopDepth int           // ... or once an info line reaches this depth
 	stopNodes int64         // ... or this many nodes
 	watchdog  time.Duration // past this, the engine is deemed hung
+	emulated  []string      // the limits usid enforces itself
 }
 
-func (c *Service) plan(j *job, caps pool.Capabilities) (searchPlan, *Error) {
+func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
 	var p searchPlan
 	margin := c.Caps.WatchdogMargin
+	native := func(param string) bool { return prof.Goes(param) == probe.Native }
 	switch j.kind {
 	case jobMate:
+		if !prof.Checkmate {
+			return p, nil // answered notimplemented without asking
+		}
 		p.cmd = usi.Go{Mate: true, MateTime: j.mate}
 		p.stopAfter = j.mate + margin/2 // in case the engine ignores its own time
 		p.watchdog = j.mate + margin
 	case jobPlay:
-		clk := *j.clock
-		if (clk.BInc > 0 || clk.WInc > 0) && !(caps.Supports("binc") && caps.Supports("winc")) {
-			return p, errorf(CodeUnsupported, "engine %s does not take binc/winc; use byoyomi", j.engine)
+		if prof.MateOnly {
+			return p, errorf(CodeUnsupported, "engine %s only solves mates; use mate, or another engine", j.engine)
 		}
-		if j.ponder && !caps.Supports("ponder") {
-			return p, errorf(CodeUnsupported, "engine %s cannot ponder", j.engine)
+		clk := *j.clock
+		if (clk.BInc > 0 || clk.WInc > 0) && !native("binc") {
+			return p, errorf(CodeUnsupported, "engine %s does not take binc/winc; use byoyomi", j.engine)
 		}
 		p.cmd = usi.Go{Clock: &clk, Ponder: j.ponder}
 		own := clk.BTime
@@ -204,38 +224,58 @@ func (c *Service) plan(j *job, caps pool.Capabilities) (searchPlan, *Error) {
 			p.watchdog = c.Caps.MaxAnalysis + margin
 		}
 	case jobAnalyze:
+		if prof.MateOnly {
+			return p, errorf(CodeUnsupported, "engine %s only solves mates; use mate, or another engine", j.engine)
+		}
 		l := j.limits
-		timed := false
+		bound := time.Duration(0) // usid's own time bound, when it has one
 		if l.MoveTimeMS > 0 {
 			d := time.Duration(l.MoveTimeMS) * time.Millisecond
-			if caps.Supports("movetime") {
+			if native("movetime") {
 				p.cmd.MoveTime = d
 			} else {
 				// usid's own timer, then stop: more exact than Shogidokoro's
-				// "byoyomi d" form, which gpsusi stretches to a second or more.
-				p.stopAfter = d
+				// "byoyomi d" form, which some engines stretch by a second.
+				p.emulated = append(p.emulated, "movetime")
 			}
-			p.watchdog = d + margin
-			timed = true
+			bound = d
 		}
 		if l.Depth > 0 {
-			if caps.Supports("depth") {
+			if native("depth") {
 				p.cmd.Depth = l.Depth
 			} else {
 				p.stopDepth = l.Depth
+				p.emulated = append(p.emulated, "depth")
+				if !prof.ReportsDepth && bound == 0 {
+					// Nothing to count depth by: the engine is stopped by time.
+					bound = c.Caps.MaxMoveTime
+				}
 			}
 		}
 		if l.Nodes > 0 {
-			if caps.Supports("nodes") {
+			if native("nodes") {
 				p.cmd.Nodes = l.Nodes
 			} else {
 				p.stopNodes = l.Nodes
+				p.emulated = append(p.emulated, "nodes")
+				if !prof.ReportsNodes && bound == 0 {
+					bound = c.Caps.MaxMoveTime
+					if prof.NPS > 0 { // the probe's speed, with room to spare
+						bound = min(bound, time.Duration(float64(l.Nodes)/float64(prof.NPS)*2*float64(time.Second))+time.Second)
+					}
+				}
 			}
 		}
-		if p.cmd.MoveTime == 0 && p.cmd.Clock == nil && p.cmd.Depth == 0 && p.cmd.Nodes == 0 {
+		if p.cmd.MoveTime == 0 && p.cmd.Depth == 0 && p.cmd.Nodes == 0 {
 			p.cmd.Infinite = true
 		}
-		if !timed {
+		switch {
+		case bound > 0 && p.cmd.MoveTime == 0:
+			p.stopAfter = bound
+			p.watchdog = bound + margin
+		case bound > 0:
+			p.watchdog = bound + margin
+		default:
 			// "Until stop", or depth/nodes that could take forever: the cap.
 			p.stopAfter = c.Caps.MaxAnalysis
 			p.watchdog = c.Caps.MaxAnalysis + margin
@@ -251,9 +291,13 @@ func (c *Service) plan(j *job, caps pool.Capabilities) (searchPlan, *Error) {
 func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit func(*Event), started func(*usi.Search)) (term *Event, discard bool) {
 	defer func() { emit(term) }()
 	eng := lease.Engine()
-	p, perr := c.plan(j, lease.Capabilities())
+	prof := lease.Profile()
+	p, perr := c.plan(j, prof)
 	if perr != nil {
 		return errorEvent(j.id, perr), false
+	}
+	if j.kind == jobMate && !prof.Checkmate {
+		return &Event{Type: EventCheckmate, ID: j.id, Result: string(usi.MateNotImplemented), Moves: []string{}}, false
 	}
 	if j.kind == jobAnalyze {
 		name, ok := lease.HasOption("USI_MultiPV")
@@ -267,7 +311,7 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			}
 		}
 	}
-	s, err := eng.Go(ctx, j.pos.USI, p.cmd)
+	s, err := lease.Go(ctx, j.pos.USI, p.cmd)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errorEvent(j.id, errorf(CodeCancelled, "stopped before the search started")), false
@@ -277,15 +321,24 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	if started != nil {
 		started(s)
 	}
+	// stoppedByUs: usid, not the engine, ended the search (a timer, an
+	// emulated limit, the client's stop). A mate search ended that way has
+	// proven nothing, whatever the engine says.
+	var stoppedByUs atomic.Bool
+	stop := func() {
+		stoppedByUs.Store(true)
+		s.Stop()
+	}
+	context.AfterFunc(ctx, func() { stoppedByUs.Store(true) })
 	if p.stopAfter > 0 {
-		t := time.AfterFunc(p.stopAfter, s.Stop)
+		t := time.AfterFunc(p.stopAfter, stop)
 		defer t.Stop()
 	}
 	var hung atomic.Bool
 	wd := time.AfterFunc(p.watchdog, func() {
 		hung.Store(true)
 		c.Logger.Warn("search past its limit; stopping it", "id", j.id, "engine", lease.Name(), "limit", p.watchdog)
-		s.Stop()
+		stop()
 	})
 	defer wd.Stop()
 
@@ -296,7 +349,7 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			break
 		}
 		if (p.stopDepth > 0 && in.Has(usi.InfoPV) && in.Depth >= p.stopDepth) || (p.stopNodes > 0 && in.Nodes >= p.stopNodes) {
-			s.Stop()
+			stop()
 		}
 		if ev := c.infoEvent(j, &in); ev != nil {
 			emit(ev)
@@ -305,6 +358,10 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	res, err := s.Wait(bg)
 	if err != nil {
 		switch {
+		case j.kind == jobMate && errors.Is(err, usi.ErrTimeout):
+			// Engines may ignore stop during a mate search: past its time,
+			// the answer is "timeout", and the engine is replaced.
+			return &Event{Type: EventCheckmate, ID: j.id, Result: string(usi.MateTimeout), Moves: []string{}}, true
 		case errors.Is(err, usi.ErrTimeout):
 			return errorEvent(j.id, errorf(CodeEngineError, "the engine did not answer stop in time; it is being replaced")), true
 		case errors.Is(err, usi.ErrClosed):
@@ -316,7 +373,14 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	if hung.Load() {
 		discard = true // it answered, but only when prodded: don't trust it with the next search
 	}
-	return c.resultEvent(j, res), discard
+	term = c.resultEvent(j, res, stoppedByUs.Load())
+	if term.Type == EventBestMove {
+		term.Emulated = p.emulated
+	}
+	if term.Type == EventError {
+		discard = true // an illegal move or a false mate: not trusted again
+	}
+	return term, discard
 }
 
 // infoEvent converts an engine info line; lines with nothing a client shows
@@ -357,14 +421,17 @@ func scoreOf(s usi.Score) *Score {
 // resultEvent turns the engine's answer into the terminal event, checking it
 // with the rules first: an illegal best move or a false mate never reaches
 // a client.
-func (c *Service) resultEvent(j *job, res usi.Result) *Event {
+func (c *Service) resultEvent(j *job, res usi.Result, stoppedByUs bool) *Event {
 	pos := j.pos.Pos
 	if j.kind == jobMate {
 		if res.Checkmate == nil {
-			// fairy-stockfish answers go mate with bestmove: it has no mate search.
+			// An engine that answers go mate with bestmove has no mate search.
 			return &Event{Type: EventCheckmate, ID: j.id, Result: string(usi.MateNotImplemented)}
 		}
 		ev := &Event{Type: EventCheckmate, ID: j.id, Result: string(res.Checkmate.Result)}
+		if stoppedByUs && res.Checkmate.Result == usi.NoMate {
+			ev.Result = string(usi.MateTimeout) // stopped: nothing was proven
+		}
 		if res.Checkmate.Result == usi.MateFound {
 			if err := pos.VerifyMateLine(res.Checkmate.Moves); err != nil {
 				c.Logger.Warn("engine sent a false mate line", "id", j.id, "line", res.Checkmate.Moves, "err", err)
@@ -419,8 +486,11 @@ func acquireError(engine string, err error) *Error {
 	case errors.Is(err, pool.ErrQueueFull):
 		return errorf(CodeQueueFull, "too many requests wait for engine %s; retry later", engine)
 	case errors.As(err, &ue):
-		e := errorf(CodeUnavailable, "engine %s keeps failing; retry in %v", engine, ue.RetryAfter.Round(time.Second))
-		return e
+		msg := fmt.Sprintf("engine %s keeps failing; retry in %v", engine, ue.RetryAfter.Round(time.Second))
+		if ue.Reason != "" {
+			msg += ": " + ue.Reason
+		}
+		return errorf(CodeUnavailable, "%s", msg)
 	case errors.Is(err, pool.ErrClosed):
 		return errorf(CodeShuttingDown, "the server is shutting down")
 	case errors.Is(err, context.DeadlineExceeded):

@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,8 +43,10 @@ const (
 type Config struct {
 	Pool          *pool.Pool
 	DefaultEngine string // for analyze and go; default: the first configured
-	MateEngine    string // for mate; default: the first that answers go mate with checkmate
-	Caps          Caps
+	// MateEngine is for mate; default: the first whose profile says it
+	// answers go mate with checkmate (else DefaultEngine).
+	MateEngine string
+	Caps       Caps
 	// IdleRelease gives a session's engine back after this long without a
 	// request (30s).
 	IdleRelease time.Duration
@@ -93,22 +96,8 @@ func NewService(cfg Config) *Service {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	if c.Pool != nil {
-		names := c.Pool.Engines()
-		if c.DefaultEngine == "" && len(names) > 0 {
-			c.DefaultEngine = names[0]
-		}
-		if c.MateEngine == "" {
-			for _, n := range names {
-				if cfg, _ := c.Pool.Config(n); cfg.Capabilities.CheckmateAnswer {
-					c.MateEngine = n
-					break
-				}
-			}
-			if c.MateEngine == "" {
-				c.MateEngine = c.DefaultEngine
-			}
-		}
+	if c.Pool != nil && c.DefaultEngine == "" && len(c.Pool.Engines()) > 0 {
+		c.DefaultEngine = c.Pool.Engines()[0]
 	}
 	return &Service{Config: c}
 }
@@ -129,6 +118,7 @@ type Session struct {
 	mu        sync.Mutex
 	cur       *run            // the search request the worker is on
 	pending   map[string]*job // queued search requests, by id
+	ended     []string        // ids of the latest searches that have ended, newest last
 	latest    string          // id of the newest search request
 	idleTimer *time.Timer
 	closed    bool
@@ -144,6 +134,10 @@ type run struct {
 	unbounded  bool        // runs until stop: analysis without limits, pondering
 	search     *usi.Search // once the engine searches
 }
+
+// maxEnded is how many ended search ids a session remembers, to take a late
+// stop for one of them quietly.
+const maxEnded = 16
 
 type idleTick struct{}
 
@@ -246,7 +240,23 @@ func (s *Session) stop(id string) {
 		j.cancelled = true
 		return
 	}
+	if slices.Contains(s.ended, id) {
+		// Its terminal event has gone out already (an engine that answered
+		// at once, from its book, a mate engine): a second one for the same
+		// id would break "exactly one terminal event per search".
+		return
+	}
 	s.out.push(errorEvent(id, errorf(CodeNoSearch, "no search with id %q is running", clip(id))))
+}
+
+// markEnded remembers that search id has had its terminal event.
+func (s *Session) markEnded(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ended) == maxEnded {
+		s.ended = slices.Delete(s.ended, 0, 1)
+	}
+	s.ended = append(s.ended, id)
 }
 
 func (s *Session) ponderhit(id string) {
@@ -396,6 +406,7 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	r := &run{id: j.id, cancel: cancel, unbounded: (j.kind == jobAnalyze && !j.bounded) || (j.kind == jobPlay && j.ponder)}
+	defer s.markEnded(j.id) // every way out of serve has sent j's terminal event
 	s.mu.Lock()
 	delete(s.pending, j.id)
 	switch {
@@ -422,12 +433,6 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 		s.mu.Unlock()
 		if !stale {
 			s.out.push(ev)
-		}
-	}
-	if j.kind == jobMate {
-		if c, ok := s.svc.Pool.Config(j.engine); ok && !c.Capabilities.CheckmateAnswer {
-			emit(&Event{Type: EventCheckmate, ID: j.id, Result: string(usi.MateNotImplemented)})
-			return held
 		}
 	}
 	lease, err := s.lease(ctx, held, j.engine, j.id)
@@ -488,7 +493,6 @@ func (s *Session) control(r *Request, held *pool.Lease) *pool.Lease {
 		s.out.push(errorEvent(r.ID, perr))
 		return nil
 	}
-	eng := lease.Engine()
 	var err error
 	switch r.Type {
 	case TypeSetOption:
@@ -498,13 +502,11 @@ func (s *Session) control(r *Request, held *pool.Lease) *pool.Lease {
 			return lease
 		}
 	case TypeNewGame:
-		if err = eng.NewGame(); err == nil {
-			ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
-			err = eng.IsReady(ctx)
-			cancel()
-		}
+		// usinewgame, never followed by isready: the GUIs' order, which some
+		// engines insist on (they exit otherwise).
+		err = lease.NewGame()
 	case TypeGameOver:
-		err = eng.GameOver(usi.GameResult(r.Result))
+		err = lease.GameOver(usi.GameResult(r.Result))
 	}
 	if err != nil {
 		s.out.push(errorEvent(r.ID, controlError(err)))

@@ -102,6 +102,7 @@ type Engine struct {
 	readyGot   uint64            // readyok lines received
 	readyCh    chan struct{}     // closed and replaced on each readyok
 	search     *Search
+	lastWords  []string // the latest lines that were not USI (stdout) or went to stderr
 	closing    bool
 	killReason string
 	err        error // why the process is gone; nil while it runs
@@ -190,7 +191,7 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 		<-e.done
 		e.wg.Wait()
 		cancel()
-		return nil, err
+		return nil, &StartError{Err: err, LastWords: e.LastWords()}
 	}
 	e.log.Info("engine started", "name", e.id.Name, "options", len(e.options))
 	return e, nil
@@ -272,6 +273,14 @@ func (e *Engine) SetOption(name, value string) error {
 	o, ok := e.findOption(name)
 	busy := e.search != nil
 	e.mu.Unlock()
+	if !ok && (name == "USI_Hash" || name == "USI_Ponder") {
+		// GUIs send these two reserved options to every engine, advertised
+		// or not; an engine that does not know them ignores them.
+		o, ok = Option{Name: name, Type: TypeSpin}, true
+		if name == "USI_Ponder" {
+			o.Type = TypeCheck
+		}
+	}
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownOption, clip(name))
 	}
@@ -320,7 +329,7 @@ func checkOptionValue(o Option, v string) (string, error) {
 		if !ok {
 			return "", bad("is not an integer")
 		}
-		if (o.HasMin && n < int64(o.Min)) || (o.HasMax && n > int64(o.Max)) {
+		if (o.HasMin && n < o.Min) || (o.HasMax && n > o.Max) {
 			return "", bad(fmt.Sprintf("is outside %d..%d", o.Min, o.Max))
 		}
 		return strconv.FormatInt(n, 10), nil
@@ -392,7 +401,7 @@ func (e *Engine) IsReady(ctx context.Context) error {
 		case <-e.done:
 			return e.Err()
 		case <-t.C:
-			return fmt.Errorf("%w: no readyok within %v", ErrTimeout, e.cfg.ReadyOKTimeout)
+			return fmt.Errorf("%w: no readyok within %v (an engine loading large evaluation files or allocating a big hash may need a longer ready timeout)", ErrTimeout, e.cfg.ReadyOKTimeout)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -644,6 +653,8 @@ func (e *Engine) wait() {
 	}
 	if e.closing {
 		err = fmt.Errorf("%w: %w", ErrClosed, err)
+	} else if len(e.lastWords) > 0 {
+		err = fmt.Errorf("%w; the engine said: %s", err, strings.Join(e.lastWords, " | "))
 	}
 	e.err = err
 	s := e.search
@@ -708,6 +719,7 @@ func (e *Engine) handle(line string) {
 		}
 		if line != "" {
 			e.log.Debug("ignored engine line", "line", clip(line))
+			e.remember(line)
 		}
 		return
 	}
@@ -777,6 +789,46 @@ func (e *Engine) finishActive(res Result, line string) {
 	e.log.Debug("search result with no search in flight", "line", line)
 }
 
+// maxLastWords is how many of an engine's non-USI lines are kept for
+// diagnostics ("Error! : failed to read nn.bin").
+const maxLastWords = 16
+
+// remember keeps a line that is not USI (from stdout or stderr), so that an
+// engine that fails can be reported with its own last words.
+func (e *Engine) remember(line string) {
+	line = clip(line)
+	e.mu.Lock()
+	if len(e.lastWords) == maxLastWords {
+		e.lastWords = slices.Delete(e.lastWords, 0, 1)
+	}
+	e.lastWords = append(e.lastWords, line)
+	e.mu.Unlock()
+}
+
+// LastWords returns the latest lines the engine wrote that were not USI
+// messages (stdout) or went to stderr, oldest first: what an engine says
+// when it cannot load its files or does not speak USI.
+func (e *Engine) LastWords() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.lastWords)
+}
+
+// StartError is a failed Start with what the engine printed before it failed.
+type StartError struct {
+	Err       error
+	LastWords []string
+}
+
+func (e *StartError) Error() string {
+	if len(e.LastWords) == 0 {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%v; the engine said: %s", e.Err, strings.Join(e.LastWords, " | "))
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
 // readStderr logs the engine's stderr, one capped line per record.
 func (e *Engine) readStderr() {
 	defer e.wg.Done()
@@ -792,6 +844,7 @@ func (e *Engine) readStderr() {
 				line += " [cut]"
 			}
 			e.log.Warn("engine stderr", "line", line)
+			e.remember(line)
 		}
 		cut = full // the rest of a long line is not logged
 		if err != nil && !full {

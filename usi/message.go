@@ -1,6 +1,7 @@
 package usi
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -41,8 +42,8 @@ type Option struct {
 	Name    string // may hold spaces, as fairy-stockfish's "Skill Level"
 	Type    OptionType
 	Default string
-	Min     int // for spin, when HasMin
-	Max     int // for spin, when HasMax
+	Min     int64 // for spin, when HasMin (engines advertise up to int64's max: NodesLimit)
+	Max     int64 // for spin, when HasMax
 	HasMin  bool
 	HasMax  bool
 	Vars    []string // for combo
@@ -296,29 +297,33 @@ func (sc *scanner) maxMovesLeft() int {
 }
 
 // parseInt parses a decimal integer with an optional sign, without the
-// allocations strconv makes for errors. It allows at most 18 digits, so the
-// result always fits.
+// allocations strconv makes for errors. It takes the whole int64 range
+// (engines advertise spin options up to 9223372036854775807) and refuses
+// anything that would overflow.
 func parseInt(s string) (int64, bool) {
 	neg := false
 	if s != "" && (s[0] == '-' || s[0] == '+') {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	if s == "" || len(s) > 18 {
+	if s == "" || len(s) > 19 {
 		return 0, false
 	}
-	var n int64
+	var n uint64
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		n = n*10 + uint64(c-'0') // 19 digits fit in a uint64
 	}
-	if neg {
-		n = -n
+	switch {
+	case !neg && n > math.MaxInt64, neg && n > math.MaxInt64+1:
+		return 0, false
+	case neg:
+		return -int64(n), true // for MinInt64, two's complement gives it back
 	}
-	return n, true
+	return int64(n), true
 }
 
 // number consumes the next token if it is a non-negative integer.
@@ -552,12 +557,12 @@ func parseOption(sc *scanner, line string) (Message, error) {
 		case "min":
 			if n, ok := parseInt(sc.peek()); ok {
 				sc.next()
-				o.Min, o.HasMin = int(n), true
+				o.Min, o.HasMin = n, true
 			}
 		case "max":
 			if n, ok := parseInt(sc.peek()); ok {
 				sc.next()
-				o.Max, o.HasMax = int(n), true
+				o.Max, o.HasMax = n, true
 			}
 		case "var":
 			o.Vars = append(o.Vars, sc.words())
@@ -587,11 +592,11 @@ func (o Option) String() string {
 	}
 	if o.HasMin {
 		b.WriteString(" min ")
-		b.WriteString(strconv.Itoa(o.Min))
+		b.WriteString(strconv.FormatInt(o.Min, 10))
 	}
 	if o.HasMax {
 		b.WriteString(" max ")
-		b.WriteString(strconv.Itoa(o.Max))
+		b.WriteString(strconv.FormatInt(o.Max, 10))
 	}
 	for _, v := range o.Vars {
 		b.WriteString(" var ")

@@ -72,19 +72,14 @@ func newConfig(engines ...engineConfig) usidConfig {
 	return c
 }
 
-// The engines, configured as usid.yaml configures them.
+// The engines, with minimal entries as usid.yaml has them: usid learns the
+// rest (its profile).
 func (b *bench) fairyEngine(n int) engineConfig {
-	return engineConfig{Name: "fairy", Path: b.fairy, Instances: n, Queue: 1024,
-		Options: map[string]string{"USI_Hash": "64", "Threads": "1"},
-		Capabilities: &pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "binc", "winc", "movestogo",
-			"depth", "nodes", "movetime", "infinite", "ponder"}}}
+	return engineConfig{Name: "fairy", Path: b.fairy, Instances: n, Queue: 1024}
 }
 
 func (b *bench) gpsEngine(n int) engineConfig {
-	return engineConfig{Name: "gps", Path: b.gps, Instances: n, Queue: 1024,
-		Options:      map[string]string{"Thread": "1"},
-		Capabilities: &pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "infinite", "ponder", "mate"}, CheckmateAnswer: true},
-		Timeouts:     &pool.Timeouts{Start: 20 * time.Second, Ready: 30 * time.Second}}
+	return engineConfig{Name: "gps", Path: b.gps, Instances: n, Queue: 1024}
 }
 
 // fakeEngine is this binary as internal/fakeengine in mode.

@@ -1,0 +1,422 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/usid/usid/shogi"
+	"github.com/usid/usid/usi"
+)
+
+// Positions the probe searches. The middle game is out of every opening
+// book, so that an engine has to search it (and print info lines); the mate
+// is a one-move tsume (G*5b), which any mate solver finds at once.
+const (
+	middleGame = "3g1ksnl/lrs3gb1/nppp1p+Bpp/p3p1p2/3P5/2P6/PP2PPPPP/4GG1R1/LNS1K1SNL w - 18"
+	mateInOne  = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
+)
+
+// Bounds of the probe's searches.
+const (
+	probeDepth    = 3
+	probeNodes    = 10000
+	probeMoveTime = 500 * time.Millisecond
+	baseline      = 500 * time.Millisecond // byoyomi of the plain search
+	grace         = 3 * time.Second        // past a search's own bound before usid stops it
+	cheapReady    = 250 * time.Millisecond // an isready cheaper than this may run between leases
+)
+
+// Config says how to probe one engine.
+type Config struct {
+	// Start starts a fresh engine process: handshake and the configured
+	// options, but no isready (the probe times it). Run calls it again
+	// after a probe made the engine exit.
+	Start    func(ctx context.Context) (*usi.Engine, error)
+	Identity Identity // the engine's file; Run fills in its id name
+	Logger   *slog.Logger
+}
+
+// ErrStart is returned, wrapped, when the engine could not be started at all.
+var ErrStart = errors.New("probe: engine does not start")
+
+// Run probes an engine and returns its profile. It fails only when the
+// engine cannot be started or made ready once (wrapping ErrStart), or when
+// ctx ends; every other misbehaviour is a finding. Every step is bounded.
+func Run(ctx context.Context, cfg Config) (*Profile, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &runner{cfg: cfg, log: log, prof: &Profile{Version: Version, Identity: cfg.Identity, Go: map[string]string{}}}
+	began := time.Now()
+	defer r.close()
+	if err := r.first(ctx); err != nil {
+		return nil, err
+	}
+	for _, step := range []func(context.Context) error{r.baseline, r.depth, r.nodes, r.movetime, r.inc, r.mate} {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	p := r.prof
+	p.ProbedAt = time.Now().UTC().Truncate(time.Second)
+	p.ProbeTook = Millis(time.Since(began).Milliseconds())
+	log.Info("engine profile probed", "id", p.Identity.Name, "native", p.NativeParams(), "checkmate", p.Checkmate,
+		"after_mate", p.AfterMate, "mate_only", p.MateOnly, "isready_ms", p.ReadyAgainMS, "took", time.Since(began).Round(time.Millisecond))
+	return p, nil
+}
+
+type runner struct {
+	cfg  Config
+	log  *slog.Logger
+	prof *Profile
+	eng  *usi.Engine // nil after it exited, until the next step needs one
+}
+
+func (r *runner) close() {
+	if r.eng != nil {
+		r.eng.Close()
+		r.eng = nil
+	}
+}
+
+// engine returns a running engine, starting one (with usinewgame, as GUIs do
+// before the first position) if the last one exited.
+func (r *runner) engine(ctx context.Context) (*usi.Engine, error) {
+	if r.eng != nil && r.eng.Err() == nil {
+		return r.eng, nil
+	}
+	r.close()
+	e, err := r.cfg.Start(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	err = e.IsReady(rctx)
+	cancel()
+	if err == nil {
+		err = e.NewGame()
+	}
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	r.eng = e
+	return e, nil
+}
+
+// first starts the engine, reads its options and times isready twice: the
+// first loads files and allocates the hash; the second is what an isready
+// between leases would cost. usinewgame comes after both: some engines
+// exit when isready follows usinewgame.
+func (r *runner) first(ctx context.Context) error {
+	e, err := r.cfg.Start(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	r.eng = e
+	p := r.prof
+	id := e.ID()
+	p.Identity.Name, p.Identity.Author = id.Name, id.Author
+	opts := e.Options()
+	p.MultiPVOption = optionName(opts, "USI_MultiPV", "MultiPV")
+	p.HashOption = optionName(opts, "USI_Hash", "Hash")
+	if p.HashOption == "" {
+		p.HashOption = "USI_Hash" // reserved: sent to every engine, as GUIs do
+	}
+	p.PonderOption = optionName(opts, "USI_Ponder", "Ponder")
+	if p.PonderOption == "" {
+		p.PonderOption = "USI_Ponder"
+	}
+	for _, f := range []string{"multipv_option", "hash_option", "ponder_option"} {
+		p.set(f, SourceProbed, "")
+	}
+
+	var took [2]time.Duration
+	for i := range took {
+		rctx, cancel := context.WithTimeout(ctx, time.Minute)
+		t := time.Now()
+		err := e.IsReady(rctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrStart, err)
+		}
+		took[i] = time.Since(t)
+	}
+	p.ReadyFirstMS, p.ReadyAgainMS = took[0].Milliseconds(), took[1].Milliseconds()
+	p.ReadyBetweenLeases = took[1] < cheapReady
+	note := fmt.Sprintf("a second isready took %v", took[1].Round(time.Millisecond))
+	if !p.ReadyBetweenLeases {
+		note += ": the engine re-initialises on isready, so usid does not send it between leases"
+	}
+	p.set("isready", SourceProbed, note)
+	if err := e.NewGame(); err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	return nil
+}
+
+func optionName(opts []usi.Option, names ...string) string {
+	for _, n := range names {
+		if slices.ContainsFunc(opts, func(o usi.Option) bool { return o.Name == n }) {
+			return n
+		}
+	}
+	return ""
+}
+
+// outcome is what one probe search did.
+type outcome struct {
+	res      usi.Result
+	err      error         // the engine exited, or ignored stop
+	took     time.Duration // from go to the answer
+	stopped  bool          // the probe had to send stop
+	maxDepth int
+	maxNodes int64
+	nps      int64
+	infos    int
+	depthSet bool // some info line had depth
+	nodesSet bool // ... and nodes
+}
+
+// search sends one go and waits at most bound for the answer, then stops the
+// search (and waits StopTimeout more, after which usi kills the engine).
+func (r *runner) search(ctx context.Context, sfen string, g usi.Go, bound time.Duration) (outcome, error) {
+	e, err := r.engine(ctx)
+	if err != nil {
+		return outcome{}, err
+	}
+	var o outcome
+	start := time.Now()
+	s, err := e.Go(ctx, usi.Position{SFEN: sfen}, g)
+	if err != nil {
+		if ctx.Err() != nil {
+			return o, ctx.Err()
+		}
+		o.err = err
+		return o, nil
+	}
+	var stopped atomic.Bool
+	t := time.AfterFunc(bound, func() {
+		stopped.Store(true)
+		s.Stop()
+	})
+	defer t.Stop()
+	for {
+		in, ok := s.Next(ctx)
+		if !ok {
+			break
+		}
+		o.infos++
+		if in.Has(usi.InfoDepth) {
+			o.depthSet = true
+			o.maxDepth = max(o.maxDepth, in.Depth)
+		}
+		if in.Has(usi.InfoNodes) {
+			o.nodesSet = true
+			o.maxNodes = max(o.maxNodes, in.Nodes)
+		}
+		if in.Has(usi.InfoNPS) {
+			o.nps = in.NPS
+		}
+	}
+	o.res, o.err = s.Wait(context.WithoutCancel(ctx))
+	o.took = time.Since(start)
+	o.stopped = stopped.Load()
+	if ctx.Err() != nil {
+		return o, ctx.Err()
+	}
+	if o.err != nil {
+		r.log.Info("probe: the engine failed a search", "go", goLine(g), "err", o.err)
+	}
+	return o, nil
+}
+
+func goLine(g usi.Go) string {
+	l, _ := g.Line()
+	return l
+}
+
+// answered reports whether the search ended with a legal best move in sfen,
+// and says what went wrong otherwise.
+func answered(o outcome, sfen string) (bool, string) {
+	switch {
+	case o.err != nil:
+		return false, fmt.Sprintf("the engine failed: %v", o.err)
+	case o.res.Checkmate != nil:
+		return false, "it answered with checkmate"
+	case o.res.BestMove == nil:
+		return false, "no best move"
+	}
+	pos, err := shogi.ParseSFEN(sfen)
+	if err != nil {
+		return false, err.Error()
+	}
+	if _, err := pos.CheckMove(o.res.BestMove.Move); err != nil {
+		return false, fmt.Sprintf("best move %q: %v", o.res.BestMove.Move, err)
+	}
+	return true, ""
+}
+
+// baseline asks for a plain timed search, the one every Shogidokoro engine
+// takes, and learns whether the engine analyses at all and what its info
+// lines carry.
+func (r *runner) baseline(ctx context.Context) error {
+	g := usi.Go{Clock: &usi.Clock{Byoyomi: baseline}}
+	o, err := r.search(ctx, middleGame, g, baseline+grace)
+	if err != nil {
+		return err
+	}
+	p := r.prof
+	p.ReportsDepth, p.ReportsNodes, p.NPS = o.depthSet, o.nodesSet, o.nps
+	if p.NPS == 0 && o.maxNodes > 0 && o.took > 0 {
+		p.NPS = int64(float64(o.maxNodes) / o.took.Seconds())
+	}
+	p.set("reports_depth", SourceProbed, "")
+	p.set("reports_nodes", SourceProbed, "")
+	ok, why := answered(o, middleGame)
+	if ok && o.stopped {
+		ok, why = false, "it answered only when stopped"
+	}
+	if ok {
+		p.set("mate_only", SourceProbed, "")
+		return nil
+	}
+	p.MateOnly = true // unless the mate probe finds no mate search either
+	p.set("mate_only", SourceProbed, "a plain go "+goLine(g)+": "+why)
+	return nil
+}
+
+// limitStep probes one limit parameter: the engine honours it when it
+// answers by itself, in time, with a legal move, within the limit as far as
+// its info lines show.
+func (r *runner) limitStep(ctx context.Context, param string, g usi.Go, bound time.Duration, judge func(outcome) string) error {
+	p := r.prof
+	if p.MateOnly {
+		p.Go[param] = Unsupported
+		p.set(param, SourceProbed, "the engine does not analyse")
+		return nil
+	}
+	o, err := r.search(ctx, middleGame, g, bound)
+	if err != nil {
+		return err
+	}
+	why := ""
+	if ok, w := answered(o, middleGame); !ok {
+		why = w
+	} else if o.stopped {
+		why = "it did not end the search by itself"
+	} else {
+		why = judge(o)
+	}
+	if why == "" {
+		p.Go[param] = Native
+		p.set(param, SourceProbed, fmt.Sprintf("%s: answered in %v", goLine(g), o.took.Round(time.Millisecond)))
+		return nil
+	}
+	p.Go[param] = Emulated
+	if param == "binc" {
+		p.Go[param] = Unsupported
+	}
+	p.set(param, SourceProbed, goLine(g)+": "+why)
+	return nil
+}
+
+func (r *runner) depth(ctx context.Context) error {
+	return r.limitStep(ctx, "depth", usi.Go{Depth: probeDepth}, 5*time.Second, func(o outcome) string {
+		if o.depthSet && o.maxDepth > probeDepth {
+			return fmt.Sprintf("it searched to depth %d", o.maxDepth)
+		}
+		return ""
+	})
+}
+
+func (r *runner) nodes(ctx context.Context) error {
+	return r.limitStep(ctx, "nodes", usi.Go{Nodes: probeNodes}, 5*time.Second, func(o outcome) string {
+		if o.nodesSet && o.maxNodes > probeNodes*3/2 {
+			return fmt.Sprintf("it searched %d nodes", o.maxNodes)
+		}
+		return ""
+	})
+}
+
+func (r *runner) movetime(ctx context.Context) error {
+	return r.limitStep(ctx, "movetime", usi.Go{MoveTime: probeMoveTime}, probeMoveTime+grace, func(o outcome) string {
+		// Some engines take movetime as a byoyomi less a safety margin
+		// and answer far too early; others overrun it.
+		if o.took < probeMoveTime*6/10 || o.took > probeMoveTime+500*time.Millisecond {
+			return fmt.Sprintf("it answered after %v", o.took.Round(time.Millisecond))
+		}
+		return ""
+	})
+}
+
+func (r *runner) inc(ctx context.Context) error {
+	g := usi.Go{Clock: &usi.Clock{BTime: time.Second, WTime: time.Second, BInc: 200 * time.Millisecond, WInc: 200 * time.Millisecond}}
+	return r.limitStep(ctx, "binc", g, 2*time.Second+grace, func(outcome) string { return "" })
+}
+
+// mate asks for a one-move mate, then (for an engine that also analyses)
+// whether a plain search still gets an answer afterwards.
+func (r *runner) mate(ctx context.Context) error {
+	p := r.prof
+	o, err := r.search(ctx, mateInOne, usi.Go{Mate: true, MateTime: 2 * time.Second}, 2*time.Second+grace)
+	if err != nil {
+		return err
+	}
+	note := ""
+	switch {
+	case o.err != nil:
+		note = fmt.Sprintf("go mate: the engine failed: %v", o.err)
+	case o.res.BestMove != nil:
+		note = "go mate: answered with bestmove (no mate search)"
+	case o.res.Checkmate == nil:
+		note = "go mate: no answer"
+	case o.res.Checkmate.Result != usi.MateFound:
+		note = "go mate on a mate in one: checkmate " + string(o.res.Checkmate.Result)
+	default:
+		pos, _ := shogi.ParseSFEN(mateInOne)
+		if err := pos.VerifyMateLine(o.res.Checkmate.Moves); err != nil {
+			note = fmt.Sprintf("go mate: a false mate line: %v", err)
+		}
+	}
+	p.Checkmate = note == ""
+	p.set("checkmate", SourceProbed, note)
+	if !p.Checkmate {
+		if p.MateOnly {
+			// Neither analysis nor mates: an engine usid can still try to
+			// use for analysis; say so rather than refuse everything.
+			p.MateOnly = false
+			p.set("mate_only", SourceProbed, p.Notes["mate_only"]+"; no mate search either")
+		}
+		p.AfterMate = AfterMateOK
+		p.set("after_mate", SourceDefault, "")
+		return nil
+	}
+	if p.MateOnly {
+		p.AfterMate = AfterMateOK
+		p.set("after_mate", SourceDefault, "a mate-only engine gets only mate searches")
+		return nil
+	}
+	g := usi.Go{Clock: &usi.Clock{Byoyomi: baseline}}
+	o, err = r.search(ctx, middleGame, g, baseline+grace)
+	if err != nil {
+		return err
+	}
+	if ok, why := answered(o, middleGame); ok && !o.stopped {
+		p.AfterMate = AfterMateOK
+		p.set("after_mate", SourceProbed, "")
+	} else {
+		if why == "" {
+			why = "it answered only when stopped"
+		}
+		p.AfterMate = AfterMateRecycle
+		p.set("after_mate", SourceProbed, "a plain go after go mate: "+why)
+	}
+	return nil
+}

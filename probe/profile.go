@@ -1,0 +1,201 @@
+// Package probe finds out how a USI engine behaves, the way a careful GUI
+// learns an engine it has never seen: which go parameters it honours and
+// how, whether it answers go mate with checkmate and still searches normally
+// afterwards, whether it only solves mates, what it calls its MultiPV, hash
+// and ponder options, whether its info lines carry depth and nodes, and what
+// an isready costs it. The findings are a Profile, kept on disk by the
+// engine's identity so that a restart does not probe again.
+//
+// Run drives a spare engine process that its caller starts (and restarts,
+// when a probe makes the engine exit); it never touches an engine that serves
+// clients. Nothing here knows any engine by name.
+//
+// # Concurrency and ownership
+//
+// Run owns the engines its Start function returns and closes each of them
+// before it returns. A Profile is a value: once returned it is not changed,
+// and it is safe to read from many goroutines. Load and Save may be called
+// concurrently for different identities.
+package probe
+
+import (
+	"slices"
+	"time"
+)
+
+// How an engine takes a go parameter.
+const (
+	Native      = "native"      // sent to the engine, which honours it
+	Emulated    = "emulated"    // usid enforces it itself (go infinite, then stop)
+	Unsupported = "unsupported" // neither: requests that need it are refused
+)
+
+// Where a fact came from.
+const (
+	SourceProbed     = "probed"     // measured on the engine by Run
+	SourceConfigured = "configured" // the operator's capabilities override
+	SourceDefault    = "default"    // what every USI engine is known to do
+)
+
+// What to do with an engine after a mate search.
+const (
+	AfterMateOK      = "ok"      // it searches normally afterwards
+	AfterMateRecycle = "recycle" // it does not: replace it after each mate search
+)
+
+// Version is the probe's format; a profile of another version is probed again.
+const Version = 1
+
+// Limit parameters the probe measures; the clock parameters (btime, wtime,
+// byoyomi) plus infinite and ponder are Shogidokoro's core, which every USI
+// engine takes.
+var (
+	measured = []string{"depth", "nodes", "movetime", "binc"}
+	core     = []string{"btime", "wtime", "byoyomi", "infinite", "ponder"}
+)
+
+// Profile is what usid knows about one engine. Sources says, for each fact
+// (a go parameter's name, or "checkmate", "after_mate", "mate_only",
+// "multipv_option", "hash_option", "ponder_option", "reports_depth",
+// "reports_nodes", "isready"), where it came from; Notes says why, for the
+// facts a probe decided.
+type Profile struct {
+	Version  int      `json:"version"`
+	Identity Identity `json:"identity"`
+
+	// Go maps each go parameter to Native, Emulated or Unsupported. winc
+	// follows binc.
+	Go map[string]string `json:"go"`
+	// Checkmate: the engine answers "go mate" with a checkmate line.
+	Checkmate bool `json:"checkmate"`
+	// AfterMate is AfterMateOK or AfterMateRecycle.
+	AfterMate string `json:"after_mate"`
+	// MateOnly: the engine solves mates but does not analyse (a plain go
+	// gets a checkmate, a resignation or nothing useful).
+	MateOnly bool `json:"mate_only"`
+
+	MultiPVOption string `json:"multipv_option,omitempty"` // "" when it has none
+	HashOption    string `json:"hash_option"`
+	PonderOption  string `json:"ponder_option"`
+
+	ReportsDepth bool  `json:"reports_depth"`
+	ReportsNodes bool  `json:"reports_nodes"`
+	NPS          int64 `json:"nps,omitempty"` // seen in the baseline search
+
+	// ReadyFirstMS is the first isready after the options (loading files),
+	// ReadyAgainMS a second one right after it. ReadyBetweenLeases says
+	// whether isready is cheap enough to check an engine between leases.
+	ReadyFirstMS       int64 `json:"isready_first_ms"`
+	ReadyAgainMS       int64 `json:"isready_again_ms"`
+	ReadyBetweenLeases bool  `json:"isready_between_leases"`
+
+	Sources map[string]string `json:"sources"`
+	Notes   map[string]string `json:"notes,omitempty"`
+
+	ProbedAt  time.Time `json:"probed_at,omitzero"`
+	ProbeTook Millis    `json:"probe_ms,omitempty"`
+}
+
+// Millis is a duration shown in whole milliseconds.
+type Millis int64
+
+// Identity is what makes two engines the same for the profile cache.
+type Identity struct {
+	Path    string    `json:"path"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mtime"`
+	Name    string    `json:"id_name"` // its "id name"
+	Author  string    `json:"id_author,omitempty"`
+}
+
+// Goes reports how the engine takes go parameter param.
+func (p *Profile) Goes(param string) string {
+	if p == nil {
+		return Unsupported
+	}
+	if param == "winc" {
+		param = "binc"
+	}
+	if v, ok := p.Go[param]; ok {
+		return v
+	}
+	if slices.Contains(core, param) {
+		return Native
+	}
+	return Unsupported
+}
+
+// NativeParams lists the go parameters sent to the engine as they are.
+func (p *Profile) NativeParams() []string {
+	var out []string
+	for _, g := range append(slices.Clone(core), measured...) {
+		if p.Goes(g) == Native {
+			out = append(out, g)
+		}
+	}
+	if p.Goes("binc") == Native {
+		out = append(out, "winc")
+	}
+	if p.Checkmate {
+		out = append(out, "mate")
+	}
+	return out
+}
+
+func (p *Profile) set(fact, source, note string) {
+	if p.Sources == nil {
+		p.Sources = map[string]string{}
+	}
+	p.Sources[fact] = source
+	if note != "" {
+		if p.Notes == nil {
+			p.Notes = map[string]string{}
+		}
+		p.Notes[fact] = note
+	}
+}
+
+// Override is the operator's word on what an engine can do; it wins over
+// what a probe found. Nil fields leave the probe's findings alone.
+type Override struct {
+	// Go lists the go parameters the engine takes natively; the measured
+	// ones (depth, nodes, movetime, binc/winc) not listed are emulated
+	// (binc/winc: unsupported).
+	Go        []string
+	Checkmate *bool
+}
+
+// Apply returns p with o laid over it, marking the facts it sets as configured.
+func (p Profile) Apply(o Override) Profile {
+	p.Go = cloneMap(p.Go)
+	p.Sources = cloneMap(p.Sources)
+	p.Notes = cloneMap(p.Notes)
+	if o.Go != nil {
+		for _, g := range measured {
+			v := Emulated
+			if g == "binc" {
+				v = Unsupported
+			}
+			if slices.Contains(o.Go, g) || (g == "binc" && slices.Contains(o.Go, "winc")) {
+				v = Native
+			}
+			p.Go[g] = v
+			p.set(g, SourceConfigured, "")
+			delete(p.Notes, g)
+		}
+	}
+	if o.Checkmate != nil {
+		p.Checkmate = *o.Checkmate
+		p.set("checkmate", SourceConfigured, "")
+		delete(p.Notes, "checkmate")
+	}
+	return p
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
