@@ -305,14 +305,27 @@ func TestHangOnStop(t *testing.T) {
 	}
 }
 
-// TestHealthCheck: an idle engine that stops answering is found and replaced.
+// TestHealthCheck: an idle engine whose process is stopped (SIGSTOP) is
+// found by its process state, without a word sent to it, and replaced.
 func TestHealthCheck(t *testing.T) {
-	c := fake(fakeengine.Hang+"=300ms", 1)
+	c := fake(fakeengine.Normal, 1)
 	c.HealthInterval = 100 * time.Millisecond
-	c.Timeouts.Ready = 200 * time.Millisecond
-	c.MaxFailures = 100
-	_, reg := newPool(t, c)
+	p, reg := newPool(t, c)
+	waitIdle(t, p, "fake", 1)
+	l := acquire(t, p, "fake")
+	pid := l.Engine().PID()
+	l.Release()
+	waitIdle(t, p, "fake", 1)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, "an unhealthy restart", 10*time.Second, func() bool { return restarts(reg, "fake", reasonUnhealthy) >= 1 })
+	waitIdle(t, p, "fake", 1)
+	l = acquire(t, p, "fake")
+	defer l.Release()
+	if l.Engine().PID() == pid {
+		t.Error("the stopped engine was leased again")
+	}
 }
 
 // TestSlowStart: engines slower than the start timeout never serve, and the

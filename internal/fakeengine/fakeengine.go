@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/usid/usid/shogi"
 )
 
 // EnvMode names the environment variable that selects the mode.
@@ -30,6 +32,20 @@ const (
 	MateLine    = "mate-line"    // =moves separated by '_': answers go mate with checkmate <moves>
 	StampedInfo = "stamped-info" // [=interval, default 1ms] go infinite: an info line per interval with "string t=<unix ns>"
 	Hang        = "hang"         // =duration: stops reading stdin that long after starting
+
+	// Dialects that usid must learn by probing (package probe).
+	AbortOn        = "abort-on"        // =params separated by '_': exits (status 134) on a go with any of them
+	IgnoreMoveTime = "ignore-movetime" // go movetime searches until stop
+	ShortMoveTime  = "short-movetime"  // go movetime T answers after T/4 (a byoyomi less a margin)
+	MateBestMove   = "mate-bestmove"   // answers go mate with bestmove
+	DeafAfterMate  = "deaf-after-mate" // after a go mate, never answers a go again
+	MateOnly       = "mate-only"       // answers go mate with checkmate G*5b, a plain go with bestmove resign
+	SlowReady      = "slow-ready"      // =duration: every isready takes that long
+	StrictOrder    = "strict-order"    // exits (status 1) on isready after usinewgame, as sunfish4 does
+	HashLimit      = "hash-limit"      // =MB: advertises USI_Hash 8192, exits at isready if the hash is above MB
+	StdoutError    = "stdout-error"    // prints an error on stdout at isready and exits (status 1)
+	UCI            = "uci"             // a chess engine: answers uci, not usi
+	NoDepth        = "no-depth"        // info lines carry neither depth nor nodes
 )
 
 // RunIfRequested runs the fake engine and exits the process when EnvMode is
@@ -87,6 +103,9 @@ func Main(mode string) int {
 	}
 
 	var stop chan struct{} // non-nil while an infinite search runs
+	move := "7g7f"         // the answer for the current position
+	hash := 16
+	newGame, mated := false, false
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		if !hangAt.IsZero() && time.Now().After(hangAt) {
@@ -98,33 +117,110 @@ func Main(mode string) int {
 		}
 		switch words[0] {
 		case "usi":
+			if mode == UCI {
+				say("Unknown command: 'usi'. Type help for more information.")
+				continue
+			}
 			if mode == SlowStart {
 				time.Sleep(dur())
 			}
+			hashDefault := "16"
+			if mode == HashLimit {
+				hashDefault = "8192"
+				hash = 8192
+			}
 			say("id name Fake "+mode, "id author usid tests",
-				"option name USI_Hash type spin default 16 min 1 max 1024",
+				"option name USI_Hash type spin default "+hashDefault+" min 1 max 65536",
 				"option name MultiPV type spin default 1 min 1 max 10",
 				"option name Style type combo default Normal var Solid var Normal var Risky",
 				"option name Book File type string default <empty>",
 				"option name Clear Hash type button",
 				"usiok")
+		case "uci":
+			if mode == UCI {
+				say("id name Fake chess engine", "uciok")
+			}
+		case "setoption":
+			if len(words) == 5 && words[2] == "USI_Hash" {
+				hash, _ = strconv.Atoi(words[4])
+			}
+		case "position":
+			move = legalMove(in.Text())
+		case "usinewgame":
+			newGame = true
+		case "gameover":
+			newGame = false
 		case "isready":
+			switch mode {
+			case SlowReady:
+				time.Sleep(dur())
+			case StrictOrder:
+				if newGame {
+					return 1
+				}
+			case HashLimit:
+				if limit, _ := strconv.Atoi(arg); hash > limit {
+					say(fmt.Sprintf("info string Error : cannot allocate %d MB for the hash", hash))
+					return 1
+				}
+			case StdoutError:
+				say("Error! : failed to read nn.bin")
+				return 1
+			}
 			say("readyok")
 		case "go":
+			if mode == AbortOn {
+				for _, p := range strings.Split(arg, "_") {
+					if contains(words, p) {
+						fmt.Fprintf(os.Stderr, "unknown option in go %s\n", p)
+						return 134
+					}
+				}
+			}
+			if mode == DeafAfterMate && mated {
+				continue
+			}
 			if len(words) > 1 && words[1] == "mate" {
-				if mode == MateLine {
+				mated = true
+				switch mode {
+				case MateLine:
 					say("checkmate " + strings.ReplaceAll(arg, "_", " "))
-				} else {
+				case MateBestMove:
+					say("bestmove G*5b")
+				case MateOnly, DeafAfterMate:
+					say("checkmate G*5b")
+				default:
 					say("checkmate notimplemented")
 				}
 				continue
 			}
+			if mode == MateOnly {
+				say("bestmove resign")
+				continue
+			}
+			if i := index(words, "movetime"); i >= 0 && i+1 < len(words) && (mode == IgnoreMoveTime || mode == ShortMoveTime) {
+				if mode == ShortMoveTime {
+					ms, _ := strconv.Atoi(words[i+1])
+					time.Sleep(time.Duration(ms) * time.Millisecond / 4)
+					say("info depth 1 score cp 10 nodes 100 pv "+move, "bestmove "+move)
+					continue
+				}
+				words = append(words, "infinite")
+			}
 			if !contains(words, "infinite") && !contains(words, "ponder") {
+				if mode == NoDepth {
+					say("info score cp 10 pv "+move, "bestmove "+move)
+					continue
+				}
+				if move != "7g7f" { // not the start: one legal move, no ponder
+					say("info depth 1 score cp 10 nodes 100 pv "+move, "bestmove "+move)
+					continue
+				}
 				say("info depth 1 score cp 10 nodes 100 pv 7g7f", "info depth 2 score cp 12 nodes 300 pv 7g7f 3c3d", "bestmove 7g7f ponder 3c3d")
 				continue
 			}
 			stop = make(chan struct{})
-			go search(mode, interval, stop, say)
+			go search(mode, interval, move, stop, say)
 		case "stop":
 			if stop != nil && mode != IgnoreStop {
 				close(stop)
@@ -140,16 +236,23 @@ func Main(mode string) int {
 
 // search streams info lines, one per interval, until stop is closed, then
 // answers bestmove.
-func search(mode string, interval time.Duration, stop chan struct{}, say func(...string)) {
+func search(mode string, interval time.Duration, move string, stop chan struct{}, say func(...string)) {
+	best, pv := "bestmove 7g7f ponder 3c3d", "7g7f 3c3d"
+	if move != "7g7f" {
+		best, pv = "bestmove "+move, move
+	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for depth := 1; ; depth++ {
 		select {
 		case <-stop:
-			say("bestmove 7g7f ponder 3c3d")
+			say(best)
 			return
 		case <-tick.C:
-			line := "info depth " + strconv.Itoa(depth) + " score cp 15 nodes " + strconv.Itoa(depth*1000) + " pv 7g7f 3c3d"
+			line := "info depth " + strconv.Itoa(depth) + " score cp 15 nodes " + strconv.Itoa(depth*1000) + " pv " + pv
+			if mode == NoDepth {
+				line = "info score cp 15 pv " + pv
+			}
 			if mode == StampedInfo { // no pv: "string" runs to the end of the line
 				line = "info depth " + strconv.Itoa(depth) + " nodes " + strconv.Itoa(depth) + " string t=" + strconv.FormatInt(time.Now().UnixNano(), 10)
 			}
@@ -159,6 +262,42 @@ func search(mode string, interval time.Duration, stop chan struct{}, say func(..
 			}
 		}
 	}
+}
+
+// legalMove answers a position command with 7g7f where it is legal (the
+// scripted answers are for the start), else with the first legal move.
+func legalMove(line string) string {
+	sfen, moves, err := shogi.ParsePositionCommand(line)
+	if err != nil {
+		return "7g7f"
+	}
+	pos, err := shogi.ParseSFEN(sfen)
+	if err != nil {
+		return "7g7f"
+	}
+	for _, m := range moves {
+		mv, err := pos.CheckMove(m)
+		if err != nil {
+			return "7g7f"
+		}
+		pos.Play(mv)
+	}
+	if _, err := pos.CheckMove("7g7f"); err == nil {
+		return "7g7f"
+	}
+	if legal := pos.LegalMoves(); len(legal) > 0 {
+		return legal[0].String()
+	}
+	return "resign"
+}
+
+func index(words []string, w string) int {
+	for i, x := range words {
+		if x == w {
+			return i
+		}
+	}
+	return -1
 }
 
 func contains(words []string, w string) bool {
