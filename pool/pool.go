@@ -571,7 +571,11 @@ func (k *kind) discover(ctx context.Context) bool {
 				return true
 			}
 			var prof *probe.Profile
-			prof, err = probe.Run(ctx, probe.Config{Start: k.startEngine, Identity: ident, Logger: k.log})
+			// The probe's spare engines log as "<name>/probe", apart from
+			// the engines that serve.
+			plog := k.p.log.With("engine", k.cfg.Name+"/probe")
+			start := func(ctx context.Context) (*usi.Engine, error) { return k.startEngine(ctx, plog) }
+			prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog})
 			if err == nil {
 				if serr := probe.Save(k.p.profileDir, key, prof); serr != nil {
 					k.log.Warn("engine profile not cached", "dir", k.p.profileDir, "err", serr)
@@ -599,7 +603,7 @@ func (k *kind) discover(ctx context.Context) bool {
 // protocol, is named as such.
 func (k *kind) cannotStart(ctx context.Context, err error, retry time.Duration) {
 	msg := err.Error()
-	if usi.SpeaksUCI(ctx, k.usiConfig(), 5*time.Second) {
+	if usi.SpeaksUCI(ctx, k.usiConfig(k.log), 5*time.Second) {
 		msg = "the engine speaks UCI (the chess protocol), not USI: " + msg
 	}
 	k.log.Error("engine cannot start", "err", msg, "retry_in", retry.Round(time.Second))
@@ -642,7 +646,7 @@ func (k *kind) Profile() *probe.Profile {
 	return k.profile
 }
 
-func (k *kind) usiConfig() usi.Config {
+func (k *kind) usiConfig(log *slog.Logger) usi.Config {
 	c := k.cfg
 	env := []string(nil)
 	if len(c.Env) > 0 {
@@ -652,14 +656,14 @@ func (k *kind) usiConfig() usi.Config {
 		Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env,
 		USIOKTimeout: c.Timeouts.Start, ReadyOKTimeout: c.Timeouts.Ready,
 		StopTimeout: c.Timeouts.Stop, QuitTimeout: c.Timeouts.Quit,
-		Logger: k.log,
+		Logger: log,
 	}
 }
 
 // startEngine starts an engine process and sets the start options, without
 // isready.
-func (k *kind) startEngine(ctx context.Context) (*usi.Engine, error) {
-	eng, err := usi.Start(ctx, k.usiConfig())
+func (k *kind) startEngine(ctx context.Context, log *slog.Logger) (*usi.Engine, error) {
+	eng, err := usi.Start(ctx, k.usiConfig(log))
 	if err != nil {
 		return nil, err
 	}
@@ -680,7 +684,7 @@ func (k *kind) start(ctx context.Context) (*instance, error) {
 	k.mu.Lock()
 	k.setState(in, stateStarting)
 	k.mu.Unlock()
-	eng, err := k.startEngine(sctx)
+	eng, err := k.startEngine(sctx, k.log)
 	if err == nil {
 		in.eng = eng
 		if err = eng.IsReady(sctx); err == nil {

@@ -21,8 +21,18 @@ import (
 	"github.com/usid/usid/usi"
 )
 
+// profileDir is the package's profile cache: one probe per engine and
+// configuration per test run, none left from an earlier run.
+var profileDir string
+
 func TestMain(m *testing.M) {
 	fakeengine.RunIfRequested()
+	dir, err := os.MkdirTemp("", "usid-pool-profiles-")
+	if err != nil {
+		panic(err)
+	}
+	profileDir = dir
+	defer os.RemoveAll(dir)
 	goleak.VerifyTestMain(m)
 }
 
@@ -62,7 +72,7 @@ func fake(mode string, instances int) EngineConfig {
 func newPool(t *testing.T, cfgs ...EngineConfig) (*Pool, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	p, err := New(cfgs, Options{Logger: testLogger(t), Registerer: reg})
+	p, err := New(cfgs, Options{Logger: testLogger(t), Registerer: reg, ProfileDir: profileDir})
 	if err != nil {
 		t.Fatal(err)
 	}

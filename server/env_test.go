@@ -83,6 +83,15 @@ func engines() []pool.EngineConfig {
 			// finds no mate search: the operator's word makes usid ask it.
 			Capabilities: pool.Capabilities{CheckmateAnswer: ptr(true)},
 		},
+		// Dialects usid learns by itself (issue: any USI engine unchanged).
+		{Name: "mateonly", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.MateOnly}},
+		{Name: "instant", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.Normal}},
+		{
+			Name: "slowmate", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.MateUntilStop},
+			// Its mate search answers only when stopped, so its probe finds
+			// none: the operator's word makes usid ask it.
+			Capabilities: pool.Capabilities{CheckmateAnswer: ptr(true)},
+		},
 	}
 }
 

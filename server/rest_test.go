@@ -37,7 +37,7 @@ func TestHealthAndReady(t *testing.T) {
 func TestEnginesRoute(t *testing.T) {
 	code, _, body := call(t, shared, "GET", "/v1/engines", nil)
 	engines, _ := body["engines"].([]any)
-	if code != 200 || len(engines) != 3 {
+	if code != 200 || len(engines) != 6 {
 		t.Fatalf("%d %v", code, body)
 	}
 	fairy := engines[0].(map[string]any)

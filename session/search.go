@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -171,8 +172,8 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 
 // mateEngine is the engine for a mate request that names none.
 func (c *Service) mateEngine() string {
-	if c.MateEngine != "" {
-		return c.MateEngine
+	if c.MateEngine != "" || c.Pool == nil {
+		return cmp.Or(c.MateEngine, c.DefaultEngine)
 	}
 	for _, n := range c.Pool.Engines() {
 		if p := c.Pool.Profile(n); p != nil && p.Checkmate {

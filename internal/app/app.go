@@ -33,7 +33,10 @@ import (
 type Config struct {
 	Listen  string              `yaml:"listen"`
 	Engines []pool.EngineConfig `yaml:"engines"`
-	Session struct {
+	// ProfileDir caches what usid learned of each engine (package probe);
+	// default: $XDG_CACHE_HOME/usid/profiles (~/.cache/usid/profiles).
+	ProfileDir string `yaml:"profile_dir"`
+	Session    struct {
 		IdleRelease    time.Duration `yaml:"idle_release"`
 		QueueTimeout   time.Duration `yaml:"queue_timeout"`
 		AcquireTimeout time.Duration `yaml:"acquire_timeout"`
@@ -160,7 +163,7 @@ type Main struct {
 func (m *Main) Run() error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p, err := pool.New(m.Config.Engines, pool.Options{Logger: m.Logger.With("component", "pool"), Registerer: reg})
+	p, err := pool.New(m.Config.Engines, pool.Options{Logger: m.Logger.With("component", "pool"), Registerer: reg, ProfileDir: m.Config.ProfileDir})
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ const (
 	IgnoreMoveTime = "ignore-movetime" // go movetime searches until stop
 	ShortMoveTime  = "short-movetime"  // go movetime T answers after T/4 (a byoyomi less a margin)
 	MateBestMove   = "mate-bestmove"   // answers go mate with bestmove
-	DeafAfterMate  = "deaf-after-mate" // after a go mate, never answers a go again
+	DeafAfterMate  = "deaf-after-mate" // answers go mate with checkmate G*5b, then never a go again
 	MateOnly       = "mate-only"       // answers go mate with checkmate G*5b, a plain go with bestmove resign
 	SlowReady      = "slow-ready"      // =duration: every isready takes that long
 	StrictOrder    = "strict-order"    // exits (status 1) on isready after usinewgame, as sunfish4 does
@@ -46,6 +46,7 @@ const (
 	StdoutError    = "stdout-error"    // prints an error on stdout at isready and exits (status 1)
 	UCI            = "uci"             // a chess engine: answers uci, not usi
 	NoDepth        = "no-depth"        // info lines carry neither depth nor nodes
+	MateUntilStop  = "mate-until-stop" // a go mate runs until stop, then answers checkmate nomate
 )
 
 // RunIfRequested runs the fake engine and exits the process when EnvMode is
@@ -189,6 +190,12 @@ func Main(mode string) int {
 					say("bestmove G*5b")
 				case MateOnly, DeafAfterMate:
 					say("checkmate G*5b")
+				case MateUntilStop:
+					stop = make(chan struct{})
+					go func(stop chan struct{}) {
+						<-stop
+						say("checkmate nomate")
+					}(stop)
 				default:
 					say("checkmate notimplemented")
 				}
