@@ -27,7 +27,9 @@ type Access struct {
 	// every client is anonymous.
 	Keys map[string]string
 	// Anonymous allows clients without a key, with the Anonymous quota.
-	// Ignored (always true) when there are no keys.
+	// With Anonymous false the service is closed: only key holders are
+	// served, and with no keys nobody is (Check refuses that configuration,
+	// so that a missing key file cannot leave a closed service open).
 	Anonymous bool
 	// Quotas per client: Keyed for API keys, Anonymous for everyone else
 	// (counted per client IP).
@@ -54,9 +56,6 @@ type Quota struct {
 
 func (a *Access) withDefaults() *Access {
 	c := *a
-	if len(c.Keys) == 0 {
-		c.Anonymous = true
-	}
 	def := func(q *Quota, r float64, b, s, l int) {
 		if q.Rate <= 0 {
 			q.Rate = r
@@ -84,6 +83,16 @@ func (a *Access) withDefaults() *Access {
 		rand.Read(c.TicketSecret)
 	}
 	return &c
+}
+
+// Check refuses an access configuration that would not do what it says: a
+// closed service (Anonymous false) without a single key, which would refuse
+// everyone, or open to everyone if the check were skipped.
+func (a *Access) Check() error {
+	if !a.Anonymous && len(a.Keys) == 0 {
+		return errors.New("access.anonymous is false but no API key is configured (access.keys_file is empty or missing, USID_API_KEYS is empty): a closed service needs at least one key")
+	}
+	return nil
 }
 
 // client is one identity's running totals.

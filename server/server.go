@@ -44,7 +44,7 @@ type Config struct {
 	WriteTimeout   time.Duration // one WebSocket write before the client counts as gone (10s)
 	Web            http.Handler  // the pages at / and /tsume; nil: none
 	OpenAPI        []byte        // served at /openapi.yaml
-	Access         *Access       // keys, quotas, proxies; nil: anonymous with default quotas
+	Access         *Access       // keys, quotas, proxies; nil: anonymous with default quotas (see Access.Check)
 	Logger         *slog.Logger
 }
 
@@ -80,7 +80,7 @@ func New(cfg Config) *Server {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Access == nil {
-		cfg.Access = &Access{}
+		cfg.Access = &Access{Anonymous: true}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: make(map[*wsConn]struct{}), m: newMetrics(cfg.Registerer), gate: newGate(cfg.Access)}
 	r := chi.NewRouter()
