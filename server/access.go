@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -40,7 +41,8 @@ type Access struct {
 	// client's IP is otherwise the connection's address.
 	TrustedProxies []netip.Prefix
 	// TicketSecret signs WebSocket tickets; random per process when empty
-	// (set it when several pods serve the same clients).
+	// (set it when several pods serve the same clients). At least
+	// MinTicketSecret bytes: a short secret can be recovered from a ticket.
 	TicketSecret []byte
 	// TicketTTL is how long a WebSocket ticket is good for (60s).
 	TicketTTL time.Duration
@@ -92,8 +94,15 @@ func (a *Access) Check() error {
 	if !a.Anonymous && len(a.Keys) == 0 {
 		return errors.New("access.anonymous is false but no API key is configured (access.keys_file is empty or missing, USID_API_KEYS is empty): a closed service needs at least one key")
 	}
+	if n := len(a.TicketSecret); n > 0 && n < MinTicketSecret {
+		return fmt.Errorf("the ticket secret has %d bytes; at least %d are required (a short secret can be guessed from one ticket)", n, MinTicketSecret)
+	}
 	return nil
 }
+
+// MinTicketSecret is the shortest ticket secret accepted, in bytes: as long
+// as the HMAC-SHA-256 key it becomes.
+const MinTicketSecret = 32
 
 // client is one identity's running totals.
 type client struct {
@@ -108,6 +117,10 @@ type client struct {
 // gate keeps the per-client state. Entries of idle clients are dropped.
 type gate struct {
 	cfg *Access
+	// misconfigured is Access.Check's verdict: when set, every request is
+	// refused (callers are expected to Check first; this keeps a server
+	// built without it closed rather than open).
+	misconfigured error
 	// keyHashes holds SHA-256 of each key, compared in constant time.
 	keyHashes map[string][32]byte
 
@@ -115,10 +128,50 @@ type gate struct {
 	clients  map[string]*client
 	sessions int
 	sweep    time.Time
+
+	tickets usedTickets
+}
+
+// usedTickets remembers the tickets already presented until they expire, so
+// that each is good for one connection. Memory is bounded: entries leave at
+// their expiry (at most TicketTTL after issue), and past maxUsedTickets
+// live entries new tickets are refused rather than remembered.
+type usedTickets struct {
+	mu    sync.Mutex
+	used  map[string]int64 // MAC -> expiry (Unix seconds)
+	sweep int64
+}
+
+const maxUsedTickets = 100000
+
+// use records ticket mac as used; it refuses one used before, and any when
+// the table is full.
+func (u *usedTickets) use(mac string, exp, now int64) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.used == nil {
+		u.used = map[string]int64{}
+	}
+	if now != u.sweep && (len(u.used) >= maxUsedTickets || now-u.sweep >= 10) {
+		u.sweep = now
+		for k, e := range u.used {
+			if e < now {
+				delete(u.used, k)
+			}
+		}
+	}
+	if _, ok := u.used[mac]; ok {
+		return errors.New("already used (a ticket opens one connection)")
+	}
+	if len(u.used) >= maxUsedTickets {
+		return errors.New("too many tickets in flight; retry shortly")
+	}
+	u.used[mac] = exp
+	return nil
 }
 
 func newGate(a *Access) *gate {
-	g := &gate{cfg: a.withDefaults(), keyHashes: map[string][32]byte{}, clients: map[string]*client{}}
+	g := &gate{cfg: a.withDefaults(), keyHashes: map[string][32]byte{}, clients: map[string]*client{}, misconfigured: a.Check()}
 	for name, k := range g.cfg.Keys {
 		g.keyHashes[name] = sha256.Sum256([]byte(k))
 	}
@@ -131,6 +184,9 @@ type ctxKey struct{}
 // X-API-Key), a WebSocket ticket, or an anonymous IP. It refuses a wrong key
 // and, when anonymous use is off, a missing one.
 func (g *gate) identify(r *http.Request) (*client, *session.Error) {
+	if g.misconfigured != nil {
+		return nil, &session.Error{Code: codeUnauthorized, Message: "access is misconfigured; nobody is served", MoveIndex: -1}
+	}
 	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if key == "" {
 		key = r.Header.Get("X-API-Key")
@@ -299,11 +355,19 @@ func (g *gate) checkTicket(t string) (string, error) {
 	if err1 != nil || err2 != nil || len(expB) != 8 {
 		return "", errors.New("malformed")
 	}
-	if time.Now().Unix() > int64(binary.BigEndian.Uint64(expB)) {
+	now, exp := time.Now().Unix(), int64(binary.BigEndian.Uint64(expB))
+	if now > exp {
 		return "", errors.New("expired")
+	}
+	// No ticket outlives its TTL, even one signed with a leaked secret.
+	if exp > now+int64(g.cfg.TicketTTL/time.Second)+1 {
+		return "", errors.New("expiry beyond the ticket lifetime")
 	}
 	if _, ok := g.keyHashes[string(nameB)]; !ok {
 		return "", errors.New("its key is no longer configured")
+	}
+	if err := g.tickets.use(parts[2], exp, now); err != nil {
+		return "", err
 	}
 	return string(nameB), nil
 }

@@ -104,3 +104,13 @@ func TestClosedServiceNeedsKeys(t *testing.T) {
 		t.Errorf("anonymous service without keys: %v", err)
 	}
 }
+
+// TestShortTicketSecret: a ticket secret under 32 bytes refuses to start.
+func TestShortTicketSecret(t *testing.T) {
+	f := t.TempDir() + "/secret"
+	os.WriteFile(f, []byte("x\n"), 0o600)
+	c, _ := ParseConfig([]byte("access:\n  ticket_secret_file: " + f + "\n"))
+	if _, err := c.ServerAccess(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "at least 32") {
+		t.Errorf("a 1-byte ticket secret: %v", err)
+	}
+}
