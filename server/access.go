@@ -54,11 +54,18 @@ type Quota struct {
 	Burst    int     `yaml:"burst"`
 	Sessions int     `yaml:"sessions"` // open WebSocket sessions
 	Leases   int     `yaml:"leases"`   // engine leases at once: REST searches in flight plus WebSocket sessions
+	// Messages is a flood guard over every WebSocket message (control
+	// messages such as newgame, gameover, setoption and stop included, and
+	// malformed ones), per second, with a burst of twice that.
+	Messages float64 `yaml:"messages"`
 }
 
 func (a *Access) withDefaults() *Access {
 	c := *a
 	def := func(q *Quota, r float64, b, s, l int) {
+		if q.Messages <= 0 {
+			q.Messages = 50
+		}
 		if q.Rate <= 0 {
 			q.Rate = r
 		}
@@ -108,7 +115,8 @@ const MinTicketSecret = 32
 type client struct {
 	id       string // "key:<name>" or "ip:<addr>"
 	quota    Quota
-	limiter  *rate.Limiter
+	limiter  *rate.Limiter // search requests
+	messages *rate.Limiter // every WebSocket message
 	sessions int
 	leases   int
 	lastSeen time.Time
@@ -214,7 +222,8 @@ func (g *gate) identify(r *http.Request) (*client, *session.Error) {
 	}
 	c := g.clients[id]
 	if c == nil {
-		c = &client{id: id, quota: quota, limiter: rate.NewLimiter(rate.Limit(quota.Rate), quota.Burst)}
+		c = &client{id: id, quota: quota, limiter: rate.NewLimiter(rate.Limit(quota.Rate), quota.Burst),
+			messages: rate.NewLimiter(rate.Limit(quota.Messages), int(2*quota.Messages)+1)}
 		g.clients[id] = c
 	}
 	c.lastSeen = time.Now()
@@ -286,6 +295,14 @@ func (g *gate) allow(c *client) *session.Error {
 		return nil
 	}
 	return &session.Error{Code: session.CodeTooManyRequests, Message: "search requests arrive faster than this client's rate allows", MoveIndex: -1}
+}
+
+// allowMessage takes one WebSocket message from the client's flood guard.
+func (g *gate) allowMessage(c *client) *session.Error {
+	if c.messages.Allow() {
+		return nil
+	}
+	return &session.Error{Code: session.CodeTooManyRequests, Message: "messages arrive faster than this client's flood guard allows", MoveIndex: -1}
 }
 
 // takeLease counts a REST search in flight; the returned func gives it back.

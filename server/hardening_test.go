@@ -187,7 +187,7 @@ func fakeServerWith(t *testing.T, tweak func(*session.Config), cfgs ...pool.Engi
 	}
 	svc := session.NewService(sc)
 	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, Logger: testLog(t),
-		Access: &Access{Anonymous: true, AnonymousQuota: Quota{Rate: 1e6, Burst: 1e6, Sessions: 1000, Leases: 1000}}})
+		Access: &Access{Anonymous: true, AnonymousQuota: Quota{Rate: 1e6, Burst: 1e6, Sessions: 1000, Leases: 1000, Messages: 1e6}}})
 	hs := httptest.NewServer(srv)
 	e := &env{pool: p, srv: srv, http: hs, reg: reg}
 	t.Cleanup(e.close)
