@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/usid/usid/shogi"
@@ -155,7 +156,7 @@ func JSONError(err error) string {
 }
 
 // checkText refuses control characters, invalid UTF-8 and overlong values in
-// a client string that may be echoed or logged.
+// a client string that may reach an engine, be echoed or be logged.
 func checkText(field, s string, max int) *Error {
 	if len(s) > max {
 		return errorf(CodeInvalidField, "%s is longer than %d bytes", field, max)
@@ -164,11 +165,21 @@ func checkText(field, s string, max int) *Error {
 		return errorf(CodeInvalidField, "%s is not valid UTF-8", field)
 	}
 	for _, c := range s {
-		if c < 0x20 || c == 0x7f {
-			return errorf(CodeInvalidField, "%s contains a control character", field)
+		if IsControl(c) {
+			return errorf(CodeInvalidField, "%s contains the control character %U", field, c)
 		}
 	}
 	return nil
+}
+
+// IsControl reports whether r is a control in any sense that matters to a
+// line-oriented engine, a log or a terminal: Unicode's Cc (C0, DEL and C1,
+// which holds NEL U+0085 and CSI U+009B), Cf (format characters: BOM
+// U+FEFF, bidi embeddings, overrides and isolates, zero-width characters),
+// Zl (U+2028) and Zp (U+2029). Whole categories, not a list of the ones
+// known to be abused.
+func IsControl(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 func clip(s string) string {
