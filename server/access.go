@@ -195,9 +195,17 @@ func (g *gate) identify(r *http.Request) (*client, *session.Error) {
 	if g.misconfigured != nil {
 		return nil, &session.Error{Code: codeUnauthorized, Message: "access is misconfigured; nobody is served", MoveIndex: -1}
 	}
-	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if key == "" {
-		key = r.Header.Get("X-API-Key")
+	key := r.Header.Get("X-API-Key")
+	if h := r.Header.Get("Authorization"); h != "" {
+		// RFC 9110 11.1: the scheme is case-insensitive ("bearer" is Bearer).
+		scheme, cred, _ := strings.Cut(strings.TrimSpace(h), " ")
+		if !strings.EqualFold(scheme, "Bearer") {
+			return nil, &session.Error{Code: codeUnauthorized, Message: "the Authorization scheme must be Bearer", MoveIndex: -1}
+		}
+		key = strings.TrimSpace(cred)
+		if key == "" {
+			return nil, &session.Error{Code: codeUnauthorized, Message: "Authorization: Bearer without a key", MoveIndex: -1}
+		}
 	}
 	var name string
 	switch {

@@ -316,3 +316,24 @@ func TestUsedTicketsBounded(t *testing.T) {
 		t.Errorf("%d used tickets remembered after their expiry, want 1", len(u.used))
 	}
 }
+
+// TestBearerSchemeCase: the Authorization scheme is case-insensitive (RFC
+// 9110 11.1); other schemes are refused.
+func TestBearerSchemeCase(t *testing.T) {
+	_, hs := withAccess(t, &Access{Keys: map[string]string{"alice": "alice-secret"}})
+	for h, want := range map[string]int{
+		"Bearer alice-secret": 200, "bearer alice-secret": 200, "BEARER alice-secret": 200, "Bearer  alice-secret": 200,
+		"Basic alice-secret": 401, "bearer": 401, "alice-secret": 401, "Bearer wrong": 401,
+	} {
+		req, _ := http.NewRequest("GET", hs.URL+"/v1/engines", nil)
+		req.Header.Set("Authorization", h)
+		resp, err := checkedClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Authorization: %s: %d, want %d", h, resp.StatusCode, want)
+		}
+	}
+}
