@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -27,7 +28,9 @@ type Access struct {
 	// every client is anonymous.
 	Keys map[string]string
 	// Anonymous allows clients without a key, with the Anonymous quota.
-	// Ignored (always true) when there are no keys.
+	// With Anonymous false the service is closed: only key holders are
+	// served, and with no keys nobody is (Check refuses that configuration,
+	// so that a missing key file cannot leave a closed service open).
 	Anonymous bool
 	// Quotas per client: Keyed for API keys, Anonymous for everyone else
 	// (counted per client IP).
@@ -38,7 +41,8 @@ type Access struct {
 	// client's IP is otherwise the connection's address.
 	TrustedProxies []netip.Prefix
 	// TicketSecret signs WebSocket tickets; random per process when empty
-	// (set it when several pods serve the same clients).
+	// (set it when several pods serve the same clients). At least
+	// MinTicketSecret bytes: a short secret can be recovered from a ticket.
 	TicketSecret []byte
 	// TicketTTL is how long a WebSocket ticket is good for (60s).
 	TicketTTL time.Duration
@@ -50,14 +54,18 @@ type Quota struct {
 	Burst    int     `yaml:"burst"`
 	Sessions int     `yaml:"sessions"` // open WebSocket sessions
 	Leases   int     `yaml:"leases"`   // engine leases at once: REST searches in flight plus WebSocket sessions
+	// Messages is a flood guard over every WebSocket message (control
+	// messages such as newgame, gameover, setoption and stop included, and
+	// malformed ones), per second, with a burst of twice that.
+	Messages float64 `yaml:"messages"`
 }
 
 func (a *Access) withDefaults() *Access {
 	c := *a
-	if len(c.Keys) == 0 {
-		c.Anonymous = true
-	}
 	def := func(q *Quota, r float64, b, s, l int) {
+		if q.Messages <= 0 {
+			q.Messages = 50
+		}
 		if q.Rate <= 0 {
 			q.Rate = r
 		}
@@ -86,11 +94,29 @@ func (a *Access) withDefaults() *Access {
 	return &c
 }
 
+// Check refuses an access configuration that would not do what it says: a
+// closed service (Anonymous false) without a single key, which would refuse
+// everyone, or open to everyone if the check were skipped.
+func (a *Access) Check() error {
+	if !a.Anonymous && len(a.Keys) == 0 {
+		return errors.New("access.anonymous is false but no API key is configured (access.keys_file is empty or missing, USID_API_KEYS is empty): a closed service needs at least one key")
+	}
+	if n := len(a.TicketSecret); n > 0 && n < MinTicketSecret {
+		return fmt.Errorf("the ticket secret has %d bytes; at least %d are required (a short secret can be guessed from one ticket)", n, MinTicketSecret)
+	}
+	return nil
+}
+
+// MinTicketSecret is the shortest ticket secret accepted, in bytes: as long
+// as the HMAC-SHA-256 key it becomes.
+const MinTicketSecret = 32
+
 // client is one identity's running totals.
 type client struct {
 	id       string // "key:<name>" or "ip:<addr>"
 	quota    Quota
-	limiter  *rate.Limiter
+	limiter  *rate.Limiter // search requests
+	messages *rate.Limiter // every WebSocket message
 	sessions int
 	leases   int
 	lastSeen time.Time
@@ -99,6 +125,10 @@ type client struct {
 // gate keeps the per-client state. Entries of idle clients are dropped.
 type gate struct {
 	cfg *Access
+	// misconfigured is Access.Check's verdict: when set, every request is
+	// refused (callers are expected to Check first; this keeps a server
+	// built without it closed rather than open).
+	misconfigured error
 	// keyHashes holds SHA-256 of each key, compared in constant time.
 	keyHashes map[string][32]byte
 
@@ -106,10 +136,50 @@ type gate struct {
 	clients  map[string]*client
 	sessions int
 	sweep    time.Time
+
+	tickets usedTickets
+}
+
+// usedTickets remembers the tickets already presented until they expire, so
+// that each is good for one connection. Memory is bounded: entries leave at
+// their expiry (at most TicketTTL after issue), and past maxUsedTickets
+// live entries new tickets are refused rather than remembered.
+type usedTickets struct {
+	mu    sync.Mutex
+	used  map[string]int64 // MAC -> expiry (Unix seconds)
+	sweep int64
+}
+
+const maxUsedTickets = 100000
+
+// use records ticket mac as used; it refuses one used before, and any when
+// the table is full.
+func (u *usedTickets) use(mac string, exp, now int64) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.used == nil {
+		u.used = map[string]int64{}
+	}
+	if now != u.sweep && (len(u.used) >= maxUsedTickets || now-u.sweep >= 10) {
+		u.sweep = now
+		for k, e := range u.used {
+			if e < now {
+				delete(u.used, k)
+			}
+		}
+	}
+	if _, ok := u.used[mac]; ok {
+		return errors.New("already used (a ticket opens one connection)")
+	}
+	if len(u.used) >= maxUsedTickets {
+		return errors.New("too many tickets in flight; retry shortly")
+	}
+	u.used[mac] = exp
+	return nil
 }
 
 func newGate(a *Access) *gate {
-	g := &gate{cfg: a.withDefaults(), keyHashes: map[string][32]byte{}, clients: map[string]*client{}}
+	g := &gate{cfg: a.withDefaults(), keyHashes: map[string][32]byte{}, clients: map[string]*client{}, misconfigured: a.Check()}
 	for name, k := range g.cfg.Keys {
 		g.keyHashes[name] = sha256.Sum256([]byte(k))
 	}
@@ -122,9 +192,20 @@ type ctxKey struct{}
 // X-API-Key), a WebSocket ticket, or an anonymous IP. It refuses a wrong key
 // and, when anonymous use is off, a missing one.
 func (g *gate) identify(r *http.Request) (*client, *session.Error) {
-	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if key == "" {
-		key = r.Header.Get("X-API-Key")
+	if g.misconfigured != nil {
+		return nil, &session.Error{Code: codeUnauthorized, Message: "access is misconfigured; nobody is served", MoveIndex: -1}
+	}
+	key := r.Header.Get("X-API-Key")
+	if h := r.Header.Get("Authorization"); h != "" {
+		// RFC 9110 11.1: the scheme is case-insensitive ("bearer" is Bearer).
+		scheme, cred, _ := strings.Cut(strings.TrimSpace(h), " ")
+		if !strings.EqualFold(scheme, "Bearer") {
+			return nil, &session.Error{Code: codeUnauthorized, Message: "the Authorization scheme must be Bearer", MoveIndex: -1}
+		}
+		key = strings.TrimSpace(cred)
+		if key == "" {
+			return nil, &session.Error{Code: codeUnauthorized, Message: "Authorization: Bearer without a key", MoveIndex: -1}
+		}
 	}
 	var name string
 	switch {
@@ -149,7 +230,8 @@ func (g *gate) identify(r *http.Request) (*client, *session.Error) {
 	}
 	c := g.clients[id]
 	if c == nil {
-		c = &client{id: id, quota: quota, limiter: rate.NewLimiter(rate.Limit(quota.Rate), quota.Burst)}
+		c = &client{id: id, quota: quota, limiter: rate.NewLimiter(rate.Limit(quota.Rate), quota.Burst),
+			messages: rate.NewLimiter(rate.Limit(quota.Messages), int(2*quota.Messages)+1)}
 		g.clients[id] = c
 	}
 	c.lastSeen = time.Now()
@@ -223,6 +305,14 @@ func (g *gate) allow(c *client) *session.Error {
 	return &session.Error{Code: session.CodeTooManyRequests, Message: "search requests arrive faster than this client's rate allows", MoveIndex: -1}
 }
 
+// allowMessage takes one WebSocket message from the client's flood guard.
+func (g *gate) allowMessage(c *client) *session.Error {
+	if c.messages.Allow() {
+		return nil
+	}
+	return &session.Error{Code: session.CodeTooManyRequests, Message: "messages arrive faster than this client's flood guard allows", MoveIndex: -1}
+}
+
 // takeLease counts a REST search in flight; the returned func gives it back.
 func (g *gate) takeLease(c *client) (func(), *session.Error) {
 	g.mu.Lock()
@@ -290,11 +380,19 @@ func (g *gate) checkTicket(t string) (string, error) {
 	if err1 != nil || err2 != nil || len(expB) != 8 {
 		return "", errors.New("malformed")
 	}
-	if time.Now().Unix() > int64(binary.BigEndian.Uint64(expB)) {
+	now, exp := time.Now().Unix(), int64(binary.BigEndian.Uint64(expB))
+	if now > exp {
 		return "", errors.New("expired")
+	}
+	// No ticket outlives its TTL, even one signed with a leaked secret.
+	if exp > now+int64(g.cfg.TicketTTL/time.Second)+1 {
+		return "", errors.New("expiry beyond the ticket lifetime")
 	}
 	if _, ok := g.keyHashes[string(nameB)]; !ok {
 		return "", errors.New("its key is no longer configured")
+	}
+	if err := g.tickets.use(parts[2], exp, now); err != nil {
+		return "", err
 	}
 	return string(nameB), nil
 }

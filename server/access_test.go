@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -259,5 +260,80 @@ func TestKeepalive(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if open() != 1 {
 		t.Errorf("the live connection was closed")
+	}
+}
+
+// TestTickets: short secrets are refused; a ticket signed with the secret
+// but an expiry past issue time + TTL is refused; a ticket opens one
+// connection only.
+func TestTickets(t *testing.T) {
+	if err := (&Access{Anonymous: true, TicketSecret: []byte("x")}).Check(); err == nil {
+		t.Error("a 1-byte ticket secret was accepted")
+	}
+	secret := []byte(strings.Repeat("s", MinTicketSecret))
+	if err := (&Access{Anonymous: true, TicketSecret: secret}).Check(); err != nil {
+		t.Errorf("a %d-byte secret: %v", MinTicketSecret, err)
+	}
+	srv, hs := withAccess(t, &Access{Keys: map[string]string{"alice": "alice-secret"}, TicketSecret: secret})
+	// Forged with the secret (as an attacker who recovered it would): an
+	// hour of validity instead of the minute a ticket gets.
+	srv.gate.cfg.TicketTTL = time.Hour
+	forged, _ := srv.gate.ticket("alice")
+	srv.gate.cfg.TicketTTL = time.Minute
+	if _, resp, err := wsDial(t, hs.URL, "?ticket="+forged, nil); err == nil || resp.StatusCode != 401 {
+		t.Errorf("a ticket valid for an hour was accepted (%v)", err)
+	}
+	_, body := do(t, "POST", hs.URL+"/v1/ws-ticket", "alice-secret", "")
+	ticket := between(body, `"ticket":"`, `"`)
+	c, _, err := wsDial(t, hs.URL, "?ticket="+ticket, nil)
+	if err != nil {
+		t.Fatalf("fresh ticket: %v", err)
+	}
+	c.Close(websocket.StatusNormalClosure, "")
+	if _, resp, err := wsDial(t, hs.URL, "?ticket="+ticket, nil); err == nil || resp.StatusCode != 401 {
+		t.Errorf("a replayed ticket was accepted (%v)", err)
+	}
+	// A server built with a short secret without calling Check serves nobody.
+	_, bad := withAccess(t, &Access{Anonymous: true, TicketSecret: []byte("x")})
+	if resp, _ := do(t, "GET", bad.URL+"/v1/engines", "", ""); resp.StatusCode != 401 {
+		t.Errorf("misconfigured server answered %d", resp.StatusCode)
+	}
+}
+
+// TestUsedTicketsBounded: used tickets are forgotten at their expiry.
+func TestUsedTicketsBounded(t *testing.T) {
+	var u usedTickets
+	for i := range 1000 {
+		if err := u.use(strconv.Itoa(i), 100, 50); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u.use("7", 100, 60) == nil {
+		t.Error("replay accepted")
+	}
+	u.use("new", 300, 200)
+	if len(u.used) != 1 {
+		t.Errorf("%d used tickets remembered after their expiry, want 1", len(u.used))
+	}
+}
+
+// TestBearerSchemeCase: the Authorization scheme is case-insensitive (RFC
+// 9110 11.1); other schemes are refused.
+func TestBearerSchemeCase(t *testing.T) {
+	_, hs := withAccess(t, &Access{Keys: map[string]string{"alice": "alice-secret"}})
+	for h, want := range map[string]int{
+		"Bearer alice-secret": 200, "bearer alice-secret": 200, "BEARER alice-secret": 200, "Bearer  alice-secret": 200,
+		"Basic alice-secret": 401, "bearer": 401, "alice-secret": 401, "Bearer wrong": 401,
+	} {
+		req, _ := http.NewRequest("GET", hs.URL+"/v1/engines", nil)
+		req.Header.Set("Authorization", h)
+		resp, err := checkedClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Authorization: %s: %d, want %d", h, resp.StatusCode, want)
+		}
 	}
 }

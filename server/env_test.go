@@ -111,7 +111,7 @@ func newEnv(tweak func(*session.Config)) (*env, error) {
 		tweak(&cfg)
 	}
 	srv := New(Config{Service: session.NewService(cfg), Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log,
-		Access: &Access{AnonymousQuota: Quota{Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100}}})
+		Access: &Access{Anonymous: true, AnonymousQuota: Quota{Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
 	e := &env{pool: p, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
 	// Wait for every engine, so that timing in tests is about searches.
 	deadline := time.Now().Add(30 * time.Second)

@@ -52,7 +52,10 @@ func TestControlCharactersEverywhere(t *testing.T) {
 		{"type": "stop", "id": "s"},
 		{"type": "ponderhit", "id": "p"},
 	}
-	bad := []string{"\r", "\n", "\x00", "\x1b", "\x7f", "\n" + "quit"}
+	bad := []string{"\r", "\n", "\x00", "\x1b", "\x7f", "\n" + "quit",
+		// Unicode controls beyond ASCII: NEL, CSI, line and paragraph
+		// separators, BOM, a bidi override, a zero-width space.
+		"\u0085", "\u009b", "\u2028", "\u2029", "\ufeff", "\u202e", "\u200b"}
 	n := 0
 	for _, msg := range messages {
 		for _, path := range stringFields(msg, "") {
@@ -74,7 +77,7 @@ func TestControlCharactersEverywhere(t *testing.T) {
 	t.Logf("%d poisoned messages refused", n)
 	for _, engine := range []string{"fairy", "gps"} {
 		for _, line := range shared.sentTo(engine) {
-			if strings.ContainsFunc(line, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			if strings.ContainsFunc(line, session.IsControl) {
 				t.Errorf("%s was sent %q", engine, line)
 			}
 		}
@@ -187,7 +190,7 @@ func fakeServerWith(t *testing.T, tweak func(*session.Config), cfgs ...pool.Engi
 	}
 	svc := session.NewService(sc)
 	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, Logger: testLog(t),
-		Access: &Access{AnonymousQuota: Quota{Rate: 1e6, Burst: 1e6, Sessions: 1000, Leases: 1000}}})
+		Access: &Access{Anonymous: true, AnonymousQuota: Quota{Rate: 1e6, Burst: 1e6, Sessions: 1000, Leases: 1000, Messages: 1e6}}})
 	hs := httptest.NewServer(srv)
 	e := &env{pool: p, srv: srv, http: hs, reg: reg}
 	t.Cleanup(e.close)

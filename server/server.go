@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -44,7 +45,7 @@ type Config struct {
 	WriteTimeout   time.Duration // one WebSocket write before the client counts as gone (10s)
 	Web            http.Handler  // the pages at / and /tsume; nil: none
 	OpenAPI        []byte        // served at /openapi.yaml
-	Access         *Access       // keys, quotas, proxies; nil: anonymous with default quotas
+	Access         *Access       // keys, quotas, proxies; nil: anonymous with default quotas (see Access.Check)
 	Logger         *slog.Logger
 }
 
@@ -80,7 +81,7 @@ func New(cfg Config) *Server {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Access == nil {
-		cfg.Access = &Access{}
+		cfg.Access = &Access{Anonymous: true}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: make(map[*wsConn]struct{}), m: newMetrics(cfg.Registerer), gate: newGate(cfg.Access)}
 	r := chi.NewRouter()
@@ -237,21 +238,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
-// decode reads a JSON request body strictly: size-capped, no unknown fields,
-// nothing after the object.
+// decode reads a JSON request body strictly (session.DecodeStrict, the
+// parser of WebSocket messages too): size-capped, one object, no unknown
+// fields or duplicate keys, nothing after the object.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) *session.Error {
-	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &session.Error{Code: codeBodyTooLarge, Message: "request body larger than " + strconv.FormatInt(s.cfg.MaxBody, 10) + " bytes", MoveIndex: -1}
 		}
-		return &session.Error{Code: session.CodeBadRequest, Message: "malformed JSON body: " + session.JSONError(err), MoveIndex: -1}
+		return &session.Error{Code: session.CodeBadRequest, Message: "request body unreadable: " + err.Error(), MoveIndex: -1}
 	}
-	if dec.More() {
-		return &session.Error{Code: session.CodeBadRequest, Message: "malformed JSON body: data after the object", MoveIndex: -1}
+	if err := session.DecodeStrict(raw, v); err != nil {
+		return &session.Error{Code: session.CodeBadRequest, Message: "malformed JSON body: " + err.Error(), MoveIndex: -1}
 	}
 	return nil
 }

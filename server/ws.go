@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -105,36 +104,38 @@ func (wc *wsConn) read() {
 			}
 			return
 		}
+		// One parse, for the limiter and the session alike.
+		var req *session.Request
+		var perr *session.Error
 		if typ != websocket.MessageText {
-			wc.sess.Notify(&session.Event{Type: session.EventError, Code: session.CodeBadRequest, Message: "messages are JSON text"})
+			perr = &session.Error{Code: session.CodeBadRequest, Message: "messages are JSON text", MoveIndex: -1}
+		} else {
+			req, perr = session.ParseRequest(data)
+		}
+		id := ""
+		if req != nil {
+			id = req.ID
+		}
+		if err := wc.admit(req, perr); err != nil {
+			wc.sess.Notify(session.ErrorEvent(id, err))
 			continue
 		}
-		if err := wc.admit(data); err != nil {
-			wc.sess.Notify(err)
+		if perr != nil {
+			wc.sess.Notify(session.ErrorEvent(id, perr))
 			continue
 		}
-		wc.sess.Handle(data)
+		wc.sess.Serve(req)
 	}
 }
 
-// admit applies the client's request rate to search requests.
-func (wc *wsConn) admit(data []byte) *session.Event {
-	var head struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
+// admit charges one message to the client: every message, refused or not,
+// to its flood guard; a search request also to its search rate.
+func (wc *wsConn) admit(req *session.Request, perr *session.Error) *session.Error {
+	if err := wc.s.gate.allowMessage(wc.client); err != nil {
+		return err
 	}
-	if json.Unmarshal(data, &head) != nil {
-		return nil // the session reports malformed messages
-	}
-	switch head.Type {
-	case session.TypeAnalyze, session.TypeGo, session.TypeMate:
-		if err := wc.s.gate.allow(wc.client); err != nil {
-			ev := &session.Event{Type: session.EventError, Code: err.Code, Message: err.Message}
-			if len(head.ID) <= 64 && !strings.ContainsFunc(head.ID, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-				ev.ID = head.ID
-			}
-			return ev
-		}
+	if perr == nil && req.IsSearch() {
+		return wc.s.gate.allow(wc.client)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/usid/usid/shogi"
@@ -94,30 +95,51 @@ const (
 	TypeGameOver  = "gameover"
 )
 
-// ParseRequest decodes one client message strictly: unknown fields, trailing
-// data and wrong types are refused with CodeBadRequest.
+// ParseRequest decodes one client message with DecodeStrict. On error the
+// returned Request, when not nil, carries only what may be echoed: the
+// message's id, if it had a well-formed one, so that the error event names
+// the request it answers.
 func ParseRequest(raw []byte) (*Request, *Error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var r Request
-	if err := dec.Decode(&r); err != nil {
-		return nil, errorf(CodeBadRequest, "malformed message: %s", JSONError(err))
-	}
-	if dec.More() {
-		return nil, errorf(CodeBadRequest, "malformed message: data after the JSON object")
+	if err := DecodeStrict(raw, &r); err != nil {
+		e := errorf(CodeBadRequest, "malformed message: %v", err)
+		if id := lenientID(raw); id != "" {
+			return &Request{ID: id}, e
+		}
+		return nil, e
 	}
 	if err := checkText("id", r.ID, 64); err != nil {
-		return &r, err
+		return nil, err
 	}
 	switch r.Type {
 	case TypeAnalyze, TypeStop, TypeGo, TypePonderhit, TypeMate, TypeSetOption, TypeNewGame, TypeGameOver:
 	default:
-		return &r, errorf(CodeUnknownType, "unknown message type %q", clip(r.Type))
+		return &Request{ID: r.ID}, errorf(CodeUnknownType, "unknown message type %q", clip(r.Type))
 	}
 	if r.ID == "" {
-		return &r, errorf(CodeInvalidField, "id is required: every request carries an id that its events echo")
+		return nil, errorf(CodeInvalidField, "id is required: every request carries an id that its events echo")
 	}
 	return &r, nil
+}
+
+// lenientID finds the id of a message the strict parser refused (an unknown
+// field, trailing data), for the error event only; "" when there is none
+// that passes the checks every id passes.
+func lenientID(raw []byte) string {
+	var head struct {
+		ID string `json:"id"`
+	}
+	// The first value only: trailing data is what may have been refused.
+	if json.NewDecoder(bytes.NewReader(raw)).Decode(&head) != nil || checkText("id", head.ID, 64) != nil {
+		return ""
+	}
+	return head.ID
+}
+
+// IsSearch reports whether r asks for engine search time (analyze, go,
+// mate): what a client's search rate is charged for.
+func (r *Request) IsSearch() bool {
+	return r.Type == TypeAnalyze || r.Type == TypeGo || r.Type == TypeMate
 }
 
 // JSONError words a decoding error without echoing large inputs.
@@ -134,7 +156,7 @@ func JSONError(err error) string {
 }
 
 // checkText refuses control characters, invalid UTF-8 and overlong values in
-// a client string that may be echoed or logged.
+// a client string that may reach an engine, be echoed or be logged.
 func checkText(field, s string, max int) *Error {
 	if len(s) > max {
 		return errorf(CodeInvalidField, "%s is longer than %d bytes", field, max)
@@ -143,11 +165,21 @@ func checkText(field, s string, max int) *Error {
 		return errorf(CodeInvalidField, "%s is not valid UTF-8", field)
 	}
 	for _, c := range s {
-		if c < 0x20 || c == 0x7f {
-			return errorf(CodeInvalidField, "%s contains a control character", field)
+		if IsControl(c) {
+			return errorf(CodeInvalidField, "%s contains the control character %U", field, c)
 		}
 	}
 	return nil
+}
+
+// IsControl reports whether r is a control in any sense that matters to a
+// line-oriented engine, a log or a terminal: Unicode's Cc (C0, DEL and C1,
+// which holds NEL U+0085 and CSI U+009B), Cf (format characters: BOM
+// U+FEFF, bidi embeddings, overrides and isolates, zero-width characters),
+// Zl (U+2028) and Zp (U+2029). Whole categories, not a list of the ones
+// known to be abused.
+func IsControl(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 func clip(s string) string {
@@ -290,7 +322,9 @@ func (e *Event) terminal() bool {
 	return e.Type == EventBestMove || e.Type == EventCheckmate || e.Type == EventError
 }
 
-// errorEvent turns an error into an error event for request id.
+// ErrorEvent turns an error into an error event for request id.
+func ErrorEvent(id string, err *Error) *Event { return errorEvent(id, err) }
+
 func errorEvent(id string, err *Error) *Event {
 	ev := &Event{Type: EventError, ID: id, Code: err.Code, Message: err.Message}
 	if err.MoveIndex >= 0 {

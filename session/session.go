@@ -174,12 +174,18 @@ func (s *Session) Handle(raw []byte) {
 	req, perr := ParseRequest(raw)
 	if perr != nil {
 		id := ""
-		if req != nil && checkText("id", req.ID, 64) == nil {
+		if req != nil {
 			id = req.ID
 		}
 		s.out.push(errorEvent(id, perr))
 		return
 	}
+	s.Serve(req)
+}
+
+// Serve takes one request that ParseRequest accepted (the server parses
+// each message once, for its rate limiter and for this).
+func (s *Session) Serve(req *Request) {
 	switch req.Type {
 	case TypeStop:
 		s.stop(req.ID)

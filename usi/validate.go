@@ -3,6 +3,7 @@ package usi
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -123,7 +124,9 @@ func isNumber(s string) bool {
 }
 
 // checkText accepts free text for option names and values: valid UTF-8, no
-// control character (nothing below 0x20, nor 0x7f), not empty, and no leading
+// control character (Unicode categories Cc, Cf, Zl and Zp: C0, DEL, C1 such
+// as NEL, BOM and bidi controls, line and paragraph separators), not
+// empty, and no leading
 // or trailing space (engines trim them, so they would not mean what they say).
 func checkText(what, s string) error {
 	if s == "" {
@@ -132,9 +135,9 @@ func checkText(what, s string) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("%w: %s is not valid UTF-8", ErrBadCommand, what)
 	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
-			return fmt.Errorf("%w: control character %q in %s", ErrBadCommand, c, what)
+	for _, c := range s {
+		if unicode.In(c, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return fmt.Errorf("%w: control character %U in %s", ErrBadCommand, c, what)
 		}
 	}
 	if s[0] == ' ' || s[len(s)-1] == ' ' {

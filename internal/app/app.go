@@ -59,7 +59,8 @@ type Config struct {
 	} `yaml:"server"`
 	Access struct {
 		// KeysFile holds "name: key" lines; USID_API_KEYS ("name:key,...")
-		// adds more. No keys: everyone is anonymous.
+		// adds more. With anonymous false at least one key is required:
+		// Run refuses to start a closed service without keys.
 		KeysFile       string       `yaml:"keys_file"`
 		Anonymous      *bool        `yaml:"anonymous"` // allow clients without a key (default true)
 		TicketSecret   string       `yaml:"ticket_secret_file"`
@@ -105,7 +106,7 @@ func (c *Config) ServerAccess(env func(string) string) (*server.Access, error) {
 			}
 		}
 	}
-	if v := env("USID_API_KEYS"); v != "" {
+	if v := strings.TrimSpace(env("USID_API_KEYS")); v != "" {
 		for _, kv := range strings.Split(v, ",") {
 			name, key, _ := strings.Cut(kv, ":")
 			if err := add("USID_API_KEYS", name, key); err != nil {
@@ -126,6 +127,9 @@ func (c *Config) ServerAccess(env func(string) string) (*server.Access, error) {
 			return nil, fmt.Errorf("access.trusted_proxies: %w", err)
 		}
 		a.TrustedProxies = append(a.TrustedProxies, pfx)
+	}
+	if err := a.Check(); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -163,14 +167,15 @@ type Main struct {
 func (m *Main) Run() error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p, err := pool.New(m.Config.Engines, pool.Options{Logger: m.Logger.With("component", "pool"), Registerer: reg, ProfileDir: m.Config.ProfileDir})
+	c := m.Config
+	// The access rules first: a configuration that cannot be served as
+	// written (a closed service without keys) fails before any engine starts.
+	access, err := c.ServerAccess(os.Getenv)
 	if err != nil {
 		return err
 	}
-	c := m.Config
-	access, err := c.ServerAccess(os.Getenv)
+	p, err := pool.New(m.Config.Engines, pool.Options{Logger: m.Logger.With("component", "pool"), Registerer: reg, ProfileDir: m.Config.ProfileDir})
 	if err != nil {
-		p.Close(context.Background())
 		return err
 	}
 	m.pool = p

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -59,5 +60,57 @@ func TestAccessConfig(t *testing.T) {
 	c, _ = ParseConfig([]byte("engines: []\n"))
 	if _, err := c.ServerAccess(func(string) string { return "short:key" }); err == nil {
 		t.Error("a short key was accepted")
+	}
+}
+
+// TestClosedServiceNeedsKeys: with anonymous false, an empty or missing keys
+// file or an empty USID_API_KEYS refuses to start (before any engine starts)
+// instead of serving everyone.
+func TestClosedServiceNeedsKeys(t *testing.T) {
+	dir := t.TempDir()
+	empty, comments := dir+"/empty", dir+"/comments"
+	os.WriteFile(empty, nil, 0o600)
+	os.WriteFile(comments, []byte("# no keys yet\n\n"), 0o600)
+	for _, tt := range []struct{ name, yaml, env string }{
+		{"no keys at all", "access:\n  anonymous: false\n", ""},
+		{"empty keys file", "access:\n  anonymous: false\n  keys_file: " + empty + "\n", ""},
+		{"keys file of comments", "access:\n  anonymous: false\n  keys_file: " + comments + "\n", ""},
+		{"missing keys file", "access:\n  anonymous: false\n  keys_file: " + dir + "/missing\n", ""},
+		{"empty USID_API_KEYS", "access:\n  anonymous: false\n", " "},
+	} {
+		c, err := ParseConfig([]byte("engines: [{name: e, path: /nonexistent}]\n" + tt.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("USID_API_KEYS", tt.env)
+		m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)}
+		err = m.Run()
+		if err == nil {
+			m.Close(t.Context())
+			t.Errorf("%s: a closed service without keys started", tt.name)
+			continue
+		}
+		if tt.name != "missing keys file" && !strings.Contains(err.Error(), "no API key") {
+			t.Errorf("%s: %v, want a clear 'no API key' error", tt.name, err)
+		}
+	}
+	// With a key it is accepted; anonymous services need none.
+	c, _ := ParseConfig([]byte("access:\n  anonymous: false\n"))
+	if _, err := c.ServerAccess(func(string) string { return "ops:0123456789abcdef" }); err != nil {
+		t.Errorf("closed service with a key: %v", err)
+	}
+	c, _ = ParseConfig([]byte("engines: []\n"))
+	if _, err := c.ServerAccess(func(string) string { return "" }); err != nil {
+		t.Errorf("anonymous service without keys: %v", err)
+	}
+}
+
+// TestShortTicketSecret: a ticket secret under 32 bytes refuses to start.
+func TestShortTicketSecret(t *testing.T) {
+	f := t.TempDir() + "/secret"
+	os.WriteFile(f, []byte("x\n"), 0o600)
+	c, _ := ParseConfig([]byte("access:\n  ticket_secret_file: " + f + "\n"))
+	if _, err := c.ServerAccess(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "at least 32") {
+		t.Errorf("a 1-byte ticket secret: %v", err)
 	}
 }
