@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// addSeeds seeds a fuzz target with every SFEN of the shared test data.
+// addSeeds seeds a fuzz target with every SFEN of testdata/.
 func addSeeds(f *testing.F, add func(sfen, moves string)) {
 	for _, r := range readTSV(f, "positions.tsv") {
 		add(r[2], r[3])

@@ -8,26 +8,12 @@ import (
 	"testing"
 )
 
-// sharedTestdata returns the path of a file in ../shared/testdata, the
-// project's shared test corpus (USID_SHARED overrides where ../shared is).
-func sharedTestdata(t testing.TB, name string) string {
-	t.Helper()
-	dir := os.Getenv("USID_SHARED")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared")
-	}
-	path := filepath.Join(dir, "testdata", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("shared test data missing: %v (the repository expects ../shared beside it, or set USID_SHARED)", err)
-	}
-	return path
-}
-
-// readTSV returns the tab-separated rows of a shared test file, skipping
+// readTSV returns the tab-separated rows of a file in testdata/ (see
+// testdata/README.md for where each file's facts come from), skipping
 // comments and blank lines.
 func readTSV(t testing.TB, name string) [][]string {
 	t.Helper()
-	f, err := os.Open(sharedTestdata(t, name))
+	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,19 @@
-// Package usi speaks the USI shogi engine protocol (Shogidokoro's definition
-// and Tord Romstad's original draft, in ../shared/spec) and runs one engine
+// Package usi speaks the USI shogi engine protocol and runs one engine
 // process.
+//
+// USI is defined in two public documents: Tord Romstad's original draft,
+// which gives SFEN, the move format and every command (published with
+// Shogidokoro's extensions marked at http://hgm.nubati.net/usi.html), and
+// the Shogidokoro GUI's page
+// (http://shogidokoro.starfree.jp/usi.html, in Japanese), the de facto
+// standard engines implement, which adds among others "go mate" answered by
+// "checkmate", "byoyomi", "bestmove win" and "gameover". USI derives from
+// the chess protocol UCI by Rudolf Huber and Stefan Meyer-Kahlen (their
+// description is published at http://www.shredderchess.com/download.html; a
+// copy is at http://wbec-ridderkerk.nl/html/UCIProtocol.html). Commands
+// from both USI documents are built; where they differ in what is sent
+// (byoyomi with increments, where "ponder" goes), the package does as
+// Shogidokoro does, since engines are written against it.
 //
 // It has three parts:
 //

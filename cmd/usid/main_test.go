@@ -44,14 +44,12 @@ func runCmd(t *testing.T, stdin string, args ...string) (string, int) {
 	return out.String(), code
 }
 
-func sharedFile(t *testing.T, name string) string {
-	dir := os.Getenv("USID_SHARED")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared")
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "testdata", name))
+// positionsTSV is the shogi package's table of legal and illegal positions
+// (shogi/testdata/README.md says where its facts come from).
+func positionsTSV(t *testing.T) string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "shogi", "testdata", "positions.tsv"))
 	if err != nil {
-		t.Fatalf("shared test data missing: %v (the repository expects ../shared beside it, or set USID_SHARED)", err)
+		t.Fatal(err)
 	}
 	return string(b)
 }
@@ -61,7 +59,7 @@ func sharedFile(t *testing.T, name string) string {
 func TestValidatePositionsTSV(t *testing.T) {
 	var in strings.Builder
 	var want []string
-	for _, line := range strings.Split(sharedFile(t, "positions.tsv"), "\n") {
+	for _, line := range strings.Split(positionsTSV(t), "\n") {
 		r := strings.Split(line, "\t")
 		if len(r) != 4 {
 			continue
