@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,7 +111,17 @@ func New(cfg Config) *Server {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, &session.Error{Code: codeNotFound, Message: "no such route: " + r.URL.Path, MoveIndex: -1})
 	})
+	// RFC 9110 asks a 405 to say which methods the path takes. Every route
+	// is a fixed path, so a table made once answers that.
+	allow := map[string][]string{}
+	chi.Walk(r, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		allow[route] = append(allow[route], method)
+		return nil
+	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		if methods := allow[r.URL.Path]; len(methods) > 0 {
+			w.Header().Set("Allow", strings.Join(methods, ", "))
+		}
 		s.problem(w, r, &session.Error{Code: codeMethodNotAllowed, Message: r.Method + " is not allowed on " + r.URL.Path, MoveIndex: -1})
 	})
 	s.router = r
@@ -177,6 +188,8 @@ const (
 	codeBodyTooLarge     = "body_too_large"
 	codeUnauthorized     = "unauthorized"
 	codeInternal         = "internal"
+	codeUpgradeRequired  = "upgrade_required"   // GET /v1/ws without a WebSocket handshake
+	codeOriginNotAllowed = "origin_not_allowed" // a browser's WebSocket from a foreign Origin
 )
 
 // statusOf is the one table from error codes to HTTP statuses. Codes not
@@ -199,6 +212,8 @@ var statusOf = map[string]int{
 	codeBodyTooLarge:             http.StatusRequestEntityTooLarge,
 	codeUnauthorized:             http.StatusUnauthorized,
 	codeInternal:                 http.StatusInternalServerError,
+	codeUpgradeRequired:          http.StatusUpgradeRequired,
+	codeOriginNotAllowed:         http.StatusForbidden,
 }
 
 // Problem is an RFC 9457 problem document with usid's stable code.

@@ -419,7 +419,11 @@ func acquireError(engine string, err error) *Error {
 	case errors.Is(err, pool.ErrQueueFull):
 		return errorf(CodeQueueFull, "too many requests wait for engine %s; retry later", engine)
 	case errors.As(err, &ue):
-		e := errorf(CodeUnavailable, "engine %s keeps failing; retry in %v", engine, ue.RetryAfter.Round(time.Second))
+		// Whole seconds, rounded up: the text and the Retry-After header
+		// announce the same wait, never one shorter than the pool's.
+		wait := max(time.Second, (ue.RetryAfter+time.Second-1).Truncate(time.Second))
+		e := errorf(CodeUnavailable, "engine %s keeps failing; retry in %ds", engine, int(wait.Seconds()))
+		e.Retry = wait
 		return e
 	case errors.Is(err, pool.ErrClosed):
 		return errorf(CodeShuttingDown, "the server is shutting down")
