@@ -150,3 +150,15 @@ func TestRetryAfterOnlyWhereSpecified(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineDeathIsBadGateway: an engine that dies during a REST search is
+// 502 engine_error, as openapi.yaml describes (call checks the answer
+// against it).
+func TestEngineDeathIsBadGateway(t *testing.T) {
+	e, _ := fakeServer(t, pool.EngineConfig{Name: "mortal", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.DieAfter + "=1500ms"},
+		Capabilities: pool.Capabilities{Go: []string{"btime", "wtime", "byoyomi", "infinite"}}})
+	code, hdr, p := call(t, e, "POST", "/v1/analyze", map[string]any{"limits": map[string]any{"movetime_ms": 10000}})
+	if code != 502 || p["code"] != "engine_error" || hdr.Get("Retry-After") != "" {
+		t.Errorf("engine died mid-search: %d %v (Retry-After %q), want 502 engine_error", code, p, hdr.Get("Retry-After"))
+	}
+}

@@ -236,7 +236,11 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, e *session.Erro
 		i := e.MoveIndex
 		p.MoveIndex = &i
 	}
-	if d := session.RetryAfter(e); d > 0 {
+	if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+		// RFC 9110 section 15.5.2: every 401 names the scheme to use.
+		w.Header().Set("WWW-Authenticate", `Bearer realm="usid"`)
+	}
+	if d := session.RetryAfter(e); d > 0 && (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(d.Seconds())))
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
