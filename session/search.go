@@ -421,7 +421,7 @@ func acquireError(engine string, err error) *Error {
 	case errors.As(err, &ue):
 		// Whole seconds, rounded up: the text and the Retry-After header
 		// announce the same wait, never one shorter than the pool's.
-		wait := max(time.Second, (ue.RetryAfter+time.Second-1).Truncate(time.Second))
+		wait := max(time.Second, (ue.RetryAfter + time.Second - 1).Truncate(time.Second))
 		e := errorf(CodeUnavailable, "engine %s keeps failing; retry in %ds", engine, int(wait.Seconds()))
 		e.Retry = wait
 		return e
