@@ -2,7 +2,7 @@
 GO       ?= go
 FUZZTIME ?= 20s
 
-.PHONY: all deps test-deps build run test check vet race fuzz e2e bench benchmarks soak
+.PHONY: all deps test-deps build run test check vet race fuzz e2e conformance bench benchmarks soak
 
 all: build
 
@@ -21,8 +21,9 @@ run: deps build
 	./bin/usid --addr $(ADDR) --config usid.yaml
 
 ## test: everything CI checks — formatting, vet, race-enabled tests, short
-## fuzz runs, and the web pages end to end in Debian's chromium.
-test: test-deps check race fuzz e2e
+## fuzz runs, the web pages end to end in Debian's chromium, and the API
+## against openapi.yaml through Stoplight Prism's validating proxy.
+test: test-deps check race fuzz e2e conformance
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -37,6 +38,11 @@ fuzz:
 e2e:
 	node --test web/e2e/unit.test.mjs
 	./web/e2e/run.sh
+
+## conformance: a real usid (built-in config) behind Prism's validating proxy;
+## every operation and status of openapi.yaml driven, any violation fails (~15 s).
+conformance: build
+	./conformance/run.sh
 
 ## benchmarks: usid side by side with the engines and websocketd (BENCHMARKS.md); about 2 minutes.
 benchmarks: deps build

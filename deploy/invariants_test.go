@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The contract with usid's server (DESIGN.md; checked live in live_test.go).
+// The contract with usid's server (ARCHITECTURE.md; checked live in live_test.go).
 const (
 	livenessPath  = "/healthz"
 	readinessPath = "/readyz"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what usid needs on a Debian machine (the engines), and with --test
-# what its tests need too (Debian's chromium and the npm packages of the web
-# end-to-end tests), only what is missing, so it is cheap to run every time.
+# what its tests need too (Debian's chromium, the npm packages of the web
+# end-to-end tests and of the conformance check), only what is missing, so it
+# is cheap to run every time.
 set -euo pipefail
 
 tests=""
@@ -31,6 +32,8 @@ if [ -n "$tests" ]; then
   if ! command -v kubectl >/dev/null && ! command -v kustomize >/dev/null && [ ! -x "$(go env GOPATH)/bin/kustomize" ]; then
     go install sigs.k8s.io/kustomize/kustomize/v5@v5.5.0
   fi
-  cd "$(dirname "$0")/../web/e2e"
-  [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --loglevel=error
+  cd "$(dirname "$0")/.."
+  [ -d web/e2e/node_modules/playwright-core ] || (cd web/e2e && npm ci --no-audit --no-fund --loglevel=error)
+  # The conformance check's validating proxy (Stoplight Prism).
+  [ -x conformance/node_modules/.bin/prism ] || (cd conformance && npm ci --no-audit --no-fund --loglevel=error)
 fi

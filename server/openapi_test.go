@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -18,6 +20,7 @@ import (
 
 var (
 	specOnce   sync.Once
+	specDoc    *openapi3.T
 	specRouter routers.Router
 	specErr    error
 )
@@ -37,6 +40,7 @@ func spec(t *testing.T) routers.Router {
 			return
 		}
 		doc.Servers = nil // match any host
+		specDoc = doc
 		specRouter, specErr = gorillamux.NewRouter(doc)
 	})
 	if specErr != nil {
@@ -70,7 +74,7 @@ func (c checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	route, params, err := router.FindRoute(req)
 	if err != nil {
-		c.t.Errorf("%s %s: not in openapi.yaml: %v", req.Method, req.URL.Path, err)
+		c.checkOutsideSpec(req, resp, body, err)
 		return resp, nil
 	}
 	// The spec describes valid requests; tests send invalid ones on purpose,
@@ -89,4 +93,40 @@ func (c checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 func checkedClient(t *testing.T) *http.Client {
 	return &http.Client{Transport: checkedTransport{t}}
+}
+
+// checkOutsideSpec checks the answer to a request the spec has no operation
+// for: a path it does not list must get 404, a method it does not list 405
+// as the MethodNotAllowed response describes (Allow header, problem JSON).
+func (c checkedTransport) checkOutsideSpec(req *http.Request, resp *http.Response, body []byte, routeErr error) {
+	want, response := http.StatusNotFound, "NotFound"
+	if errors.Is(routeErr, routers.ErrMethodNotAllowed) {
+		want, response = http.StatusMethodNotAllowed, "MethodNotAllowed"
+	} else if !errors.Is(routeErr, routers.ErrPathNotFound) {
+		c.t.Errorf("%s %s: %v", req.Method, req.URL.Path, routeErr)
+		return
+	}
+	if resp.StatusCode != want {
+		c.t.Errorf("%s %s is not in openapi.yaml (%v), yet answered %d, want %d", req.Method, req.URL.Path, routeErr, resp.StatusCode, want)
+		return
+	}
+	r := specDoc.Components.Responses[response].Value
+	for name, h := range r.Headers {
+		if h.Value.Required && resp.Header.Get(name) == "" {
+			c.t.Errorf("%s %s → %d without the %s header of the %s response", req.Method, req.URL.Path, want, name, response)
+		}
+	}
+	mt := r.Content.Get(resp.Header.Get("Content-Type"))
+	if mt == nil {
+		c.t.Errorf("%s %s → %d: Content-Type %q is not the %s response's", req.Method, req.URL.Path, want, resp.Header.Get("Content-Type"), response)
+		return
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		c.t.Errorf("%s %s → %d: %v", req.Method, req.URL.Path, want, err)
+		return
+	}
+	if err := mt.Schema.Value.VisitJSON(v); err != nil {
+		c.t.Errorf("%s %s → %d deviates from the %s response: %v", req.Method, req.URL.Path, want, response, err)
+	}
 }

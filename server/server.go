@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,7 +112,17 @@ func New(cfg Config) *Server {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, &session.Error{Code: codeNotFound, Message: "no such route: " + r.URL.Path, MoveIndex: -1})
 	})
+	// RFC 9110 asks a 405 to say which methods the path takes. Every route
+	// is a fixed path, so a table made once answers that.
+	allow := map[string][]string{}
+	chi.Walk(r, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		allow[route] = append(allow[route], method)
+		return nil
+	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		if methods := allow[r.URL.Path]; len(methods) > 0 {
+			w.Header().Set("Allow", strings.Join(methods, ", "))
+		}
 		s.problem(w, r, &session.Error{Code: codeMethodNotAllowed, Message: r.Method + " is not allowed on " + r.URL.Path, MoveIndex: -1})
 	})
 	s.router = r
@@ -178,6 +189,8 @@ const (
 	codeBodyTooLarge     = "body_too_large"
 	codeUnauthorized     = "unauthorized"
 	codeInternal         = "internal"
+	codeUpgradeRequired  = "upgrade_required"   // GET /v1/ws without a WebSocket handshake
+	codeOriginNotAllowed = "origin_not_allowed" // a browser's WebSocket from a foreign Origin
 )
 
 // statusOf is the one table from error codes to HTTP statuses. Codes not
@@ -200,6 +213,8 @@ var statusOf = map[string]int{
 	codeBodyTooLarge:             http.StatusRequestEntityTooLarge,
 	codeUnauthorized:             http.StatusUnauthorized,
 	codeInternal:                 http.StatusInternalServerError,
+	codeUpgradeRequired:          http.StatusUpgradeRequired,
+	codeOriginNotAllowed:         http.StatusForbidden,
 }
 
 // Problem is an RFC 9457 problem document with usid's stable code.
@@ -222,7 +237,11 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, e *session.Erro
 		i := e.MoveIndex
 		p.MoveIndex = &i
 	}
-	if d := session.RetryAfter(e); d > 0 {
+	if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+		// RFC 9110 section 15.5.2: every 401 names the scheme to use.
+		w.Header().Set("WWW-Authenticate", `Bearer realm="usid"`)
+	}
+	if d := session.RetryAfter(e); d > 0 && (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(d.Seconds())))
 	}
 	w.Header().Set("Content-Type", "application/problem+json")

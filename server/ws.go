@@ -2,9 +2,13 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
+	"path"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +37,14 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	if s.refuseWhileDraining(w, r) {
 		return
 	}
+	// websocket.Accept answers a bad handshake or a foreign Origin itself,
+	// in text/plain; checking the same things first keeps every refusal
+	// problem JSON with a stable code. Accept still checks them too.
+	if perr := s.checkHandshake(w, r); perr != nil {
+		s.log.Info("websocket refused", "code", perr.Code, "origin", r.Header.Get("Origin"))
+		s.problem(w, r, perr)
+		return
+	}
 	cl := clientOf(r)
 	release, qerr := s.gate.takeSession(cl)
 	if qerr != nil {
@@ -42,7 +54,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
 	if err != nil {
 		release()
-		s.log.Info("websocket refused", "err", err, "origin", r.Header.Get("Origin"))
+		s.log.Warn("websocket refused by Accept after checkHandshake passed", "err", err, "origin", r.Header.Get("Origin"))
 		return // Accept has answered
 	}
 	c.SetReadLimit(s.cfg.MaxMessage)
@@ -78,6 +90,72 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		}()
 		wc.serve()
 	}()
+}
+
+// checkHandshake refuses what websocket.Accept would refuse, the same way
+// (RFC 6455 section 4.2.1; the Origin rule of AcceptOptions.OriginPatterns):
+// a request that is not a WebSocket upgrade (426, with the Upgrade header
+// RFC 9110 asks for), a version other than 13 or a malformed key (400), and
+// a browser Origin other than the server's own or an allowed pattern (403).
+func (s *Server) checkHandshake(w http.ResponseWriter, r *http.Request) *session.Error {
+	if !r.ProtoAtLeast(1, 1) || !hasToken(r.Header, "Connection", "upgrade") || !hasToken(r.Header, "Upgrade", "websocket") {
+		w.Header().Set("Connection", "Upgrade")
+		w.Header().Set("Upgrade", "websocket")
+		return &session.Error{Code: codeUpgradeRequired, Message: "this is the WebSocket endpoint: send an HTTP/1.1 GET with Connection: Upgrade and Upgrade: websocket", MoveIndex: -1}
+	}
+	if r.Header.Get("Sec-WebSocket-Version") != "13" {
+		w.Header().Set("Sec-WebSocket-Version", "13")
+		return &session.Error{Code: session.CodeBadRequest, Message: "Sec-WebSocket-Version must be 13", MoveIndex: -1}
+	}
+	keys := r.Header.Values("Sec-WebSocket-Key")
+	if len(keys) != 1 {
+		return &session.Error{Code: session.CodeBadRequest, Message: "exactly one Sec-WebSocket-Key is required", MoveIndex: -1}
+	}
+	if k, err := base64.StdEncoding.DecodeString(strings.TrimSpace(keys[0])); err != nil || len(k) != 16 {
+		return &session.Error{Code: session.CodeBadRequest, Message: "Sec-WebSocket-Key must be 16 bytes in base64", MoveIndex: -1}
+	}
+	if !originAllowed(r, s.cfg.OriginPatterns) {
+		return &session.Error{Code: codeOriginNotAllowed, Message: "a WebSocket from this Origin is not allowed (server.origins lists the allowed ones)", MoveIndex: -1}
+	}
+	return nil
+}
+
+// originAllowed: no Origin (not a browser), the server's own host, or a
+// host matching one of the patterns, compared as websocket.Accept does.
+func originAllowed(r *http.Request, patterns []string) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(r.Host, u.Host) {
+		return true
+	}
+	for _, p := range patterns {
+		target := u.Host
+		if strings.Contains(p, "://") {
+			target = u.Scheme + "://" + u.Host
+		}
+		if ok, err := path.Match(strings.ToLower(p), strings.ToLower(target)); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hasToken reports whether a comma-separated header holds token, in any case.
+func hasToken(h http.Header, key, token string) bool {
+	for _, v := range h.Values(key) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // serve runs the connection: this goroutine reads, one writes (and pings

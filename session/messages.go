@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -37,6 +38,9 @@ type Error struct {
 	Code      string
 	Message   string
 	MoveIndex int // index of the refused move, or -1
+	// Retry, when set, is the wait the Message announces; RetryAfter
+	// returns it so that a Retry-After header says the same.
+	Retry time.Duration
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

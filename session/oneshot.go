@@ -109,8 +109,12 @@ func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Even
 	return term, nil
 }
 
-// RetryAfter suggests when a refused REST request may be retried.
+// RetryAfter suggests when a refused REST request may be retried: the wait
+// the error announces, or a default for its code (0: no retry suggested).
 func RetryAfter(e *Error) time.Duration {
+	if e.Retry > 0 {
+		return e.Retry
+	}
 	switch e.Code {
 	case CodeTooManyRequests:
 		return time.Second

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -487,11 +486,15 @@ func acquireError(engine string, err error) *Error {
 	case errors.Is(err, pool.ErrQueueFull):
 		return errorf(CodeQueueFull, "too many requests wait for engine %s; retry later", engine)
 	case errors.As(err, &ue):
-		msg := fmt.Sprintf("engine %s keeps failing; retry in %v", engine, ue.RetryAfter.Round(time.Second))
+		// Whole seconds, rounded up: the text and the Retry-After header
+		// announce the same wait, never one shorter than the pool's.
+		wait := max(time.Second, (ue.RetryAfter + time.Second - 1).Truncate(time.Second))
+		e := errorf(CodeUnavailable, "engine %s keeps failing; retry in %ds", engine, int(wait.Seconds()))
 		if ue.Reason != "" {
-			msg += ": " + ue.Reason
+			e.Message += ": " + ue.Reason
 		}
-		return errorf(CodeUnavailable, "%s", msg)
+		e.Retry = wait
+		return e
 	case errors.Is(err, pool.ErrClosed):
 		return errorf(CodeShuttingDown, "the server is shutting down")
 	case errors.Is(err, context.DeadlineExceeded):

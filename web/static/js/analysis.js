@@ -314,7 +314,7 @@ sock.addEventListener('message', (e) => {
     showErrors(analysisError, [m], { title: 'usid reported an error' });
     return;
   }
-  // DESIGN.md allows `queued` without an id: it is about the live request.
+  // ARCHITECTURE.md allows `queued` without an id: it is about the live request.
   const id = m.type === 'queued' && !m.id ? analysis.live : m.id;
   if (!id || id !== analysis.id) return;
   switch (m.type) {

@@ -168,7 +168,7 @@ function cancelSolve(user = false) {
 
 sock.addEventListener('message', (e) => {
   const m = e.detail;
-  // DESIGN.md allows `queued` without an id: it is about the running solve.
+  // ARCHITECTURE.md allows `queued` without an id: it is about the running solve.
   const id = m.type === 'queued' && !m.id && solve.running ? solve.id : m.id;
   if (!id || id !== solve.id) return;
   switch (m.type) {

@@ -1,0 +1,286 @@
+// The conformance check: drives a real usid through Stoplight Prism's
+// validating proxy and fails on any violation of openapi.yaml.
+//
+//   node --experimental-websocket check.mjs <proxy URL> <usid URL> <usid pid> <API key>
+//
+// Every request goes through the proxy, which forwards it to usid and checks
+// the request and the response against the spec, reporting what deviates in
+// an sl-violations header. A response violation always fails the check; a
+// request violation fails it unless the case sends a bad request on purpose
+// (malformed JSON, a wrong key, no handshake, ...). Each case also names the
+// status it must get. The cases together must reach every status that
+// openapi.yaml declares for every operation, except the few listed in
+// notDriven with the reason; a status added to the spec without a case here
+// fails the check too, so the spec and this list stay in step.
+//
+// The last cases drain the server: the check sends usid SIGTERM while a
+// WebSocket search runs and checks the 503 answers of the drain window.
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { parse } from 'yaml';
+
+const [proxy, direct, pidArg, apiKey] = process.argv.slice(2);
+if (!proxy || !direct || !pidArg || !apiKey) {
+  console.error('usage: check.mjs <proxy URL> <usid URL> <usid pid> <API key>');
+  process.exit(2);
+}
+const usidPID = Number(pidArg);
+const spec = parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8'));
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const example = (path, method) => spec.paths[path][method].requestBody.content['application/json'].example;
+const json = { 'Content-Type': 'application/json' };
+const handshake = {
+  Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+};
+const wrongKey = { Authorization: 'Bearer not-a-key' };
+const nifu = '4k4/9/9/9/4P4/4P4/9/9/4K4 b - 1';
+const tsume = example('/v1/mate', 'post').position;
+// Prism drops a request whose JSON body it cannot parse without an answer,
+// so malformed JSON goes as text/plain: the proxy notes the content type
+// (a request violation, expected) and passes it on; usid reads the body as
+// JSON regardless and must refuse it.
+const malformed = { 'Content-Type': 'text/plain' };
+const huge = JSON.stringify({ position: { moves: Array(20000).fill('7g7f') } }); // > 64 KiB
+
+// Requests straight to usid, not through the proxy: the load that sets up a
+// status (a spent rate, open sessions), never the request under test.
+async function spendRate() {
+  // The anonymous quota allows bursts of 20 searches: spend them with
+  // requests that are refused before an engine is asked (no limits).
+  await Promise.all(Array.from({ length: 30 }, () =>
+    fetch(direct + '/v1/analyze', { method: 'POST', headers: json, body: '{}' }).then((r) => r.arrayBuffer())));
+}
+const refill = () => sleep(2500); // 5 searches a second come back
+
+function openSocket(url) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url.replace(/^http/, 'ws') + '/v1/ws');
+    const events = [];
+    ws.onmessage = (m) => events.push(JSON.parse(m.data));
+    ws.onopen = () => resolve({ ws, events });
+    ws.onerror = () => reject(new Error('WebSocket to ' + url + ' failed'));
+  });
+}
+async function until(sock, pred, ms, what) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const ev = sock.events.find(pred);
+    if (ev) return ev;
+    await sleep(20);
+  }
+  throw new Error('no ' + what + ' within ' + ms + ' ms; events: ' + JSON.stringify(sock.events).slice(0, 500));
+}
+let held = [];
+async function holdSessions() {
+  // The anonymous quota allows 4 WebSocket sessions per client.
+  await sleep(300); // the sessions of earlier cases are released
+  held = await Promise.all([1, 2, 3, 4].map(() => openSocket(direct)));
+}
+async function releaseSessions() {
+  for (const s of held) s.ws.close();
+  held = [];
+  await sleep(300);
+}
+let drainSocket;
+async function startDrain() {
+  // A bounded search in flight keeps the drain open for a few seconds:
+  // usid lets it finish, and meanwhile refuses new work with 503.
+  drainSocket = await openSocket(direct);
+  drainSocket.ws.send(JSON.stringify({ type: 'analyze', id: 'drain', engine: 'fairy', limits: { movetime_ms: 5000 } }));
+  await until(drainSocket, (e) => e.type === 'info', 10000, 'info before the drain');
+  process.kill(usidPID, 'SIGTERM');
+  await sleep(300);
+}
+
+// op, status, request, and bad: the request violates the spec on purpose.
+const cases = [
+  { op: 'get /healthz', status: 200 },
+  { op: 'get /readyz', status: 200 },
+  { op: 'get /metrics', status: 200 },
+  { op: 'get /openapi.yaml', status: 200 },
+  { op: 'get /v1/engines', status: 200 },
+  { op: 'get /v1/engines', status: 200, headers: { Authorization: 'Bearer ' + apiKey }, note: 'with a key' },
+  { op: 'get /v1/engines', status: 200, headers: { 'X-API-Key': apiKey }, note: 'with X-API-Key' },
+  { op: 'get /v1/engines', status: 401, headers: wrongKey, bad: true },
+
+  { op: 'post /v1/validate', status: 200, body: 'example' },
+  { op: 'post /v1/validate', status: 200, body: { position: { sfen: nifu } }, note: 'an illegal position is an answer' },
+  { op: 'post /v1/validate', status: 400, body: '{"position":', headers: malformed, bad: true },
+  { op: 'post /v1/validate', status: 400, body: { position: {}, extra: 1 }, bad: true },
+  { op: 'post /v1/validate', status: 401, body: 'example', headers: wrongKey, bad: true },
+  { op: 'post /v1/validate', status: 413, body: huge },
+  { op: 'post /v1/validate', status: 422, body: { notation: 'csa' }, bad: true },
+
+  { op: 'post /v1/analyze', status: 200, body: 'example' },
+  { op: 'post /v1/analyze', status: 200, body: { engine: 'gps', position: { sfen: 'startpos', moves: ['7g7f', '3c3d'] }, limits: { depth: 3 }, notation: 'kif' }, note: 'depth enforced by usid on gpsusi' },
+  { op: 'post /v1/analyze', status: 200, body: { limits: { nodes: 20000 } }, headers: { Authorization: 'Bearer ' + apiKey }, note: 'default engine, with a key' },
+  { op: 'post /v1/analyze', status: 400, body: '{"limits": {"depth": 1}} {}', headers: malformed, bad: true },
+  { op: 'post /v1/analyze', status: 401, body: 'example', headers: wrongKey, bad: true },
+  { op: 'post /v1/analyze', status: 404, body: { engine: 'nope', limits: { depth: 1 } } },
+  { op: 'post /v1/analyze', status: 413, body: huge, bad: true },
+  { op: 'post /v1/analyze', status: 422, body: { position: { sfen: nifu }, limits: { depth: 1 } } },
+  { op: 'post /v1/analyze', status: 422, body: { position: { moves: ['7g7f', 'P*5e'] }, limits: { depth: 1 } }, note: 'move_index' },
+  { op: 'post /v1/analyze', status: 422, body: { limits: {} }, note: 'no limit' },
+  { op: 'post /v1/analyze', status: 429, body: 'example', before: spendRate, after: refill },
+
+  { op: 'post /v1/mate', status: 200, body: 'example' },
+  { op: 'post /v1/mate', status: 200, body: { engine: 'fairy', position: tsume, timeout_ms: 1000 }, note: 'notimplemented' },
+  { op: 'post /v1/mate', status: 400, body: '[]', bad: true },
+  { op: 'post /v1/mate', status: 401, body: 'example', headers: wrongKey, bad: true },
+  { op: 'post /v1/mate', status: 404, body: { engine: 'nope' } },
+  { op: 'post /v1/mate', status: 413, body: huge },
+  { op: 'post /v1/mate', status: 422, body: { position: { sfen: nifu } } },
+  { op: 'post /v1/mate', status: 429, body: 'example', before: spendRate, after: refill },
+
+  { op: 'post /v1/ws-ticket', status: 200, headers: { Authorization: 'Bearer ' + apiKey } },
+  { op: 'post /v1/ws-ticket', status: 401, bad: true, note: 'anonymous' },
+
+  { op: 'get /v1/ws', status: 101, direct: true },
+  { op: 'get /v1/ws', status: 426, note: 'a plain GET' },
+  { op: 'get /v1/ws', status: 400, headers: { ...handshake, 'Sec-WebSocket-Version': '8' } },
+  { op: 'get /v1/ws', status: 401, headers: { ...handshake, ...wrongKey }, bad: true },
+  { op: 'get /v1/ws', status: 403, headers: { ...handshake, Origin: 'https://evil.example' } },
+  { op: 'get /v1/ws', status: 429, headers: handshake, before: holdSessions, after: releaseSessions },
+
+  // Outside the spec's operations: any path, a method it does not list.
+  { op: 'delete /v1/engines', status: 405, outside: 'MethodNotAllowed' },
+  { op: 'get /v1/analyze', status: 405, outside: 'MethodNotAllowed' },
+  { op: 'get /v1/nowhere', status: 404, outside: 'NotFound' },
+
+  // The drain, last: usid stops after these.
+  { op: 'get /readyz', status: 503, before: startDrain },
+  { op: 'post /v1/analyze', status: 503, body: 'example' },
+  { op: 'post /v1/mate', status: 503, body: 'example' },
+  { op: 'get /v1/ws', status: 503, headers: handshake },
+];
+
+// Statuses of the spec no case here reaches, and why.
+const notDriven = {
+  'post /v1/analyze 502': 'needs an engine that dies mid-search; TestEngineDeathIsBadGateway (server/contract_test.go) makes one and checks the answer against openapi.yaml',
+  'post /v1/mate 502': 'needs an engine whose mate line fails verification; TestMateRoute (server/rest_test.go) makes one and checks the answer against openapi.yaml',
+};
+
+let failures = 0;
+const fail = (msg) => { failures++; console.log('  FAIL ' + msg); };
+const covered = new Set();
+
+async function runCase(c) {
+  const [method, path] = c.op.split(' ');
+  const name = `${c.op} → ${c.status}${c.note ? ' (' + c.note + ')' : ''}`;
+  try {
+    if (c.before) await c.before();
+    if (c.direct) {
+      // Prism proxies HTTP, not the upgrade: the 101 goes straight to usid.
+      const s = await openSocket(direct);
+      s.ws.send(JSON.stringify({ type: 'analyze', id: 'a1', limits: { depth: 2 } }));
+      await until(s, (e) => e.id === 'a1' && e.type === 'bestmove', 20000, 'bestmove over the WebSocket');
+      s.ws.close();
+      covered.add(`${c.op} ${c.status}`);
+      console.log('  ok   ' + name);
+      return;
+    }
+    let body = c.body;
+    if (body === 'example') body = example(path, method);
+    const headers = { ...(body !== undefined ? json : {}), ...(c.headers || {}) };
+    const res = await send(method.toUpperCase(), proxy + path, headers,
+      body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
+    const text = res.text;
+    const violations = JSON.parse(res.headers.get('sl-violations') || '[]');
+    let ok = true;
+    if (res.status !== c.status) {
+      fail(`${name}: got ${res.status}: ${text.slice(0, 300)}`);
+      ok = false;
+    }
+    for (const v of violations) {
+      const where = v.location.join('.');
+      if (c.outside && v.message === 'Selected route not found') continue; // expected: checked below
+      if (where.startsWith('request') && c.bad) continue;
+      fail(`${name}: ${v.severity} at ${where}: ${v.message}`);
+      ok = false;
+    }
+    if (c.outside) ok = checkOutside(c, name, res, text) && ok;
+    else if (!c.bad && !violations.length && res.status >= 400 && !res.headers.get('content-type')?.startsWith('application/problem+json')) {
+      fail(`${name}: an error that is not problem JSON`);
+      ok = false;
+    }
+    if (ok) {
+      covered.add(`${c.op} ${c.status}`);
+      console.log('  ok   ' + name);
+    }
+  } catch (err) {
+    fail(`${name}: ${err.message}`);
+  } finally {
+    if (c.after) await c.after();
+  }
+}
+for (const c of cases) await runCase(c);
+
+// send makes one HTTP/1.1 request with node:http, which (unlike fetch) lets
+// a client send the Connection and Upgrade headers of a WebSocket handshake.
+function send(method, url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, timeout: 30000 }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({
+        status: res.statusCode,
+        headers: { get: (h) => res.headers[h.toLowerCase()] ?? null },
+        text: Buffer.concat(chunks).toString('utf8'),
+      }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 30 s')));
+    req.on('upgrade', (res, socket) => { socket.destroy(); reject(new Error('upgraded: ' + res.statusCode)); });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+// checkOutside checks an answer for a request the spec has no operation for
+// against the response the spec describes for it (the proxy cannot).
+function checkOutside(c, name, res, text) {
+  const r = spec.components.responses[c.outside];
+  let ok = true;
+  for (const [h, def] of Object.entries(r.headers || {})) {
+    if (def.required && !res.headers.get(h)) { fail(`${name}: no ${h} header`); ok = false; }
+  }
+  if (res.headers.get('content-type') !== 'application/problem+json') { fail(`${name}: Content-Type ${res.headers.get('content-type')}`); ok = false; }
+  let p = {};
+  try { p = JSON.parse(text); } catch { fail(`${name}: not JSON`); return false; }
+  for (const k of spec.components.schemas.Problem.required) {
+    if (!(k in p)) { fail(`${name}: problem without ${k}`); ok = false; }
+  }
+  if (p.status !== c.status) { fail(`${name}: problem status ${p.status}`); ok = false; }
+  return ok;
+}
+
+// The drain's WebSocket client got its closing event and its result.
+if (drainSocket) {
+  try {
+    await until(drainSocket, (e) => e.type === 'closing', 5000, 'closing event');
+    await until(drainSocket, (e) => e.id === 'drain' && e.type === 'bestmove', 10000, 'the bestmove of the search in flight');
+    console.log('  ok   drain: closing event, then the bestmove of the search in flight');
+  } catch (err) {
+    fail('drain: ' + err.message);
+  }
+}
+
+// Coverage: every declared status of every operation was reached.
+let declared = 0, reached = 0;
+for (const [path, item] of Object.entries(spec.paths)) {
+  for (const [method, op] of Object.entries(item)) {
+    for (const status of Object.keys(op.responses)) {
+      declared++;
+      const key = `${method} ${path} ${status}`;
+      if (covered.has(key)) { reached++; continue; }
+      if (notDriven[key]) {
+        console.log(`  --   ${key}: not driven here: ${notDriven[key]}`);
+        continue;
+      }
+      fail(`${key}: declared in openapi.yaml, reached by no passing case`);
+    }
+  }
+}
+console.log(`conformance: ${cases.length} exchanges, ${reached} of ${declared} declared responses reached, ${Object.keys(notDriven).length} left to the Go tests, ${failures} failures`);
+process.exit(failures ? 1 : 0);
