@@ -85,11 +85,13 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: make(map[*wsConn]struct{}), m: newMetrics(cfg.Registerer), gate: newGate(cfg.Access)}
 	r := chi.NewRouter()
-	r.Use(middleware.Recoverer, s.instrument)
-	r.Get("/healthz", s.healthz)
-	r.Get("/readyz", s.readyz)
-	if cfg.Gatherer != nil {
-		r.Handle("/metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
+	r.Use(middleware.Recoverer, s.instrument, s.oneFraming)
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		r.Method(m, "/healthz", http.HandlerFunc(s.healthz))
+		r.Method(m, "/readyz", http.HandlerFunc(s.readyz))
+		if cfg.Gatherer != nil {
+			r.Method(m, "/metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
+		}
 	}
 	r.Get("/openapi.yaml", s.openapi)
 	r.Route("/v1", func(r chi.Router) {
@@ -106,7 +108,7 @@ func New(cfg Config) *Server {
 		// problem+json answers.
 		r.Handle("/", cfg.Web)
 		r.Handle("/tsume", cfg.Web)
-		r.Handle("/static/*", cfg.Web)
+		r.Handle("/static/*", s.problemNotFound(cfg.Web))
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, &session.Error{Code: codeNotFound, Message: "no such route: " + r.URL.Path, MoveIndex: -1})
@@ -116,6 +118,58 @@ func New(cfg Config) *Server {
 	})
 	s.router = r
 	return s
+}
+
+// oneFraming refuses a request body framed by Transfer-Encoding: usid
+// takes bodies with Content-Length only. A request with both headers is
+// the classic way to smuggle a second request past a front proxy that
+// reads the other one; Go's server drops Content-Length in that case before
+// a handler can see it, so every Transfer-Encoding is refused (400).
+func (s *Server) oneFraming(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.TransferEncoding) > 0 {
+			w.Header().Set("Connection", "close")
+			s.problem(w, r, &session.Error{Code: session.CodeBadRequest, Message: "Transfer-Encoding is not accepted on requests; send the body with Content-Length", MoveIndex: -1})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// problemNotFound answers h's 404s with problem+json, like every other
+// route's, instead of the file server's plain text.
+func (s *Server) problemNotFound(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&notFoundWriter{ResponseWriter: w, notFound: func() {
+			s.problem(w, r, &session.Error{Code: codeNotFound, Message: "no such file: " + r.URL.Path, MoveIndex: -1})
+		}}, r)
+	})
+}
+
+// notFoundWriter replaces a 404 and its body with notFound's answer.
+type notFoundWriter struct {
+	http.ResponseWriter
+	notFound func()
+	hit      bool
+}
+
+func (w *notFoundWriter) WriteHeader(code int) {
+	if code == http.StatusNotFound {
+		w.hit = true
+		for _, k := range []string{"Content-Type", "X-Content-Type-Options", "Content-Length"} {
+			w.Header().Del(k)
+		}
+		w.notFound()
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *notFoundWriter) Write(b []byte) (int, error) {
+	if w.hit {
+		return len(b), nil // the file server's text, replaced
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // ServeHTTP makes the Server an http.Handler.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
@@ -102,6 +103,11 @@ func (wc *wsConn) read() {
 			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
 				wc.s.log.Info("websocket message too big; closing")
 			}
+			return
+		}
+		if typ == websocket.MessageText && !utf8.Valid(data) {
+			// RFC 6455 8.1: a text frame that is not UTF-8 fails the connection.
+			wc.setClose(websocket.StatusInvalidFramePayloadData, "text message is not valid UTF-8")
 			return
 		}
 		// One parse, for the limiter and the session alike.
