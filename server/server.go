@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -43,6 +44,14 @@ type Config struct {
 	MaxMessage     int64         // one WebSocket message (64 KiB)
 	PingInterval   time.Duration // WebSocket keepalive (30s)
 	WriteTimeout   time.Duration // one WebSocket write before the client counts as gone (10s)
+	// BodyTimeout bounds the reading of a REST request body (10s): a client
+	// that stalls mid-body gets 408 and holds no quota meanwhile.
+	BodyTimeout time.Duration
+	// HeaderTimeout and IdleTimeout are HTTPServer's ReadHeaderTimeout (10s)
+	// and IdleTimeout between keep-alive requests (60s). WebSocket
+	// connections are not cut by either: they leave the HTTP server at the
+	// upgrade, and pings watch them.
+	HeaderTimeout, IdleTimeout time.Duration
 	Web            http.Handler  // the pages at / and /tsume; nil: none
 	OpenAPI        []byte        // served at /openapi.yaml
 	Access         *Access       // keys, quotas, proxies; nil: anonymous with default quotas (see Access.Check)
@@ -76,6 +85,15 @@ func New(cfg Config) *Server {
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 10 * time.Second
+	}
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = 10 * time.Second
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = time.Minute
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -172,6 +190,14 @@ func (w *notFoundWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
+// HTTPServer returns an http.Server for s with its timeouts: headers within
+// HeaderTimeout, idle keep-alive connections closed after IdleTimeout.
+// Request bodies get BodyTimeout each, set per request (a server-wide
+// ReadTimeout would also cancel long REST searches once the body is read).
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{Handler: s, ReadHeaderTimeout: s.cfg.HeaderTimeout, IdleTimeout: s.cfg.IdleTimeout}
+}
+
 // ServeHTTP makes the Server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
 
@@ -230,6 +256,7 @@ const (
 	codeNotFound         = "not_found"
 	codeMethodNotAllowed = "method_not_allowed"
 	codeBodyTooLarge     = "body_too_large"
+	codeRequestTimeout   = "request_timeout"
 	codeUnauthorized     = "unauthorized"
 	codeInternal         = "internal"
 )
@@ -252,6 +279,7 @@ var statusOf = map[string]int{
 	codeNotFound:                 http.StatusNotFound,
 	codeMethodNotAllowed:         http.StatusMethodNotAllowed,
 	codeBodyTooLarge:             http.StatusRequestEntityTooLarge,
+	codeRequestTimeout:           http.StatusRequestTimeout,
 	codeUnauthorized:             http.StatusUnauthorized,
 	codeInternal:                 http.StatusInternalServerError,
 }
@@ -296,11 +324,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // parser of WebSocket messages too): size-capped, one object, no unknown
 // fields or duplicate keys, nothing after the object.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) *session.Error {
+	// The body has BodyTimeout to arrive; then the deadline goes, so that
+	// the server's watch for a vanished client does not fire mid-search.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &session.Error{Code: codeBodyTooLarge, Message: "request body larger than " + strconv.FormatInt(s.cfg.MaxBody, 10) + " bytes", MoveIndex: -1}
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.Header().Set("Connection", "close")
+			return &session.Error{Code: codeRequestTimeout, Message: "the request body did not arrive within " + s.cfg.BodyTimeout.String(), MoveIndex: -1}
 		}
 		return &session.Error{Code: session.CodeBadRequest, Message: "request body unreadable: " + err.Error(), MoveIndex: -1}
 	}

@@ -202,7 +202,8 @@ func (m *Main) Run() error {
 		p.Close(context.Background())
 		return err
 	}
-	m.http = &http.Server{Handler: m.server, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+	m.http = m.server.HTTPServer()
+	m.http.ErrorLog = slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)
 	m.served, m.failed = make(chan error, 1), make(chan error, 1)
 	go func() {
 		err := m.http.Serve(ln)
