@@ -52,10 +52,10 @@ type Config struct {
 	// connections are not cut by either: they leave the HTTP server at the
 	// upgrade, and pings watch them.
 	HeaderTimeout, IdleTimeout time.Duration
-	Web            http.Handler  // the pages at / and /tsume; nil: none
-	OpenAPI        []byte        // served at /openapi.yaml
-	Access         *Access       // keys, quotas, proxies; nil: anonymous with default quotas (see Access.Check)
-	Logger         *slog.Logger
+	Web                        http.Handler // the pages at / and /tsume; nil: none
+	OpenAPI                    []byte       // served at /openapi.yaml
+	Access                     *Access      // keys, quotas, proxies; nil: anonymous with default quotas (see Access.Check)
+	Logger                     *slog.Logger
 }
 
 // Server routes requests. Create it with New.
