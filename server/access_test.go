@@ -31,6 +31,9 @@ func withAccess(t *testing.T, a *Access) (*Server, *httptest.Server) {
 func do(t *testing.T, method, url, key, body string) (*http.Response, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"os"
 	"strconv"
@@ -40,10 +41,17 @@ type Config struct {
 	// "example.com" or "*.example.com") allowed to open a WebSocket besides
 	// the server's own. Requests without an Origin (non-browsers) are allowed.
 	OriginPatterns []string
-	MaxBody        int64         // REST request body (64 KiB)
-	MaxMessage     int64         // one WebSocket message (64 KiB)
-	PingInterval   time.Duration // WebSocket keepalive (30s)
-	WriteTimeout   time.Duration // one WebSocket write before the client counts as gone (10s)
+	// Hosts are the service's own host names (patterns as above, with an
+	// optional ":port" or ":*"), for its pages' origin and for the Host
+	// header: when set, a /v1 request for another Host is refused (421).
+	// Unset, any Host is served (behind a load balancer the Host is
+	// whatever the client asked for), and only the loopback names count as
+	// the service's own origin.
+	Hosts        []string
+	MaxBody      int64         // REST request body (64 KiB)
+	MaxMessage   int64         // one WebSocket message (64 KiB)
+	PingInterval time.Duration // WebSocket keepalive (30s)
+	WriteTimeout time.Duration // one WebSocket write before the client counts as gone (10s)
 	// BodyTimeout bounds the reading of a REST request body (10s): a client
 	// that stalls mid-body gets 408 and holds no quota meanwhile.
 	BodyTimeout time.Duration
@@ -113,7 +121,7 @@ func New(cfg Config) *Server {
 	}
 	r.Get("/openapi.yaml", s.openapi)
 	r.Route("/v1", func(r chi.Router) {
-		r.Use(s.authenticate)
+		r.Use(s.sameSite, s.authenticate)
 		r.Post("/ws-ticket", s.wsTicket)
 		r.Get("/engines", s.engines)
 		r.Post("/validate", s.validate)
@@ -257,6 +265,9 @@ const (
 	codeMethodNotAllowed = "method_not_allowed"
 	codeBodyTooLarge     = "body_too_large"
 	codeRequestTimeout   = "request_timeout"
+	codeForbiddenOrigin  = "forbidden_origin"
+	codeMediaType        = "unsupported_media_type"
+	codeMisdirected      = "misdirected"
 	codeUnauthorized     = "unauthorized"
 	codeInternal         = "internal"
 )
@@ -280,6 +291,9 @@ var statusOf = map[string]int{
 	codeMethodNotAllowed:         http.StatusMethodNotAllowed,
 	codeBodyTooLarge:             http.StatusRequestEntityTooLarge,
 	codeRequestTimeout:           http.StatusRequestTimeout,
+	codeForbiddenOrigin:          http.StatusForbidden,
+	codeMediaType:                http.StatusUnsupportedMediaType,
+	codeMisdirected:              http.StatusMisdirectedRequest,
 	codeUnauthorized:             http.StatusUnauthorized,
 	codeInternal:                 http.StatusInternalServerError,
 }
@@ -324,6 +338,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // parser of WebSocket messages too): size-capped, one object, no unknown
 // fields or duplicate keys, nothing after the object.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) *session.Error {
+	// JSON only: a browser sends text/plain, forms and no type across
+	// origins without asking first (no CORS preflight); JSON it must ask for.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return &session.Error{Code: codeMediaType, Message: "request bodies are JSON: send Content-Type: application/json", MoveIndex: -1}
+	}
 	// The body has BodyTimeout to arrive; then the deadline goes, so that
 	// the server's watch for a vanished client does not fire mid-search.
 	rc := http.NewResponseController(w)

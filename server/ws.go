@@ -40,7 +40,9 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, qerr)
 		return
 	}
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
+	// sameSite has checked the Origin against the configured names, not
+	// against the request's Host, which a DNS-rebinding page controls.
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		release()
 		s.log.Info("websocket refused", "err", err, "origin", r.Header.Get("Origin"))

@@ -50,6 +50,7 @@ type Config struct {
 	} `yaml:"session"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
+		Hosts         []string      `yaml:"hosts"`
 		ShutdownGrace time.Duration `yaml:"shutdown_grace"`
 		MaxBody       int64         `yaml:"max_body"`
 		MaxMessage    int64         `yaml:"max_message"`
@@ -186,7 +187,7 @@ func (m *Main) Run() error {
 		Logger: m.Logger.With("component", "session"),
 	})
 	m.server = server.New(server.Config{
-		Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins,
+		Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
