@@ -35,7 +35,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cl := clientOf(r)
-	release, qerr := s.gate.takeSession(cl)
+	release, qerr := s.gate.takeSession(cl, r)
 	if qerr != nil {
 		s.problem(w, r, qerr)
 		return

@@ -64,6 +64,8 @@ type Config struct {
 		TicketSecret   string       `yaml:"ticket_secret_file"`
 		TrustedProxies []string     `yaml:"trusted_proxies"`
 		MaxSessions    int          `yaml:"max_sessions"`
+		MaxPerAddress  int          `yaml:"max_sessions_per_address"`
+		MaxClients     int          `yaml:"max_clients"`
 		Keyed          server.Quota `yaml:"keyed"`
 		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
 	} `yaml:"access"`
@@ -73,6 +75,7 @@ type Config struct {
 // environment, proxies, quotas.
 func (c *Config) ServerAccess(env func(string) string) (*server.Access, error) {
 	a := &server.Access{Keys: map[string]string{}, Anonymous: true, MaxSessions: c.Access.MaxSessions,
+		MaxSessionsPerAddress: c.Access.MaxPerAddress, MaxClients: c.Access.MaxClients,
 		Keyed: c.Access.Keyed, AnonymousQuota: c.Access.AnonymousQuota}
 	if c.Access.Anonymous != nil {
 		a.Anonymous = *c.Access.Anonymous
