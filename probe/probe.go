@@ -381,7 +381,7 @@ func (r *runner) mate(ctx context.Context) error {
 		note = "go mate on a mate in one: checkmate " + string(o.res.Checkmate.Result)
 	default:
 		pos, _ := shogi.ParseSFEN(mateInOne)
-		if err := pos.VerifyMateLine(o.res.Checkmate.Moves); err != nil {
+		if _, err := pos.VerifyMateLine(o.res.Checkmate.Moves); err != nil {
 			note = fmt.Sprintf("go mate: a false mate line: %v", err)
 		}
 	}

@@ -10,11 +10,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -37,6 +39,14 @@ type Access struct {
 	Keyed, AnonymousQuota Quota
 	// MaxSessions caps WebSocket sessions over all clients (0: 10000).
 	MaxSessions int
+	// MaxSessionsPerAddress caps WebSocket sessions from one client address
+	// (an IPv4 address or an IPv6 /64), keyed or not, so that no address can
+	// take the whole MaxSessions (0: MaxSessions/20, at least 16).
+	MaxSessionsPerAddress int
+	// MaxClients bounds the identities tracked at once (0: 50000). Past
+	// it, new addresses share one overflow identity and its quota, so
+	// forged addresses cost no memory and gain nothing.
+	MaxClients int
 	// TrustedProxies are the networks whose X-Forwarded-For is believed; a
 	// client's IP is otherwise the connection's address.
 	TrustedProxies []netip.Prefix
@@ -84,6 +94,12 @@ func (a *Access) withDefaults() *Access {
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 10000
 	}
+	if c.MaxSessionsPerAddress <= 0 {
+		c.MaxSessionsPerAddress = max(c.MaxSessions/20, 16)
+	}
+	if c.MaxClients <= 0 {
+		c.MaxClients = 50000
+	}
 	if c.TicketTTL <= 0 {
 		c.TicketTTL = time.Minute
 	}
@@ -111,15 +127,18 @@ func (a *Access) Check() error {
 // as the HMAC-SHA-256 key it becomes.
 const MinTicketSecret = 32
 
-// client is one identity's running totals.
+// client is one identity's running totals: an API key, a client address,
+// or (entries "addr:") the sessions of one address over all identities.
 type client struct {
-	id       string // "key:<name>" or "ip:<addr>"
+	id       string // "key:<name>", "ip:<addr>" or "addr:<addr>"
 	quota    Quota
 	limiter  *rate.Limiter // search requests
 	messages *rate.Limiter // every WebSocket message
+	lastSeen atomic.Int64  // Unix nanoseconds
+
+	mu       sync.Mutex
 	sessions int
 	leases   int
-	lastSeen time.Time
 }
 
 // gate keeps the per-client state. Entries of idle clients are dropped.
@@ -132,12 +151,68 @@ type gate struct {
 	// keyHashes holds SHA-256 of each key, compared in constant time.
 	keyHashes map[string][32]byte
 
-	mu       sync.Mutex
-	clients  map[string]*client
-	sessions int
-	sweep    time.Time
+	clients  table
+	sessions atomic.Int64 // WebSocket sessions over all clients
 
 	tickets usedTickets
+}
+
+// table holds the clients in shards, each with its own lock and its own
+// sweep of idle entries, so that no request waits behind a sweep of the
+// whole table. The number of entries is bounded: past max, get returns
+// the overflow entry.
+type table struct {
+	shards   [64]shard
+	n        atomic.Int64
+	max      int64
+	overflow *client
+}
+
+type shard struct {
+	mu    sync.Mutex
+	m     map[string]*client
+	sweep time.Time
+}
+
+// idleAfter is how long an entry without sessions or leases is kept.
+const idleAfter = 10 * time.Minute
+
+// get returns id's entry, made by mk if new.
+func (t *table) get(id string, mk func() *client) *client {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	sh := &t.shards[h.Sum32()%uint32(len(t.shards))]
+	now := time.Now()
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.m == nil {
+		sh.m = map[string]*client{}
+	}
+	if now.Sub(sh.sweep) >= time.Minute {
+		// One shard, a 64th of the table, under its own lock.
+		sh.sweep = now
+		for k, c := range sh.m {
+			c.mu.Lock()
+			idle := c.sessions == 0 && c.leases == 0 && now.UnixNano()-c.lastSeen.Load() > int64(idleAfter)
+			c.mu.Unlock()
+			if idle {
+				delete(sh.m, k)
+				t.n.Add(-1)
+			}
+		}
+	}
+	c := sh.m[id]
+	if c == nil {
+		if t.n.Load() >= t.max {
+			c = t.overflow
+		} else {
+			c = mk()
+			sh.m[id] = c
+			t.n.Add(1)
+		}
+	}
+	c.lastSeen.Store(now.UnixNano())
+	return c
 }
 
 // usedTickets remembers the tickets already presented until they expire, so
@@ -179,7 +254,9 @@ func (u *usedTickets) use(mac string, exp, now int64) error {
 }
 
 func newGate(a *Access) *gate {
-	g := &gate{cfg: a.withDefaults(), keyHashes: map[string][32]byte{}, clients: map[string]*client{}, misconfigured: a.Check()}
+	g := &gate{cfg: a.withDefaults(), keyHashes: map[string][32]byte{}, misconfigured: a.Check()}
+	g.clients.max = int64(g.cfg.MaxClients)
+	g.clients.overflow = newClient("ip:overflow", g.cfg.AnonymousQuota)
 	for name, k := range g.cfg.Keys {
 		g.keyHashes[name] = sha256.Sum256([]byte(k))
 	}
@@ -222,21 +299,16 @@ func (g *gate) identify(r *http.Request) (*client, *session.Error) {
 	case !g.cfg.Anonymous:
 		return nil, &session.Error{Code: codeUnauthorized, Message: "an API key is required (Authorization: Bearer <key>)", MoveIndex: -1}
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	id, quota := "key:"+name, g.cfg.Keyed
 	if name == "" {
 		id, quota = "ip:"+g.clientIP(r), g.cfg.AnonymousQuota
 	}
-	c := g.clients[id]
-	if c == nil {
-		c = &client{id: id, quota: quota, limiter: rate.NewLimiter(rate.Limit(quota.Rate), quota.Burst),
-			messages: rate.NewLimiter(rate.Limit(quota.Messages), int(2*quota.Messages)+1)}
-		g.clients[id] = c
-	}
-	c.lastSeen = time.Now()
-	g.sweepLocked()
-	return c, nil
+	return g.clients.get(id, func() *client { return newClient(id, quota) }), nil
+}
+
+func newClient(id string, quota Quota) *client {
+	return &client{id: id, quota: quota, limiter: rate.NewLimiter(rate.Limit(quota.Rate), quota.Burst),
+		messages: rate.NewLimiter(rate.Limit(quota.Messages), int(2*quota.Messages)+1)}
 }
 
 // checkKey returns the name of the key, or "". Every configured key is
@@ -252,8 +324,11 @@ func (g *gate) checkKey(key string) string {
 	return found
 }
 
-// clientIP is the connection's address, or the nearest untrusted address in
-// X-Forwarded-For when the connection comes from a trusted proxy.
+// clientIP is the connection's address, or, when the connection comes from
+// a trusted proxy, the rightmost address of X-Forwarded-For that is not a
+// trusted proxy's. Every X-Forwarded-For line counts, in order (a proxy may
+// add its own line rather than extend the first). IPv6 addresses are
+// aggregated to their /64, the block one subscriber typically holds.
 func (g *gate) clientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -263,7 +338,7 @@ func (g *gate) clientIP(r *http.Request) string {
 	if err != nil {
 		return host
 	}
-	hops := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 	for i := len(hops) - 1; i >= 0 && g.trusted(addr); i-- {
 		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
 		if err != nil {
@@ -271,7 +346,11 @@ func (g *gate) clientIP(r *http.Request) string {
 		}
 		addr = a
 	}
-	return addr.Unmap().String()
+	addr = addr.Unmap().WithZone("")
+	if addr.Is6() {
+		return netip.PrefixFrom(addr, 64).Masked().String()
+	}
+	return addr.String()
 }
 
 func (g *gate) trusted(a netip.Addr) bool {
@@ -281,20 +360,6 @@ func (g *gate) trusted(a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-// sweepLocked forgets clients idle for ten minutes, at most once a minute.
-func (g *gate) sweepLocked() {
-	now := time.Now()
-	if now.Sub(g.sweep) < time.Minute {
-		return
-	}
-	g.sweep = now
-	for id, c := range g.clients {
-		if c.sessions == 0 && c.leases == 0 && now.Sub(c.lastSeen) > 10*time.Minute {
-			delete(g.clients, id)
-		}
-	}
 }
 
 // allow takes one search request from the client's rate.
@@ -315,37 +380,58 @@ func (g *gate) allowMessage(c *client) *session.Error {
 
 // takeLease counts a REST search in flight; the returned func gives it back.
 func (g *gate) takeLease(c *client) (func(), *session.Error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.leases+c.sessions >= c.quota.Leases {
 		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: "this client holds as many engines as its quota allows", MoveIndex: -1}
 	}
 	c.leases++
 	return func() {
-		g.mu.Lock()
+		c.mu.Lock()
 		c.leases--
-		g.mu.Unlock()
+		c.mu.Unlock()
 	}, nil
 }
 
-// takeSession counts a WebSocket session (it may hold an engine); the
-// returned func gives it back.
-func (g *gate) takeSession(c *client) (func(), *session.Error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	switch {
-	case g.sessions >= g.cfg.MaxSessions:
-		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: "the server has as many sessions as it takes", MoveIndex: -1}
-	case c.sessions >= c.quota.Sessions || c.leases+c.sessions >= c.quota.Leases:
-		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: "this client has as many sessions as its quota allows", MoveIndex: -1}
+// takeSession counts a WebSocket session (it may hold an engine) for
+// client c and for the address of r; the returned func gives it back.
+func (g *gate) takeSession(c *client, r *http.Request) (func(), *session.Error) {
+	tooMany := func(msg string) (func(), *session.Error) {
+		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: msg, MoveIndex: -1}
+	}
+	id := "addr:" + g.clientIP(r)
+	a := g.clients.get(id, func() *client { return &client{id: id} })
+	if g.sessions.Add(1) > int64(g.cfg.MaxSessions) {
+		g.sessions.Add(-1)
+		return tooMany("the server has as many sessions as it takes")
+	}
+	a.mu.Lock()
+	if a.sessions >= g.cfg.MaxSessionsPerAddress {
+		a.mu.Unlock()
+		g.sessions.Add(-1)
+		return tooMany("this address has as many sessions as one address may")
+	}
+	a.sessions++
+	a.mu.Unlock()
+	c.mu.Lock()
+	if c.sessions >= c.quota.Sessions || c.leases+c.sessions >= c.quota.Leases {
+		c.mu.Unlock()
+		a.mu.Lock()
+		a.sessions--
+		a.mu.Unlock()
+		g.sessions.Add(-1)
+		return tooMany("this client has as many sessions as its quota allows")
 	}
 	c.sessions++
-	g.sessions++
+	c.mu.Unlock()
 	return func() {
-		g.mu.Lock()
+		c.mu.Lock()
 		c.sessions--
-		g.sessions--
-		g.mu.Unlock()
+		c.mu.Unlock()
+		a.mu.Lock()
+		a.sessions--
+		a.mu.Unlock()
+		g.sessions.Add(-1)
 	}, nil
 }
 

@@ -31,6 +31,9 @@ func withAccess(t *testing.T, a *Access) (*Server, *httptest.Server) {
 func do(t *testing.T, method, url, key, body string) (*http.Response, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
@@ -187,6 +190,8 @@ func TestClientIP(t *testing.T) {
 		{"10.1.2.3:1234", "1.1.1.1, 198.51.100.7, 10.9.9.9", "198.51.100.7"},
 		{"10.1.2.3:1234", "garbage", "10.1.2.3"},
 		{"[::ffff:10.1.2.3]:80", "198.51.100.8", "198.51.100.8"},
+		{"10.1.2.3:1234", "2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"}, // IPv6: one /64 is one client
+		{"[2001:db8:9:9::1]:80", "", "2001:db8:9:9::/64"},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest("GET", "/", nil)
@@ -335,5 +340,61 @@ func TestBearerSchemeCase(t *testing.T) {
 		if resp.StatusCode != want {
 			t.Errorf("Authorization: %s: %d, want %d", h, resp.StatusCode, want)
 		}
+	}
+}
+
+// TestForwardedForLines: every X-Forwarded-For line counts; a client cannot
+// hide behind a second line that the proxy appended.
+func TestForwardedForLines(t *testing.T) {
+	g := newGate(&Access{Anonymous: true, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.1.2.3:1234"
+	r.Header.Add("X-Forwarded-For", "1.1.1.1")                // forged by the client
+	r.Header.Add("X-Forwarded-For", "198.51.100.7, 10.9.9.9") // the proxies' own
+	if got := g.clientIP(r); got != "198.51.100.7" {
+		t.Errorf("clientIP = %s, want 198.51.100.7 (rightmost untrusted over all lines)", got)
+	}
+}
+
+// TestClientTableBounded: forged identities beyond MaxClients share one
+// overflow identity; memory stays bounded (800k forged addresses took 393
+// MB before).
+func TestClientTableBounded(t *testing.T) {
+	g := newGate(&Access{Anonymous: true, MaxClients: 1000, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
+		AnonymousQuota: Quota{Rate: 1, Burst: 1}})
+	for i := range 100000 {
+		r := httptest.NewRequest("GET", "/v1/engines", nil)
+		r.RemoteAddr = "10.0.0.1:1"
+		r.Header.Set("X-Forwarded-For", netip.AddrFrom4([4]byte{198, byte(i >> 16), byte(i >> 8), byte(i)}).String())
+		if _, err := g.identify(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := g.clients.n.Load(); n > 1000 {
+		t.Errorf("%d identities tracked, want at most 1000", n)
+	}
+	// The overflow identity has one quota for all of them.
+	r := httptest.NewRequest("GET", "/v1/engines", nil)
+	r.RemoteAddr = "10.0.0.1:1"
+	r.Header.Set("X-Forwarded-For", "203.0.113.200")
+	c, _ := g.identify(r)
+	if c != g.clients.overflow {
+		t.Errorf("a new address past the cap got its own identity %s", c.id)
+	}
+}
+
+// TestSessionsPerAddress: one address, even with a key of a large quota,
+// cannot take every session of the server.
+func TestSessionsPerAddress(t *testing.T) {
+	_, hs := withAccess(t, &Access{Keys: map[string]string{"big": "big-key-big-key"}, MaxSessions: 10, MaxSessionsPerAddress: 2,
+		Keyed: Quota{Rate: 100, Burst: 100, Sessions: 100, Leases: 100}})
+	hdr := http.Header{"X-API-Key": {"big-key-big-key"}}
+	for i := range 2 {
+		if _, _, err := wsDial(t, hs.URL, "", hdr); err != nil {
+			t.Fatalf("session %d: %v", i+1, err)
+		}
+	}
+	if _, resp, err := wsDial(t, hs.URL, "", hdr); err == nil || resp.StatusCode != 429 {
+		t.Errorf("a third session from one address with max_sessions_per_address 2: %v", err)
 	}
 }

@@ -62,7 +62,11 @@ func (c checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var reqBody []byte
 	if req.Body != nil {
 		reqBody, _ = io.ReadAll(req.Body)
-		req.Body = io.NopCloser(bytes.NewReader(reqBody))
+		// Keep the request framed by Content-Length, as the caller's was.
+		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(reqBody)), int64(len(reqBody))
+		if len(reqBody) == 0 {
+			req.Body = http.NoBody
+		}
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {

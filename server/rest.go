@@ -138,16 +138,18 @@ type analyzeRequest struct {
 }
 
 func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
-	done := s.admit(w, r)
-	if done == nil {
-		return
-	}
-	defer done()
+	// The body first: a client pays its rate and holds a lease slot only
+	// for a request it has sent in full.
 	var req analyzeRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
+	done := s.admit(w, r)
+	if done == nil {
+		return
+	}
+	defer done()
 	res, err := s.cfg.Service.Analyze(r.Context(), &session.Request{Position: req.Position, Engine: req.Engine,
 		Limits: req.Limits, MultiPV: req.MultiPV, Notation: req.Notation})
 	if err != nil {
@@ -166,16 +168,18 @@ type mateRequest struct {
 }
 
 func (s *Server) mate(w http.ResponseWriter, r *http.Request) {
-	done := s.admit(w, r)
-	if done == nil {
-		return
-	}
-	defer done()
+	// The body first: a client pays its rate and holds a lease slot only
+	// for a request it has sent in full.
 	var req mateRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
+	done := s.admit(w, r)
+	if done == nil {
+		return
+	}
+	defer done()
 	res, err := s.cfg.Service.Mate(r.Context(), &session.Request{Position: req.Position, Engine: req.Engine,
 		TimeoutMS: req.TimeoutMS, Notation: req.Notation})
 	if err != nil {

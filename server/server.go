@@ -13,7 +13,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,14 +42,29 @@ type Config struct {
 	// "example.com" or "*.example.com") allowed to open a WebSocket besides
 	// the server's own. Requests without an Origin (non-browsers) are allowed.
 	OriginPatterns []string
-	MaxBody        int64         // REST request body (64 KiB)
-	MaxMessage     int64         // one WebSocket message (64 KiB)
-	PingInterval   time.Duration // WebSocket keepalive (30s)
-	WriteTimeout   time.Duration // one WebSocket write before the client counts as gone (10s)
-	Web            http.Handler  // the pages at / and /tsume; nil: none
-	OpenAPI        []byte        // served at /openapi.yaml
-	Access         *Access       // keys, quotas, proxies; nil: anonymous with default quotas (see Access.Check)
-	Logger         *slog.Logger
+	// Hosts are the service's own host names (patterns as above, with an
+	// optional ":port" or ":*"), for its pages' origin and for the Host
+	// header: when set, a /v1 request for another Host is refused (421).
+	// Unset, any Host is served (behind a load balancer the Host is
+	// whatever the client asked for), and only the loopback names count as
+	// the service's own origin.
+	Hosts        []string
+	MaxBody      int64         // REST request body (64 KiB)
+	MaxMessage   int64         // one WebSocket message (64 KiB)
+	PingInterval time.Duration // WebSocket keepalive (30s)
+	WriteTimeout time.Duration // one WebSocket write before the client counts as gone (10s)
+	// BodyTimeout bounds the reading of a REST request body (10s): a client
+	// that stalls mid-body gets 408 and holds no quota meanwhile.
+	BodyTimeout time.Duration
+	// HeaderTimeout and IdleTimeout are HTTPServer's ReadHeaderTimeout (10s)
+	// and IdleTimeout between keep-alive requests (60s). WebSocket
+	// connections are not cut by either: they leave the HTTP server at the
+	// upgrade, and pings watch them.
+	HeaderTimeout, IdleTimeout time.Duration
+	Web                        http.Handler // the pages at / and /tsume; nil: none
+	OpenAPI                    []byte       // served at /openapi.yaml
+	Access                     *Access      // keys, quotas, proxies; nil: anonymous with default quotas (see Access.Check)
+	Logger                     *slog.Logger
 }
 
 // Server routes requests. Create it with New.
@@ -78,6 +95,15 @@ func New(cfg Config) *Server {
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = 10 * time.Second
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 10 * time.Second
+	}
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = 10 * time.Second
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = time.Minute
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -86,15 +112,17 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: make(map[*wsConn]struct{}), m: newMetrics(cfg.Registerer), gate: newGate(cfg.Access)}
 	r := chi.NewRouter()
-	r.Use(middleware.Recoverer, s.instrument)
-	r.Get("/healthz", s.healthz)
-	r.Get("/readyz", s.readyz)
-	if cfg.Gatherer != nil {
-		r.Handle("/metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
+	r.Use(middleware.Recoverer, s.instrument, s.oneFraming)
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		r.Method(m, "/healthz", http.HandlerFunc(s.healthz))
+		r.Method(m, "/readyz", http.HandlerFunc(s.readyz))
+		if cfg.Gatherer != nil {
+			r.Method(m, "/metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
+		}
 	}
 	r.Get("/openapi.yaml", s.openapi)
 	r.Route("/v1", func(r chi.Router) {
-		r.Use(s.authenticate)
+		r.Use(s.sameSite, s.authenticate)
 		r.Post("/ws-ticket", s.wsTicket)
 		r.Get("/engines", s.engines)
 		r.Post("/validate", s.validate)
@@ -107,7 +135,7 @@ func New(cfg Config) *Server {
 		// problem+json answers.
 		r.Handle("/", cfg.Web)
 		r.Handle("/tsume", cfg.Web)
-		r.Handle("/static/*", cfg.Web)
+		r.Handle("/static/*", s.problemNotFound(cfg.Web))
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, &session.Error{Code: codeNotFound, Message: "no such route: " + r.URL.Path, MoveIndex: -1})
@@ -127,6 +155,66 @@ func New(cfg Config) *Server {
 	})
 	s.router = r
 	return s
+}
+
+// oneFraming refuses a request body framed by Transfer-Encoding: usid
+// takes bodies with Content-Length only. A request with both headers is
+// the classic way to smuggle a second request past a front proxy that
+// reads the other one; Go's server drops Content-Length in that case before
+// a handler can see it, so every Transfer-Encoding is refused (400).
+func (s *Server) oneFraming(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.TransferEncoding) > 0 {
+			w.Header().Set("Connection", "close")
+			s.problem(w, r, &session.Error{Code: session.CodeBadRequest, Message: "Transfer-Encoding is not accepted on requests; send the body with Content-Length", MoveIndex: -1})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// problemNotFound answers h's 404s with problem+json, like every other
+// route's, instead of the file server's plain text.
+func (s *Server) problemNotFound(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&notFoundWriter{ResponseWriter: w, notFound: func() {
+			s.problem(w, r, &session.Error{Code: codeNotFound, Message: "no such file: " + r.URL.Path, MoveIndex: -1})
+		}}, r)
+	})
+}
+
+// notFoundWriter replaces a 404 and its body with notFound's answer.
+type notFoundWriter struct {
+	http.ResponseWriter
+	notFound func()
+	hit      bool
+}
+
+func (w *notFoundWriter) WriteHeader(code int) {
+	if code == http.StatusNotFound {
+		w.hit = true
+		for _, k := range []string{"Content-Type", "X-Content-Type-Options", "Content-Length"} {
+			w.Header().Del(k)
+		}
+		w.notFound()
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *notFoundWriter) Write(b []byte) (int, error) {
+	if w.hit {
+		return len(b), nil // the file server's text, replaced
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// HTTPServer returns an http.Server for s with its timeouts: headers within
+// HeaderTimeout, idle keep-alive connections closed after IdleTimeout.
+// Request bodies get BodyTimeout each, set per request (a server-wide
+// ReadTimeout would also cancel long REST searches once the body is read).
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{Handler: s, ReadHeaderTimeout: s.cfg.HeaderTimeout, IdleTimeout: s.cfg.IdleTimeout}
 }
 
 // ServeHTTP makes the Server an http.Handler.
@@ -187,10 +275,13 @@ const (
 	codeNotFound         = "not_found"
 	codeMethodNotAllowed = "method_not_allowed"
 	codeBodyTooLarge     = "body_too_large"
+	codeRequestTimeout   = "request_timeout"
+	codeMediaType        = "unsupported_media_type"
+	codeMisdirected      = "misdirected"
 	codeUnauthorized     = "unauthorized"
 	codeInternal         = "internal"
 	codeUpgradeRequired  = "upgrade_required"   // GET /v1/ws without a WebSocket handshake
-	codeOriginNotAllowed = "origin_not_allowed" // a browser's WebSocket from a foreign Origin
+	codeOriginNotAllowed = "origin_not_allowed" // a browser request from a page of a foreign origin
 )
 
 // statusOf is the one table from error codes to HTTP statuses. Codes not
@@ -211,6 +302,9 @@ var statusOf = map[string]int{
 	codeNotFound:                 http.StatusNotFound,
 	codeMethodNotAllowed:         http.StatusMethodNotAllowed,
 	codeBodyTooLarge:             http.StatusRequestEntityTooLarge,
+	codeRequestTimeout:           http.StatusRequestTimeout,
+	codeMediaType:                http.StatusUnsupportedMediaType,
+	codeMisdirected:              http.StatusMisdirectedRequest,
 	codeUnauthorized:             http.StatusUnauthorized,
 	codeInternal:                 http.StatusInternalServerError,
 	codeUpgradeRequired:          http.StatusUpgradeRequired,
@@ -261,11 +355,25 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // parser of WebSocket messages too): size-capped, one object, no unknown
 // fields or duplicate keys, nothing after the object.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) *session.Error {
+	// JSON only: a browser sends text/plain, forms and no type across
+	// origins without asking first (no CORS preflight); JSON it must ask for.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return &session.Error{Code: codeMediaType, Message: "request bodies are JSON: send Content-Type: application/json", MoveIndex: -1}
+	}
+	// The body has BodyTimeout to arrive; then the deadline goes, so that
+	// the server's watch for a vanished client does not fire mid-search.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &session.Error{Code: codeBodyTooLarge, Message: "request body larger than " + strconv.FormatInt(s.cfg.MaxBody, 10) + " bytes", MoveIndex: -1}
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.Header().Set("Connection", "close")
+			return &session.Error{Code: codeRequestTimeout, Message: "the request body did not arrive within " + s.cfg.BodyTimeout.String(), MoveIndex: -1}
 		}
 		return &session.Error{Code: session.CodeBadRequest, Message: "request body unreadable: " + err.Error(), MoveIndex: -1}
 	}

@@ -313,6 +313,10 @@ type Event struct {
 	Result   string   `json:"result,omitempty"`
 	Moves    []string `json:"moves,omitempty"`
 	MovesKIF []string `json:"moves_kif,omitempty"`
+	// Verified, with result mate: "forced" when every defender alternative
+	// along the line was shown mated too (the line is a proof), "line" when
+	// the verification's node budget ran out first (see shogi.MateProof).
+	Verified string `json:"verified,omitempty"`
 	// error
 	Code      string `json:"code,omitempty"`
 	Message   string `json:"message,omitempty"`

@@ -36,6 +36,7 @@ type MateResult struct {
 	Result   string   `json:"result"` // mate, nomate, timeout, notimplemented
 	Moves    []string `json:"moves"`
 	MovesKIF []string `json:"moves_kif,omitempty"`
+	Verified string   `json:"verified,omitempty"` // with mate: "forced" or "line", as in the checkmate event
 }
 
 // Analyze runs one bounded search (REST): at least one limit is required and
@@ -80,7 +81,7 @@ func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
 	if perr != nil {
 		return nil, perr
 	}
-	res.Result, res.MovesKIF = term.Result, term.MovesKIF
+	res.Result, res.MovesKIF, res.Verified = term.Result, term.MovesKIF, term.Verified
 	if term.Moves != nil {
 		res.Moves = term.Moves
 	}

@@ -433,11 +433,12 @@ func (c *Service) resultEvent(j *job, res usi.Result, stoppedByUs bool) *Event {
 			ev.Result = string(usi.MateTimeout) // stopped: nothing was proven
 		}
 		if res.Checkmate.Result == usi.MateFound {
-			if err := pos.VerifyMateLine(res.Checkmate.Moves); err != nil {
+			proof, err := pos.VerifyMateLine(res.Checkmate.Moves)
+			if err != nil {
 				c.Logger.Warn("engine sent a false mate line", "id", j.id, "line", res.Checkmate.Moves, "err", err)
 				return errorEvent(j.id, errorf(CodeEngineError, "the engine's mate line failed verification: %v", err))
 			}
-			ev.Moves = res.Checkmate.Moves
+			ev.Moves, ev.Verified = res.Checkmate.Moves, string(proof)
 			if j.kif {
 				ev.MovesKIF, _ = pos.KIFLine(ev.Moves, j.pos.lastTo())
 			}

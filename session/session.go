@@ -504,7 +504,12 @@ func (s *Session) control(r *Request, held *pool.Lease) *pool.Lease {
 	case TypeSetOption:
 		err = lease.SetOption(r.Name, r.Value)
 		if err == nil {
-			s.out.push(&Event{Type: EventOption, ID: r.ID, Name: r.Name, Value: r.Value})
+			// Echo the value as the engine was sent it (5, not +5 or 05).
+			v, ok := lease.Engine().OptionValue(r.Name)
+			if !ok {
+				v = r.Value
+			}
+			s.out.push(&Event{Type: EventOption, ID: r.ID, Name: r.Name, Value: v})
 			return lease
 		}
 	case TypeNewGame:

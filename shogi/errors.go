@@ -50,8 +50,10 @@ const (
 	CodeDropDead            Code = "drop_dead" // a P/L dropped on the last rank, an N on the last two
 	CodeUchifuzume          Code = "uchifuzume"
 	CodeSelfCheck           Code = "self_check" // the move leaves one's own king in check
-	// CodeMateLine: a mate line (Position.VerifyMateLine) has a non-checking
-	// attacker move or does not end in checkmate.
+	// CodeMateLine: a mate line (Position.ProveMateLine) is not a tsume
+	// proof: a non-checking attacker move, a line that ends with the
+	// defender's move or without checkmate, or a defender alternative that
+	// escapes mate within the moves the line has left.
 	CodeMateLine Code = "not_a_mate"
 )
 

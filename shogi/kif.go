@@ -69,36 +69,3 @@ func (p *Position) KIFLine(moves []string, last Square) ([]string, error) {
 	}
 	return out, nil
 }
-
-// VerifyMateLine checks a tsume solution from p: every move is legal, every
-// move of the side to move (the attacker) gives check, and the line ends in
-// checkmate (so it has an odd number of moves). It returns nil or an *Error
-// whose MoveIndex names the first move at fault (the last one when the line
-// simply stops short of mate).
-func (p *Position) VerifyMateLine(moves []string) error {
-	if len(moves) == 0 {
-		return newError(CodeMateLine, "the mate line is empty")
-	}
-	q := *p
-	attacker := q.turn
-	for i, s := range moves {
-		m, err := q.CheckMove(s)
-		if err != nil {
-			e := *err.(*Error)
-			e.MoveIndex = i
-			return &e
-		}
-		q.do(m)
-		if q.turn != attacker && !q.InCheck() {
-			e := newError(CodeMateLine, "%s does not give check", m)
-			e.MoveIndex = i
-			return e
-		}
-	}
-	if !q.IsCheckmate() {
-		e := newError(CodeMateLine, "the line ends without checkmate")
-		e.MoveIndex = len(moves) - 1
-		return e
-	}
-	return nil
-}

@@ -460,6 +460,11 @@ func parseCheckmate(sc *scanner, line string) (Message, error) {
 	if len(moves) == 0 {
 		return nil, syntaxError("checkmate without moves or result", line)
 	}
+	// A mate line is the whole answer: anything after it (a "resign", a
+	// token that is not a move) makes the answer unreadable, not shorter.
+	if sc.peek() != "" {
+		return nil, syntaxError("data after the mate line", line)
+	}
 	return Checkmate{Result: MateFound, Moves: moves}, nil
 }
 

@@ -106,7 +106,7 @@ func TestParseMessage(t *testing.T) {
 func TestParseMessageErrors(t *testing.T) {
 	for _, line := range []string{
 		"", "   ", "\r", "Fairy-Stockfish 11.1 LB 64 by Fabian Fichter", "warning stop ignored",
-		"bestmove", "bestmove (none)", "bestmove 7g7", "checkmate", "checkmate foo",
+		"bestmove", "bestmove (none)", "bestmove 7g7", "checkmate", "checkmate foo", "checkmate G*8f resign", "checkmate 7g7f x",
 		"id", "id name", "id version 3", "option", "option name", "option name X", "option name type spin",
 		"option name X type integer", "copyprotection maybe", "registration",
 	} {

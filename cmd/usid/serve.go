@@ -15,21 +15,21 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("usid", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "", "listen address (default: the config's listen, else :8080)")
-	configPath := fs.String("config", "", "configuration file (default: the built-in usid.yaml)")
+	configPath := fs.String("config", "", "configuration file, laid over the built-in usid.yaml")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	raw := usid.DefaultConfig
+	layers := [][]byte{usid.DefaultConfig}
 	if *configPath != "" {
 		b, err := os.ReadFile(*configPath)
 		if err != nil {
 			log.Error("reading config", "err", err)
 			return 1
 		}
-		raw = b
+		layers = append(layers, b)
 	}
-	cfg, err := app.ParseConfig(raw)
+	cfg, err := app.ParseConfig(layers...)
 	if err != nil {
 		log.Error("bad config", "err", err)
 		return 1

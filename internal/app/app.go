@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -53,6 +54,7 @@ type Config struct {
 	} `yaml:"session"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
+		Hosts         []string      `yaml:"hosts"`
 		ShutdownGrace time.Duration `yaml:"shutdown_grace"`
 		MaxBody       int64         `yaml:"max_body"`
 		MaxMessage    int64         `yaml:"max_message"`
@@ -66,6 +68,8 @@ type Config struct {
 		TicketSecret   string       `yaml:"ticket_secret_file"`
 		TrustedProxies []string     `yaml:"trusted_proxies"`
 		MaxSessions    int          `yaml:"max_sessions"`
+		MaxPerAddress  int          `yaml:"max_sessions_per_address"`
+		MaxClients     int          `yaml:"max_clients"`
 		Keyed          server.Quota `yaml:"keyed"`
 		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
 	} `yaml:"access"`
@@ -75,6 +79,7 @@ type Config struct {
 // environment, proxies, quotas.
 func (c *Config) ServerAccess(env func(string) string) (*server.Access, error) {
 	a := &server.Access{Keys: map[string]string{}, Anonymous: true, MaxSessions: c.Access.MaxSessions,
+		MaxSessionsPerAddress: c.Access.MaxPerAddress, MaxClients: c.Access.MaxClients,
 		Keyed: c.Access.Keyed, AnonymousQuota: c.Access.AnonymousQuota}
 	if c.Access.Anonymous != nil {
 		a.Anonymous = *c.Access.Anonymous
@@ -134,14 +139,23 @@ func (c *Config) ServerAccess(env func(string) string) (*server.Access, error) {
 	return a, nil
 }
 
-// ParseConfig reads a configuration strictly: unknown keys are errors, so a
-// typo does not silently fall back to a default.
-func ParseConfig(b []byte) (*Config, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
+// ParseConfig reads a configuration from layers, each laid over the ones
+// before it: a key a layer sets replaces the earlier value (a list, such as
+// engines, as a whole), a key it leaves out keeps it. cmd/usid passes the
+// built-in usid.yaml, then the --config file, so a file holding only
+// access: or only engines: works. Every layer is read strictly: unknown keys
+// are errors, so a typo does not silently fall back to a default.
+func ParseConfig(layers ...[]byte) (*Config, error) {
 	var c Config
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+	for i, b := range layers {
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+			if len(layers) > 1 && i == 0 {
+				return nil, fmt.Errorf("built-in config: %w", err)
+			}
+			return nil, fmt.Errorf("config: %w", err)
+		}
 	}
 	if c.Server.ShutdownGrace <= 0 {
 		c.Server.ShutdownGrace = 30 * time.Second
@@ -189,7 +203,7 @@ func (m *Main) Run() error {
 		Logger: m.Logger.With("component", "session"),
 	})
 	m.server = server.New(server.Config{
-		Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins,
+		Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
@@ -205,7 +219,8 @@ func (m *Main) Run() error {
 		p.Close(context.Background())
 		return err
 	}
-	m.http = &http.Server{Handler: m.server, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+	m.http = m.server.HTTPServer()
+	m.http.ErrorLog = slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)
 	m.served, m.failed = make(chan error, 1), make(chan error, 1)
 	go func() {
 		err := m.http.Serve(ln)

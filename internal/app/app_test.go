@@ -114,3 +114,38 @@ func TestShortTicketSecret(t *testing.T) {
 		t.Errorf("a 1-byte ticket secret: %v", err)
 	}
 }
+
+// TestConfigLayers: a --config file is laid over the built-in usid.yaml: a
+// file holding only one section changes that section and keeps the rest.
+func TestConfigLayers(t *testing.T) {
+	base, err := ParseConfig(usid.DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseConfig(usid.DefaultConfig, []byte("server:\n  hosts: [usid.example]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Engines) != len(base.Engines) || c.Engines[0].Path != base.Engines[0].Path {
+		t.Errorf("a file with only server: changed the engines: %+v", c.Engines)
+	}
+	if len(c.Server.Hosts) != 1 || c.Server.Hosts[0] != "usid.example" || c.Server.ShutdownGrace != base.Server.ShutdownGrace {
+		t.Errorf("server: hosts %v grace %v, want [usid.example] and the built-in %v", c.Server.Hosts, c.Server.ShutdownGrace, base.Server.ShutdownGrace)
+	}
+	if (c.Access.Anonymous == nil) != (base.Access.Anonymous == nil) || c.Access.AnonymousQuota != base.Access.AnonymousQuota {
+		t.Errorf("access changed by a file without access:")
+	}
+	c, err = ParseConfig(usid.DefaultConfig, []byte("engines:\n  - {name: only, path: /bin/true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Engines) != 1 || c.Engines[0].Name != "only" {
+		t.Errorf("engines: %+v, want the file's list, replacing the built-in one", c.Engines)
+	}
+	if _, err := ParseConfig(usid.DefaultConfig, nil); err != nil {
+		t.Errorf("an empty file: %v", err)
+	}
+	if _, err := ParseConfig(usid.DefaultConfig, []byte("server:\n  hostz: [x]\n")); err == nil {
+		t.Error("a misspelt key in the file was accepted")
+	}
+}
