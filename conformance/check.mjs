@@ -37,10 +37,18 @@ const wrongKey = { Authorization: 'Bearer not-a-key' };
 const nifu = '4k4/9/9/9/4P4/4P4/9/9/4K4 b - 1';
 const tsume = example('/v1/mate', 'post').position;
 // Prism drops a request whose JSON body it cannot parse without an answer,
-// so malformed JSON goes as text/plain: the proxy notes the content type
-// (a request violation, expected) and passes it on; usid reads the body as
-// JSON regardless and must refuse it.
-const malformed = { 'Content-Type': 'text/plain' };
+// so bodies of other types go as text/plain: the proxy notes the content
+// type (a request violation, expected) and passes it on; usid must refuse
+// it (415: bodies are JSON only, so no page of another site can send one
+// without a CORS preflight).
+const textPlain = { 'Content-Type': 'text/plain' };
+// A page of another site (403), and a Host the service does not answer to
+// (421: run.sh sets server.hosts to usid.example). The proxy sends its own
+// Host upstream, so 421 cases go straight to usid and their answers are
+// checked here against the spec's MisdirectedRequest response.
+const foreign = { Origin: 'https://evil.example' };
+const rebound = { Host: 'evil.example' };
+const misdirected = { headers: rebound, toUsid: 'MisdirectedRequest' };
 const huge = JSON.stringify({ position: { moves: Array(20000).fill('7g7f') } }); // > 64 KiB
 
 // Requests straight to usid, not through the proxy: the load that sets up a
@@ -103,10 +111,15 @@ const cases = [
   { op: 'get /v1/engines', status: 200, headers: { Authorization: 'Bearer ' + apiKey }, note: 'with a key' },
   { op: 'get /v1/engines', status: 200, headers: { 'X-API-Key': apiKey }, note: 'with X-API-Key' },
   { op: 'get /v1/engines', status: 401, headers: wrongKey, bad: true },
+  { op: 'get /v1/engines', status: 200, headers: { Origin: 'https://usid.example' }, note: 'a page of the service' },
+  { op: 'get /v1/engines', status: 403, headers: foreign },
+  { op: 'get /v1/engines', status: 421, ...misdirected },
 
   { op: 'post /v1/validate', status: 200, body: 'example' },
   { op: 'post /v1/validate', status: 200, body: { position: { sfen: nifu } }, note: 'an illegal position is an answer' },
-  { op: 'post /v1/validate', status: 400, body: '{"position":', headers: malformed, bad: true },
+  { op: 'post /v1/validate', status: 415, body: '{"position":{}}', headers: textPlain, bad: true },
+  { op: 'post /v1/validate', status: 403, body: 'example', headers: foreign },
+  { op: 'post /v1/validate', status: 421, body: 'example', ...misdirected },
   { op: 'post /v1/validate', status: 400, body: { position: {}, extra: 1 }, bad: true },
   { op: 'post /v1/validate', status: 401, body: 'example', headers: wrongKey, bad: true },
   { op: 'post /v1/validate', status: 413, body: huge },
@@ -115,7 +128,10 @@ const cases = [
   { op: 'post /v1/analyze', status: 200, body: 'example' },
   { op: 'post /v1/analyze', status: 200, body: { engine: 'gps', position: { sfen: 'startpos', moves: ['7g7f', '3c3d'] }, limits: { depth: 3 }, notation: 'kif' }, note: 'depth enforced by usid on gpsusi' },
   { op: 'post /v1/analyze', status: 200, body: { limits: { nodes: 20000 } }, headers: { Authorization: 'Bearer ' + apiKey }, note: 'default engine, with a key' },
-  { op: 'post /v1/analyze', status: 400, body: '{"limits": {"depth": 1}} {}', headers: malformed, bad: true },
+  { op: 'post /v1/analyze', status: 400, body: '{"limits": {"depth": 1}, "extra": 1}', bad: true },
+  { op: 'post /v1/analyze', status: 415, body: '{"limits": {"depth": 1}}', headers: textPlain, bad: true },
+  { op: 'post /v1/analyze', status: 403, body: 'example', headers: foreign },
+  { op: 'post /v1/analyze', status: 421, body: 'example', ...misdirected },
   { op: 'post /v1/analyze', status: 401, body: 'example', headers: wrongKey, bad: true },
   { op: 'post /v1/analyze', status: 404, body: { engine: 'nope', limits: { depth: 1 } } },
   { op: 'post /v1/analyze', status: 413, body: huge, bad: true },
@@ -127,6 +143,9 @@ const cases = [
   { op: 'post /v1/mate', status: 200, body: 'example' },
   { op: 'post /v1/mate', status: 200, body: { engine: 'fairy', position: tsume, timeout_ms: 1000 }, note: 'notimplemented' },
   { op: 'post /v1/mate', status: 400, body: '[]', bad: true },
+  { op: 'post /v1/mate', status: 415, body: '{}', headers: textPlain, bad: true },
+  { op: 'post /v1/mate', status: 403, body: 'example', headers: foreign },
+  { op: 'post /v1/mate', status: 421, body: 'example', ...misdirected },
   { op: 'post /v1/mate', status: 401, body: 'example', headers: wrongKey, bad: true },
   { op: 'post /v1/mate', status: 404, body: { engine: 'nope' } },
   { op: 'post /v1/mate', status: 413, body: huge },
@@ -135,12 +154,19 @@ const cases = [
 
   { op: 'post /v1/ws-ticket', status: 200, headers: { Authorization: 'Bearer ' + apiKey } },
   { op: 'post /v1/ws-ticket', status: 401, bad: true, note: 'anonymous' },
+  // RFC 9110 makes the scheme case-insensitive; Prism compares it exactly
+  // and flags the request, which usid rightly serves.
+  { op: 'post /v1/ws-ticket', status: 200, headers: { Authorization: 'bearer ' + apiKey }, bad: true, note: 'the scheme in lower case' },
+  { op: 'post /v1/ws-ticket', status: 403, headers: { Authorization: 'Bearer ' + apiKey, ...foreign } },
+  { op: 'post /v1/ws-ticket', status: 421, ...misdirected },
 
   { op: 'get /v1/ws', status: 101, direct: true },
   { op: 'get /v1/ws', status: 426, note: 'a plain GET' },
   { op: 'get /v1/ws', status: 400, headers: { ...handshake, 'Sec-WebSocket-Version': '8' } },
   { op: 'get /v1/ws', status: 401, headers: { ...handshake, ...wrongKey }, bad: true },
-  { op: 'get /v1/ws', status: 403, headers: { ...handshake, Origin: 'https://evil.example' } },
+  { op: 'get /v1/ws', status: 403, headers: { ...handshake, ...foreign } },
+  { op: 'get /v1/ws', status: 403, headers: { ...handshake, Origin: 'http://evil.example', Host: 'evil.example' }, note: 'DNS rebinding: Origin and Host alike' },
+  { op: 'get /v1/ws', status: 421, ...misdirected, headers: { ...handshake, ...rebound } },
   { op: 'get /v1/ws', status: 429, headers: handshake, before: holdSessions, after: releaseSessions },
 
   // Outside the spec's operations: any path, a method it does not list.
@@ -158,6 +184,9 @@ const cases = [
 // Statuses of the spec no case here reaches, and why.
 const notDriven = {
   'post /v1/analyze 502': 'needs an engine that dies mid-search; TestEngineDeathIsBadGateway (server/contract_test.go) makes one and checks the answer against openapi.yaml',
+  'post /v1/validate 408': 'needs a body that stalls, which the proxy would wait for; TestTimeouts (server/timeouts_test.go) stalls one and checks the answer against openapi.yaml',
+  'post /v1/analyze 408': 'as for /v1/validate: TestTimeouts',
+  'post /v1/mate 408': 'as for /v1/validate: TestTimeouts',
   'post /v1/mate 502': 'needs an engine whose mate line fails verification; TestMateRoute (server/rest_test.go) makes one and checks the answer against openapi.yaml',
 };
 
@@ -183,7 +212,7 @@ async function runCase(c) {
     let body = c.body;
     if (body === 'example') body = example(path, method);
     const headers = { ...(body !== undefined ? json : {}), ...(c.headers || {}) };
-    const res = await send(method.toUpperCase(), proxy + path, headers,
+    const res = await send(method.toUpperCase(), (c.toUsid ? direct : proxy) + path, headers,
       body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
     const text = res.text;
     const violations = JSON.parse(res.headers.get('sl-violations') || '[]');
@@ -199,7 +228,7 @@ async function runCase(c) {
       fail(`${name}: ${v.severity} at ${where}: ${v.message}`);
       ok = false;
     }
-    if (c.outside) ok = checkOutside(c, name, res, text) && ok;
+    if (c.outside || c.toUsid) ok = checkOutside(c, name, res, text) && ok;
     else if (!c.bad && !violations.length && res.status >= 400 && !res.headers.get('content-type')?.startsWith('application/problem+json')) {
       fail(`${name}: an error that is not problem JSON`);
       ok = false;
@@ -237,10 +266,11 @@ function send(method, url, headers, body) {
   });
 }
 
-// checkOutside checks an answer for a request the spec has no operation for
-// against the response the spec describes for it (the proxy cannot).
+// checkOutside checks an answer against the response the spec describes for
+// it: for a request the spec has no operation for
+// (the proxy cannot), or for a request sent straight to usid (toUsid).
 function checkOutside(c, name, res, text) {
-  const r = spec.components.responses[c.outside];
+  const r = spec.components.responses[c.outside || c.toUsid];
   let ok = true;
   for (const [h, def] of Object.entries(r.headers || {})) {
     if (def.required && !res.headers.get(h)) { fail(`${name}: no ${h} header`); ok = false; }

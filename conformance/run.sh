@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The conformance check (check.mjs says what it checks): starts bin/usid on
 # a free loopback port with its built-in configuration (the engines Debian
-# installs) and one API key, puts Stoplight Prism's validating proxy in front
+# installs), server.hosts and one API key, puts Stoplight Prism's validating proxy in front
 # of it, drives every operation of openapi.yaml through the proxy, and fails
 # on any violation. The check drains usid at the end; this script makes sure
 # usid and Prism are gone either way.
@@ -55,7 +55,10 @@ waitfor() { # url pid what
 
 key=$(node -e 'console.log(require("crypto").randomBytes(18).toString("base64url"))')
 uport=$(freeport)
-USID_API_KEYS="conformance:$key" "$root/bin/usid" --addr "127.0.0.1:$uport" >"$tmp/usid.log" 2>&1 &
+# The built-in configuration, with the one name pages use for the service
+# (server.hosts): a request for another Host gets 421.
+printf 'server:\n  hosts: [usid.example]\n' >"$tmp/usid.yaml"
+USID_API_KEYS="conformance:$key" "$root/bin/usid" --addr "127.0.0.1:$uport" --config "$tmp/usid.yaml" >"$tmp/usid.log" 2>&1 &
 usid=$!
 waitfor "http://127.0.0.1:$uport/readyz" "$usid" usid
 

@@ -114,23 +114,36 @@ func (c checkedTransport) checkOutsideSpec(req *http.Request, resp *http.Respons
 		c.t.Errorf("%s %s is not in openapi.yaml (%v), yet answered %d, want %d", req.Method, req.URL.Path, routeErr, resp.StatusCode, want)
 		return
 	}
-	r := specDoc.Components.Responses[response].Value
+	checkResponseAs(c.t, response, req.Method+" "+req.URL.Path, resp, body)
+}
+
+// checkResponseAs checks an answer against a response of the spec's
+// components (headers it requires, content type, schema): for answers the
+// spec names outside an operation, and for those a test gets on a raw
+// connection.
+func checkResponseAs(t *testing.T, response, what string, resp *http.Response, body []byte) {
+	t.Helper()
+	ref := specDoc.Components.Responses[response]
+	if ref == nil {
+		t.Fatalf("openapi.yaml has no response %s", response)
+	}
+	r, want := ref.Value, resp.StatusCode
 	for name, h := range r.Headers {
 		if h.Value.Required && resp.Header.Get(name) == "" {
-			c.t.Errorf("%s %s → %d without the %s header of the %s response", req.Method, req.URL.Path, want, name, response)
+			t.Errorf("%s → %d without the %s header of the %s response", what, want, name, response)
 		}
 	}
 	mt := r.Content.Get(resp.Header.Get("Content-Type"))
 	if mt == nil {
-		c.t.Errorf("%s %s → %d: Content-Type %q is not the %s response's", req.Method, req.URL.Path, want, resp.Header.Get("Content-Type"), response)
+		t.Errorf("%s → %d: Content-Type %q is not the %s response's", what, want, resp.Header.Get("Content-Type"), response)
 		return
 	}
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
-		c.t.Errorf("%s %s → %d: %v", req.Method, req.URL.Path, want, err)
+		t.Errorf("%s → %d: %v", what, want, err)
 		return
 	}
 	if err := mt.Schema.Value.VisitJSON(v); err != nil {
-		c.t.Errorf("%s %s → %d deviates from the %s response: %v", req.Method, req.URL.Path, want, response, err)
+		t.Errorf("%s → %d deviates from the %s response: %v", what, want, response, err)
 	}
 }

@@ -51,10 +51,12 @@ func TestTimeouts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("stalled body: no answer: %v", err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 408 {
 		t.Errorf("stalled body: %d, want 408", resp.StatusCode)
 	}
+	checkResponseAs(t, "RequestTimeout", "stalled POST /v1/analyze", resp, body)
 	t.Logf("stalled body answered 408 after %v more", time.Since(start).Round(time.Millisecond))
 
 	// An idle keep-alive connection is closed.
