@@ -16,6 +16,10 @@ ARG DEBIAN_RELEASE=bookworm
 
 # --- build: a static binary (no cgo), without local paths (-trimpath) ---
 FROM golang:${GO_VERSION}-${DEBIAN_RELEASE} AS build
+# A CA bundle for the module proxy where TLS is intercepted: a path that a
+# read-only build volume provides (make image does), never a file copied
+# into a layer. Empty: the image's own bundle.
+ARG SSL_CERT_FILE=
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download

@@ -2,7 +2,7 @@
 GO       ?= go
 FUZZTIME ?= 20s
 
-.PHONY: all deps test-deps build run test check vet race fuzz e2e conformance bench benchmarks soak
+.PHONY: all deps test-deps build run test check vet race fuzz e2e conformance image image-test bench benchmarks soak
 
 all: build
 
@@ -21,9 +21,10 @@ run: deps build
 	./bin/usid --addr $(ADDR) --config usid.yaml
 
 ## test: everything CI checks — formatting, vet, race-enabled tests, short
-## fuzz runs, the web pages end to end in Debian's chromium, and the API
-## against openapi.yaml through Stoplight Prism's validating proxy.
-test: test-deps check race fuzz e2e conformance
+## fuzz runs, the web pages end to end in Debian's chromium, the API
+## against openapi.yaml through Stoplight Prism's validating proxy, and the
+## container image built and run with podman.
+test: test-deps check race fuzz e2e conformance image-test
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -43,6 +44,18 @@ e2e:
 ## every operation and status of openapi.yaml driven, any violation fails (~15 s).
 conformance: build
 	./conformance/run.sh
+
+## image: the container image from the Dockerfile, built with podman (runc);
+## base images made from Debian's archive with mmdebstrap where no registry
+## serves them (scripts/image.sh). About 2 minutes the first time.
+IMAGE ?= localhost/usid:dev
+image:
+	./scripts/image.sh $(IMAGE)
+
+## image-test: the image run read-only as uid 10001: ready, one analysis per
+## engine, one mate, a clean stop under podman stop (scripts/image-test.sh).
+image-test: image
+	./scripts/image-test.sh $(IMAGE)
 
 ## benchmarks: usid side by side with the engines and websocketd (BENCHMARKS.md); about 2 minutes.
 benchmarks: deps build

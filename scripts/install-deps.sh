@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what usid needs on a Debian machine (the engines), and with --test
-# what its tests need too (Debian's chromium, the npm packages of the web
-# end-to-end tests and of the conformance check), only what is missing, so it
-# is cheap to run every time.
+# what its tests need too (Debian's chromium, podman and mmdebstrap for the
+# image, the npm packages of the web end-to-end tests and of the conformance
+# check), only what is missing, so it is cheap to run every time.
 set -euo pipefail
 
 tests=""
@@ -15,6 +15,11 @@ if [ -n "$tests" ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)   # driven by npm playwright-core; never a browser download
   command -v npm >/dev/null || need+=(npm)
   command -v websocketd >/dev/null || need+=(websocketd)   # usid-bench compares usid with it
+  # make image / image-test: podman with runc (crun fails on these machines'
+  # cgroups), its CNI network and iptables for -p, mmdebstrap for the base
+  # images, curl and jq for the checks.
+  for p in podman runc mmdebstrap curl jq iptables; do command -v $p >/dev/null || need+=($p); done
+  [ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then
