@@ -98,6 +98,13 @@ func (l *Lease) GameOver(r usi.GameResult) error {
 	return nil
 }
 
+// Frozen reports whether the leased engine's process is stopped (SIGSTOP,
+// a debugger) or a zombie: it will not answer, however long one waits.
+func (l *Lease) Frozen() bool {
+	st := procState(l.in.eng.PID())
+	return st == 'T' || st == 't' || st == 'Z'
+}
+
 // Done is closed if the leased engine's process exits; the lease is then
 // useless and should be released (the pool starts a replacement).
 func (l *Lease) Done() <-chan struct{} { return l.in.eng.Done() }

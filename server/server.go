@@ -16,6 +16,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,6 +148,9 @@ func New(cfg Config) *Server {
 		allow[route] = append(allow[route], method)
 		return nil
 	})
+	for _, m := range allow {
+		slices.Sort(m) // chi walks methods in map order; the header is stable
+	}
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		if methods := allow[r.URL.Path]; len(methods) > 0 {
 			w.Header().Set("Allow", strings.Join(methods, ", "))

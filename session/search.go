@@ -341,6 +341,29 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		stop()
 	})
 	defer wd.Stop()
+	// A stopped process (SIGSTOP, a debugger) never answers, and a search
+	// bounded by depth or nodes has no timer that would notice before the
+	// watchdog: look at the process once a second, and kill it if frozen.
+	var frozen atomic.Bool
+	watched := make(chan struct{})
+	defer close(watched)
+	go func() {
+		t := time.NewTicker(c.frozenCheck())
+		defer t.Stop()
+		for {
+			select {
+			case <-watched:
+				return
+			case <-t.C:
+				if lease.Frozen() {
+					frozen.Store(true)
+					c.Logger.Warn("engine process stopped mid-search; killing it", "id", j.id, "engine", lease.Name(), "pid", eng.PID())
+					eng.Kill()
+					return
+				}
+			}
+		}
+	}()
 
 	bg := context.Background()
 	for {
@@ -358,6 +381,8 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	res, err := s.Wait(bg)
 	if err != nil {
 		switch {
+		case frozen.Load():
+			return errorEvent(j.id, errorf(CodeEngineError, "the engine's process was stopped mid-search; it is being replaced")), true
 		case j.kind == jobMate && errors.Is(err, usi.ErrTimeout):
 			// Engines may ignore stop during a mate search: past its time,
 			// the answer is "timeout", and the engine is replaced.

@@ -60,7 +60,17 @@ type Config struct {
 	InfoRate   float64 // info batches per second to one client (60)
 	InfoBurst  int     // (10)
 	MaxPending int     // undelivered non-info events before a client counts as too slow (256)
-	Logger     *slog.Logger
+	// FrozenCheck is how often a searching engine's process is checked for
+	// being stopped (SIGSTOP, a debugger), which would never answer (1s).
+	FrozenCheck time.Duration
+	Logger      *slog.Logger
+}
+
+func (c *Config) frozenCheck() time.Duration {
+	if c.FrozenCheck > 0 {
+		return c.FrozenCheck
+	}
+	return time.Second
 }
 
 // Service runs requests for sessions and REST handlers.

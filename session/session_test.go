@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/proc"
 	"github.com/usid/usid/pool"
 )
 
@@ -107,3 +111,54 @@ func TestIdleRelease(t *testing.T) {
 }
 
 func sprintf(format, id string) string { return fmt.Sprintf(format, id) }
+
+// TestStoppedEngineMidSearch: an engine whose process is stopped (SIGSTOP)
+// during a depth-bounded search is killed and the search ends in
+// engine_error within a few checks, not after the watchdog (issue 16:
+// such a search used to wait the whole max_analysis).
+func TestStoppedEngineMidSearch(t *testing.T) {
+	p := fakePool(t, 1)
+	svc := NewService(Config{Pool: p, FrozenCheck: 50 * time.Millisecond, Caps: Caps{MaxAnalysis: time.Hour, WatchdogMargin: time.Hour}})
+	s := svc.NewSession()
+	defer s.Close()
+	// Until stop: the fake streams info lines and never ends by itself.
+	s.Handle([]byte(`{"type":"analyze","id":"a"}`))
+	// The first info: the search runs on the serving engine, the youngest
+	// child (the probe's process, if any, started before it).
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var evs []*Event
+	for count(evs, EventInfo) == 0 {
+		more, err := s.Next(ctx)
+		if err != nil {
+			t.Fatalf("no info: %v", err)
+		}
+		evs = append(evs, more...)
+	}
+	pid, born := 0, int64(-1)
+	for _, c := range proc.Children(os.Getpid()) {
+		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c))
+		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+		if len(f) > 19 && f[0] != "Z" {
+			if start, _ := strconv.ParseInt(f[19], 10, 64); start > born {
+				pid, born = c, start
+			}
+		}
+	}
+	if pid == 0 {
+		t.Fatal("no engine process")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	evs = append(evs, events(t, s, "a")...) // fails after 10 s without a terminal event
+	last := evs[len(evs)-1]
+	if last.Type != EventError || last.Code != CodeEngineError {
+		t.Fatalf("terminal event %+v, want error engine_error", last)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		if st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); !strings.Contains(string(st), ") Z") {
+			t.Errorf("the stopped engine %d still exists: %s", pid, st)
+		}
+	}
+}

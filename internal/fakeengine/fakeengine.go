@@ -47,6 +47,9 @@ const (
 	UCI            = "uci"             // a chess engine: answers uci, not usi
 	NoDepth        = "no-depth"        // info lines carry neither depth nor nodes
 	MateUntilStop  = "mate-until-stop" // a go mate runs until stop, then answers checkmate nomate
+
+	// Faults.
+	IllegalBestMove = "illegal-bestmove" // from the start position, a plain go answers bestmove 5a5c (illegal)
 )
 
 // RunIfRequested runs the fake engine and exits the process when EnvMode is
@@ -215,6 +218,10 @@ func Main(mode string) int {
 				words = append(words, "infinite")
 			}
 			if !contains(words, "infinite") && !contains(words, "ponder") {
+				if mode == IllegalBestMove && move == "7g7f" {
+					say("info depth 1 score cp 10 nodes 100 pv 5a5c", "bestmove 5a5c")
+					continue
+				}
 				if mode == NoDepth {
 					say("info score cp 10 pv "+move, "bestmove "+move)
 					continue
