@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -571,4 +572,48 @@ func TestMaxAge(t *testing.T) {
 	p, reg := newPool(t, c)
 	waitFor(t, "an age recycle", 10*time.Second, func() bool { return restarts(reg, "fake", reasonRecycle) >= 1 })
 	waitIdle(t, p, "fake", 1)
+}
+
+// TestOneInstanceCrashing: one instance crashing again and again (five
+// times, past max_failures) does not mark the kind unavailable while its
+// other instance is warm (issue 16: it did, for the whole cooldown).
+func TestOneInstanceCrashing(t *testing.T) {
+	c := fake(fakeengine.Normal, 2)
+	c.MaxFailures, c.FailureWindow, c.Cooldown = 3, time.Minute, time.Minute
+	p, reg := newPool(t, c)
+	waitIdle(t, p, "fake", 2)
+	for i := 1; i <= 5; i++ {
+		// The youngest engine: the same slot's, restarted each time.
+		pid := youngestChild(t)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, fmt.Sprintf("crash %d noticed", i), 10*time.Second, func() bool { return restarts(reg, "fake", reasonCrash) >= float64(i) })
+		if st := status(p, "fake"); !st.Available || !p.Ready() {
+			t.Fatalf("after %d crashes of one instance: available %v, ready %v, want both (the other instance is warm)", i, st.Available, p.Ready())
+		}
+		waitIdle(t, p, "fake", 2)
+	}
+	l := acquire(t, p, "fake")
+	l.Release()
+}
+
+// youngestChild is the most recently started live child process.
+func youngestChild(t *testing.T) int {
+	t.Helper()
+	pid, born := 0, int64(-1)
+	for _, c := range proc.Children(os.Getpid()) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c))
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 19 && f[0] != "Z" {
+			if start, _ := strconv.ParseInt(f[19], 10, 64); start > born {
+				pid, born = c, start
+			}
+		}
+	}
+	if pid == 0 {
+		t.Fatal("no engine process")
+	}
+	return pid
 }

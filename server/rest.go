@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -150,8 +151,13 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer done()
-	res, err := s.cfg.Service.Analyze(r.Context(), &session.Request{Position: req.Position, Engine: req.Engine,
+	ctx, end := s.searchContext(r)
+	defer end()
+	res, err := s.cfg.Service.Analyze(ctx, &session.Request{Position: req.Position, Engine: req.Engine,
 		Limits: req.Limits, MultiPV: req.MultiPV, Notation: req.Notation})
+	if cut := s.wasCut(r); cut != nil {
+		err = cut
+	}
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -180,13 +186,35 @@ func (s *Server) mate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer done()
-	res, err := s.cfg.Service.Mate(r.Context(), &session.Request{Position: req.Position, Engine: req.Engine,
+	ctx, end := s.searchContext(r)
+	defer end()
+	res, err := s.cfg.Service.Mate(ctx, &session.Request{Position: req.Position, Engine: req.Engine,
 		TimeoutMS: req.TimeoutMS, Notation: req.Notation})
+	if cut := s.wasCut(r); cut != nil {
+		err = cut
+	}
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// searchContext is r's context, ended too when a drain runs out of grace
+// (Server.cut); the returned func releases it.
+func (s *Server) searchContext(r *http.Request) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(s.cut, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// wasCut is the answer for a search the drain stopped before its limit: it
+// honoured no limit, so it is refused rather than passed off as an answer.
+func (s *Server) wasCut(r *http.Request) *session.Error {
+	if s.cut.Err() == nil || r.Context().Err() != nil {
+		return nil
+	}
+	return &session.Error{Code: session.CodeShuttingDown, Message: "the server is shutting down: the search was stopped before its limit; retry", MoveIndex: -1}
 }
 
 // admit applies the client's rate and lease quota to a REST search; the

@@ -80,6 +80,11 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*wsConn]struct{}
 	wg       sync.WaitGroup // WebSocket handlers
+
+	// cut ends when a drain is about to run out of its grace: REST searches
+	// still running then are stopped and answered 503 (cutSearches).
+	cut         context.Context
+	cutSearches context.CancelFunc
 }
 
 // New builds the router.
@@ -112,6 +117,7 @@ func New(cfg Config) *Server {
 		cfg.Access = &Access{Anonymous: true}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: make(map[*wsConn]struct{}), m: newMetrics(cfg.Registerer), gate: newGate(cfg.Access)}
+	s.cut, s.cutSearches = context.WithCancel(context.Background())
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer, s.instrument, s.oneFraming)
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
@@ -239,6 +245,15 @@ func (s *Server) Drain(ctx context.Context) {
 	for _, c := range conns {
 		c.goingAway()
 	}
+	// REST searches may run past the grace (a long movetime): stop them a
+	// little before it ends, so that each gets a 503 answer, not a closed
+	// connection when the server is closed at the deadline.
+	if deadline, ok := ctx.Deadline(); ok {
+		left := time.Until(deadline)
+		margin := min(5*time.Second, max(time.Second, left/5))
+		time.AfterFunc(left-margin, s.cutSearches)
+	}
+	context.AfterFunc(ctx, s.cutSearches)
 	done := make(chan struct{})
 	go func() {
 		s.wg.Wait()
@@ -355,6 +370,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
+// maxDrain bounds the excess of a too large body that is read and dropped
+// so that its sender can read the 413.
+const maxDrain = 16 << 20
+
 // decode reads a JSON request body strictly (session.DecodeStrict, the
 // parser of WebSocket messages too): size-capped, one object, no unknown
 // fields or duplicate keys, nothing after the object.
@@ -369,10 +388,17 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) *session.
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) && r.ContentLength > 0 && r.ContentLength-s.cfg.MaxBody <= maxDrain {
+		// A client that sends its whole body before reading the answer
+		// loses the 413 if the connection closes with its data unread (the
+		// kernel answers with a reset): read and drop the rest, within the
+		// body's deadline, when there is not too much of it.
+		io.CopyN(io.Discard, r.Body, maxDrain)
+	}
 	rc.SetReadDeadline(time.Time{})
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if mbe != nil {
 			return &session.Error{Code: codeBodyTooLarge, Message: "request body larger than " + strconv.FormatInt(s.cfg.MaxBody, 10) + " bytes", MoveIndex: -1}
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
