@@ -273,6 +273,12 @@ func (k *kind) reset(in *instance, changed []string, mated, played bool) string 
 		}
 	}
 	for _, name := range changed {
+		if !restorable(eng, name) {
+			k.log.Info("replacing an engine after a lease set an option that cannot be restored", "option", name, "pid", eng.PID())
+			return reasonTainted
+		}
+	}
+	for _, name := range changed {
 		if err := eng.SetOption(name, k.restoreValue(name)); err != nil {
 			k.log.Warn("could not restore option after a lease", "option", name, "err", err)
 			return reasonResetFailed
@@ -295,6 +301,20 @@ func (k *kind) reset(in *instance, changed []string, mated, played bool) string 
 		return reasonRecycle
 	}
 	return k.prepareGame(in)
+}
+
+// restorable reports whether setting name back undoes a lease's change.
+// A check, spin or combo holds a value and nothing else; a string or
+// filename may have had effects that outlive it (a log file opened and
+// appended to; engines often ignore an empty value), and a button is an
+// action: after those, the engine is replaced rather than trusted.
+func restorable(eng *usi.Engine, name string) bool {
+	for _, o := range eng.Options() {
+		if o.Name == name {
+			return o.Type == usi.TypeCheck || o.Type == usi.TypeSpin || o.Type == usi.TypeCombo
+		}
+	}
+	return true // not advertised: USI_Hash or USI_Ponder, which usid sends anyway; values
 }
 
 // prepareGame sends usinewgame to an engine about to be free, so that the

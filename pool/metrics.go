@@ -21,6 +21,7 @@ const (
 	reasonResetFailed = "reset_failed" // it could not be brought back to a known state after a lease
 	reasonRecycle     = "recycle"      // it reached max_leases or max_age
 	reasonKilled      = "killed"       // a lease holder asked for it to be replaced
+	reasonTainted     = "tainted"      // a lease set an option no setoption can undo (string, filename, button)
 )
 
 type metrics struct {

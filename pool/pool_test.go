@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -616,4 +617,62 @@ func youngestChild(t *testing.T) int {
 		t.Fatal("no engine process")
 	}
 	return pid
+}
+
+// TestUnrestorableOptionReplacesEngine: a string or filename option that a
+// lease set (fairy's Debug Log File, allowed with allow_text) cannot be
+// undone by a setoption (fairy ignores an empty file name and keeps
+// appending to the client's file): the engine is replaced at release, and
+// the next tenant's search does not reach that file (issue 16 item 4).
+func TestUnrestorableOptionReplacesEngine(t *testing.T) {
+	needBinary(t, fairyPath)
+	c := fairy(1)
+	c.ClientOptions = map[string]OptionRule{"Debug Log File": {AllowText: true}, "MultiPV": {}}
+	p, reg := newPool(t, c)
+	waitIdle(t, p, "fairy", 1)
+	log := filepath.Join(t.TempDir(), "first-client.log")
+
+	l := acquire(t, p, "fairy")
+	if err := l.SetOption("Debug Log File", log); err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Go(t.Context(), usi.Position{SFEN: "startpos"}, usi.Go{Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	pid := l.Engine().PID()
+	l.Release()
+	waitFor(t, "the tainted engine replaced", 20*time.Second, func() bool { return restarts(reg, "fairy", reasonTainted) >= 1 })
+	waitIdle(t, p, "fairy", 1)
+	before, err := os.ReadFile(log)
+	if err != nil || len(before) == 0 {
+		t.Fatalf("the first client's log: %v, %d bytes (the option had no effect?)", err, len(before))
+	}
+
+	// The next tenant: a fresh engine; MultiPV (a value) does not taint.
+	l = acquire(t, p, "fairy")
+	if l.Engine().PID() == pid {
+		t.Fatal("the engine with the client's log file was leased again")
+	}
+	if err := l.SetOption("MultiPV", "2"); err != nil {
+		t.Fatal(err)
+	}
+	s, err = l.Go(t.Context(), usi.Position{SFEN: "startpos", Moves: []string{"7g7f"}}, usi.Go{Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	waitIdle(t, p, "fairy", 1)
+	if after, _ := os.ReadFile(log); len(after) != len(before) {
+		t.Errorf("the first client's log grew from %d to %d bytes during the next lease", len(before), len(after))
+	}
+	if n := restarts(reg, "fairy", reasonTainted); n != 1 {
+		t.Errorf("tainted restarts = %v, want 1 (MultiPV is restorable)", n)
+	}
 }
