@@ -209,12 +209,7 @@ func TestClientIP(t *testing.T) {
 // TestOrigins: browsers may open the WebSocket from usid's own origin and the
 // configured patterns only; clients without an Origin (not browsers) may.
 func TestOrigins(t *testing.T) {
-	cfg := shared.srv.cfg
-	cfg.Registerer, cfg.OriginPatterns = nil, []string{"board.example.com"}
-	srv := New(cfg)
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	defer srv.Drain(context.Background())
+	hs := ownServer(t, func(c *Config) { c.OriginPatterns = []string{"board.example.com"} })
 	host := strings.TrimPrefix(hs.URL, "http://")
 	for origin, ok := range map[string]bool{"": true, "http://" + host: true, "https://board.example.com": true, "https://evil.example": false} {
 		hdr := http.Header{}

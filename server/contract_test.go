@@ -1,10 +1,8 @@
 package server
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,12 +17,7 @@ import (
 // before the upgrade answers problem JSON with a stable code (README
 // promises it for every error), and each exchange agrees with openapi.yaml.
 func TestHandshakeRefusalsAreProblems(t *testing.T) {
-	cfg := shared.srv.cfg
-	cfg.Registerer, cfg.OriginPatterns = nil, []string{"board.example.com"}
-	srv := New(cfg)
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	defer srv.Drain(context.Background())
+	hs := ownServer(t, func(c *Config) { c.OriginPatterns = []string{"board.example.com"} })
 	upgrade := map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
 	with := func(over map[string]string) map[string]string {
 		h := map[string]string{}

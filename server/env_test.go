@@ -344,6 +344,21 @@ func call(t *testing.T, e *env, method, path string, body any) (int, http.Header
 	return resp.StatusCode, resp.Header, out
 }
 
+// ownServer runs a server like the shared one (its pool and service), with
+// its configuration changed by tweak, on a listener of its own.
+func ownServer(t *testing.T, tweak func(*Config)) *httptest.Server {
+	cfg := shared.srv.cfg
+	cfg.Registerer = nil
+	tweak(&cfg)
+	srv := New(cfg)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		srv.Drain(context.Background())
+		hs.Close()
+	})
+	return hs
+}
+
 func testLog(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 }

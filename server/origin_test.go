@@ -1,9 +1,7 @@
 package server
 
 import (
-	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -13,12 +11,7 @@ import (
 // origins; with server.hosts set, other Hosts are refused; programs without
 // Origin may use any Host (a load balancer's).
 func TestCrossSite(t *testing.T) {
-	cfg := shared.srv.cfg
-	cfg.Registerer, cfg.OriginPatterns = nil, []string{"board.example.com"}
-	srv := New(cfg)
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	defer srv.Drain(context.Background())
+	hs := ownServer(t, func(c *Config) { c.OriginPatterns = []string{"board.example.com"} })
 
 	req, _ := http.NewRequest("GET", hs.URL+"/v1/ws", nil)
 	req.Host = "evil.example"
@@ -76,11 +69,9 @@ func TestCrossSite(t *testing.T) {
 		}
 	}
 
-	cfg.Hosts = []string{"usid.example.com"}
-	srv2 := New(cfg)
-	hs2 := httptest.NewServer(srv2)
-	defer hs2.Close()
-	defer srv2.Drain(context.Background())
+	hs2 := ownServer(t, func(c *Config) {
+		c.OriginPatterns, c.Hosts = []string{"board.example.com"}, []string{"usid.example.com"}
+	})
 	for host, want := range map[string]int{"usid.example.com": 200, "usid.example.com:443": 200, "evil.example": 421, "127.0.0.1:8080": 200} {
 		req, _ := http.NewRequest("GET", hs2.URL+"/v1/engines", nil)
 		req.Host = host
