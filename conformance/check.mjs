@@ -125,6 +125,17 @@ const cases = [
   { op: 'post /v1/validate', status: 413, body: huge },
   { op: 'post /v1/validate', status: 422, body: { notation: 'csa' }, bad: true },
 
+  { op: 'post /v1/records/parse', status: 200, body: 'example' },
+  { op: 'post /v1/records/parse', status: 200, body: { record: 'PI82HI22KA\n-\n-7162GI\n+7776FU\n%CHUDAN\n' }, note: 'CSA, a handicap' },
+  { op: 'post /v1/records/parse', status: 200, body: { record_base64: 'juiNh4qEgUaVvY7oCiAgIDEgglaYWpXgKDc3KQo=' }, note: 'Shift_JIS bytes' },
+  { op: 'post /v1/records/parse', status: 400, body: { record: '', extra: 1 }, bad: true },
+  { op: 'post /v1/records/parse', status: 415, body: '{"record":""}', headers: textPlain, bad: true },
+  { op: 'post /v1/records/parse', status: 403, body: 'example', headers: foreign },
+  { op: 'post /v1/records/parse', status: 421, body: 'example', ...misdirected },
+  { op: 'post /v1/records/parse', status: 401, body: 'example', headers: wrongKey, bad: true },
+  { op: 'post /v1/records/parse', status: 413, body: JSON.stringify({ record: 'x'.repeat(70000) }) },
+  { op: 'post /v1/records/parse', status: 422, body: { record: '手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３五歩(33)\n' }, note: 'line and code' },
+
   { op: 'post /v1/analyze', status: 200, body: 'example' },
   { op: 'post /v1/analyze', status: 200, body: { engine: 'gps', position: { sfen: 'startpos', moves: ['7g7f', '3c3d'] }, limits: { depth: 3 }, notation: 'kif' }, note: 'depth enforced by usid on gpsusi' },
   { op: 'post /v1/analyze', status: 200, body: { limits: { nodes: 20000 } }, headers: { Authorization: 'Bearer ' + apiKey }, note: 'default engine, with a key' },
@@ -187,6 +198,7 @@ const notDriven = {
   'post /v1/validate 408': 'needs a body that stalls, which the proxy would wait for; TestTimeouts (server/timeouts_test.go) stalls one and checks the answer against openapi.yaml',
   'post /v1/analyze 408': 'as for /v1/validate: TestTimeouts',
   'post /v1/mate 408': 'as for /v1/validate: TestTimeouts',
+  'post /v1/records/parse 408': 'as for /v1/validate: TestRecordsBodyTimeout (server/records_test.go) stalls one and checks the answer against openapi.yaml',
   'post /v1/mate 502': 'needs an engine whose mate line fails verification; TestMateRoute (server/rest_test.go) makes one and checks the answer against openapi.yaml',
 };
 

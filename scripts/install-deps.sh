@@ -15,6 +15,7 @@ if [ -n "$tests" ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)   # driven by npm playwright-core; never a browser download
   command -v npm >/dev/null || need+=(npm)
   command -v websocketd >/dev/null || need+=(websocketd)   # usid-bench compares usid with it
+  command -v redis-server >/dev/null || need+=(redis-server)   # the evaluation cache's shared tier (tests start their own)
   # make image / image-test: podman with runc (crun fails on these machines'
   # cgroups), its CNI network and iptables for -p, mmdebstrap for the base
   # images, curl and jq for the checks.

@@ -133,6 +133,7 @@ func New(cfg Config) *Server {
 		r.Post("/ws-ticket", s.wsTicket)
 		r.Get("/engines", s.engines)
 		r.Post("/validate", s.validate)
+		r.Post("/records/parse", s.parseRecord)
 		r.Post("/analyze", s.analyze)
 		r.Post("/mate", s.mate)
 		r.Get("/ws", s.websocket)
@@ -338,9 +339,16 @@ type Problem struct {
 	Detail    string `json:"detail"`
 	Code      string `json:"code"`
 	MoveIndex *int   `json:"move_index,omitempty"`
+	// Line is the 1-based line of a game record where it went wrong.
+	Line *int `json:"line,omitempty"`
 }
 
 func (s *Server) problem(w http.ResponseWriter, r *http.Request, e *session.Error) {
+	s.problemAt(w, r, e, 0)
+}
+
+// problemAt writes the problem of e; line > 0 names a record's line.
+func (s *Server) problemAt(w http.ResponseWriter, r *http.Request, e *session.Error, line int) {
 	status, ok := statusOf[e.Code]
 	if !ok {
 		status = http.StatusUnprocessableEntity
@@ -349,6 +357,9 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, e *session.Erro
 	if e.MoveIndex >= 0 {
 		i := e.MoveIndex
 		p.MoveIndex = &i
+	}
+	if line > 0 {
+		p.Line = &line
 	}
 	if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 		// RFC 9110 section 15.5.2: every 401 names the scheme to use.

@@ -302,6 +302,9 @@ type Event struct {
 	PV       []string `json:"pv,omitempty"`
 	PVKIF    []string `json:"pv_kif,omitempty"`
 	Text     string   `json:"string,omitempty"`
+	// Cached: the line comes from the evaluation cache, sent at once
+	// before the live search's (WebSocket analyze).
+	Cached bool `json:"cached,omitempty"`
 	// bestmove
 	Move     string `json:"move,omitempty"`
 	MoveKIF  string `json:"move_kif,omitempty"`

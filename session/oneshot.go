@@ -15,6 +15,9 @@ type AnalyzeResult struct {
 	// Emulated lists the limits usid enforced itself because the engine
 	// does not honour them natively (see the engine's profile).
 	Emulated []string `json:"emulated,omitempty"`
+	// Cached: answered from the evaluation cache, without an engine; the
+	// lines carry the depth and nodes the cached search reached.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Line is the engine's final line for one multipv.
@@ -49,6 +52,15 @@ func (c *Service) Analyze(ctx context.Context, r *Request) (*AnalyzeResult, *Err
 	}
 	if !j.bounded {
 		return nil, errorf(CodeInvalidField, "limits: set movetime_ms, depth or nodes; REST runs only bounded searches (at most %v)", c.Caps.MaxMoveTime)
+	}
+	if cr := c.fromCache(ctx, j, limitMet(j)); cr != nil {
+		res := &AnalyzeResult{Engine: j.engine, BestMove: cr.BestMove, Ponder: cr.Ponder, Lines: cr.Lines, Cached: true}
+		if j.kif {
+			if m, err := j.pos.Pos.CheckMove(cr.BestMove); err == nil {
+				res.BestMoveKIF = j.pos.Pos.KIF(m, j.pos.lastTo())
+			}
+		}
+		return res, nil
 	}
 	lines := map[int]*Line{}
 	term, perr := c.oneShot(ctx, j, func(ev *Event) {

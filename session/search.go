@@ -78,6 +78,7 @@ type job struct {
 	mate    time.Duration // mate
 
 	cancelled bool // stop arrived while it was queued; guarded by Session.mu
+	noCache   bool // the lease has client-set options: the cache's key would not describe it
 }
 
 // newJob checks a search request (analyze, go or mate) against the caps.
@@ -366,6 +367,7 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	}()
 
 	bg := context.Background()
+	lines := map[int]*Event{} // the last line per multipv, for the cache
 	for {
 		in, ok := s.Next(bg)
 		if !ok {
@@ -375,6 +377,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			stop()
 		}
 		if ev := c.infoEvent(j, &in); ev != nil {
+			if j.kind == jobAnalyze && len(ev.PV) > 0 && ev.Score != nil {
+				lines[ev.MultiPV] = ev
+			}
 			emit(ev)
 		}
 	}
@@ -404,6 +409,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	}
 	if term.Type == EventError {
 		discard = true // an illegal move or a false mate: not trusted again
+	}
+	if j.kind == jobAnalyze && !hung.Load() {
+		c.toCache(j, lines, term)
 	}
 	return term, discard
 }

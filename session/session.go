@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/usi"
 )
@@ -63,7 +64,10 @@ type Config struct {
 	// FrozenCheck is how often a searching engine's process is checked for
 	// being stopped (SIGSTOP, a debugger), which would never answer (1s).
 	FrozenCheck time.Duration
-	Logger      *slog.Logger
+	// Cache, if set, keeps finished analyses and answers from them (see
+	// cache.go); nil: every request searches.
+	Cache  *evalcache.Cache
+	Logger *slog.Logger
 }
 
 func (c *Config) frozenCheck() time.Duration {
@@ -124,6 +128,10 @@ type Session struct {
 	// once starts the worker at the first request, or marks it done at Close
 	// if none came: an idle connection costs no goroutine here.
 	once sync.Once
+
+	// clientOpts: the client set engine options on the lease held now;
+	// the worker's alone (it owns the lease).
+	clientOpts bool
 
 	mu        sync.Mutex
 	cur       *run            // the search request the worker is on
@@ -413,6 +421,7 @@ func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string
 	if err != nil {
 		return nil, acquireError(engine, err)
 	}
+	s.clientOpts = false // a fresh lease has the configured options
 	s.out.push(&Event{Type: EventEngine, ID: id, Name: engine, USIName: l.Engine().ID().Name})
 	return l, nil
 }
@@ -451,6 +460,15 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 			s.out.push(ev)
 		}
 	}
+	if j.kind == jobAnalyze && !s.clientOpts {
+		// What the cache knows of the position, at once; then live.
+		if cr := s.svc.fromCache(ctx, j, func(evalcache.Entry) bool { return true }); cr != nil {
+			for _, l := range cr.Lines {
+				emit(&Event{Type: EventInfo, ID: j.id, MultiPV: l.MultiPV, Depth: l.Depth, SelDepth: l.SelDepth, Score: l.Score,
+					Bound: l.Bound, Nodes: l.Nodes, TimeMS: l.TimeMS, PV: l.PV, PVKIF: l.PVKIF, Cached: true})
+			}
+		}
+	}
 	lease, err := s.lease(ctx, held, j.engine, j.id)
 	if err != nil {
 		s.mu.Lock()
@@ -466,6 +484,7 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 		emit(errorEvent(j.id, err))
 		return nil
 	}
+	j.noCache = s.clientOpts
 	_, discard := s.svc.runSearch(ctx, lease, j, emit, func(srch *usi.Search) {
 		s.mu.Lock()
 		r.search = srch
@@ -514,6 +533,7 @@ func (s *Session) control(r *Request, held *pool.Lease) *pool.Lease {
 	case TypeSetOption:
 		err = lease.SetOption(r.Name, r.Value)
 		if err == nil {
+			s.clientOpts = true
 			// Echo the value as the engine was sent it (5, not +5 or 05).
 			v, ok := lease.Engine().OptionValue(r.Name)
 			if !ok {

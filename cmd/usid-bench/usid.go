@@ -42,6 +42,11 @@ type usidConfig struct {
 		MaxSessions    int          `yaml:"max_sessions"`
 		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
 	} `yaml:"access"`
+	// Cache is off in these benchmarks: they repeat positions on purpose to
+	// time searches, which the evaluation cache would answer instead.
+	Cache struct {
+		Enabled bool `yaml:"enabled"`
+	} `yaml:"cache"`
 }
 
 // engineConfig is pool.EngineConfig's YAML form, with empty fields left out

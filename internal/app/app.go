@@ -24,6 +24,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/usid/usid"
+	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/server"
 	"github.com/usid/usid/session"
@@ -73,6 +74,7 @@ type Config struct {
 		Keyed          server.Quota `yaml:"keyed"`
 		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
 	} `yaml:"access"`
+	Cache CacheConfig `yaml:"cache"`
 }
 
 // access builds the server's access rules: keys from the file and the
@@ -171,6 +173,7 @@ type Main struct {
 	Logger *slog.Logger
 
 	pool   *pool.Pool
+	cache  *evalcache.Cache // nil when cache.enabled is false
 	server *server.Server
 	http   *http.Server
 	served chan error // Serve's result, taken by Close
@@ -193,8 +196,13 @@ func (m *Main) Run() error {
 		return err
 	}
 	m.pool = p
+	if m.cache, err = openCache(&c.Cache, reg, m.Logger.With("component", "evalcache")); err != nil {
+		p.Close(context.Background())
+		return err
+	}
 	svc := session.NewService(session.Config{
-		Pool: p, IdleRelease: c.Session.IdleRelease,
+		Cache: m.cache,
+		Pool:  p, IdleRelease: c.Session.IdleRelease,
 		QueueTimeout: c.Session.QueueTimeout, AcquireTimeout: c.Session.AcquireTimeout, MaxLease: c.Session.MaxLease,
 		Caps: session.Caps{
 			MaxMoveTime: c.Session.Caps.MaxMoveTime, MaxAnalysis: c.Session.Caps.MaxAnalysis, MaxMateTime: c.Session.Caps.MaxMateTime,
@@ -217,6 +225,7 @@ func (m *Main) Run() error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		p.Close(context.Background())
+		m.closeCache()
 		return err
 	}
 	m.http = m.server.HTTPServer()
@@ -248,6 +257,7 @@ func (m *Main) Close(ctx context.Context) error {
 		m.http.Close()
 	}
 	perr := m.pool.Close(ctx)
+	m.closeCache()
 	if e := <-m.served; !errors.Is(e, http.ErrServerClosed) {
 		err = errors.Join(err, e)
 	}

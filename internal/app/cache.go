@@ -1,0 +1,51 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/usid/usid/evalcache"
+)
+
+// CacheConfig is the cache: section of usid.yaml (documented there).
+type CacheConfig struct {
+	Enabled     *bool         `yaml:"enabled"`
+	MaxEntries  int           `yaml:"max_entries"`
+	MaxMB       int64         `yaml:"max_mb"`
+	File        string        `yaml:"file"`
+	Redis       string        `yaml:"redis"`
+	RedisPrefix string        `yaml:"redis_prefix"`
+	RedisTTL    time.Duration `yaml:"redis_ttl"`
+	Timeout     time.Duration `yaml:"timeout"`
+}
+
+// openCache opens the evaluation cache, or returns nil when it is off. A
+// Redis that is down does not stop usid: the cache retries it and searches
+// meanwhile. A file that cannot be opened does (it is a configuration
+// error, like a missing engine binary).
+func openCache(c *CacheConfig, reg prometheus.Registerer, log *slog.Logger) (*evalcache.Cache, error) {
+	if c.Enabled != nil && !*c.Enabled {
+		return nil, nil
+	}
+	ec, err := evalcache.New(evalcache.Config{
+		MaxEntries: c.MaxEntries, MaxBytes: c.MaxMB << 20, File: c.File,
+		RedisURL: c.Redis, RedisPrefix: c.RedisPrefix, RedisTTL: c.RedisTTL, Timeout: c.Timeout, Logger: log,
+	}, reg)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	log.Info("evaluation cache", "tiers", ec.Describe())
+	return ec, nil
+}
+
+func (m *Main) closeCache() {
+	if m.cache != nil {
+		if err := m.cache.Close(); err != nil {
+			m.Logger.Warn("closing the evaluation cache", "err", err)
+		}
+		m.cache = nil
+	}
+}

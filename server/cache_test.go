@@ -1,0 +1,240 @@
+package server
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/usid/usid"
+	"github.com/usid/usid/evalcache"
+	"github.com/usid/usid/internal/redistest"
+	"github.com/usid/usid/session"
+)
+
+// cachedEnv is a second server over the shared pool, with its own service
+// and evaluation cache: like another usid instance.
+func cachedEnv(t *testing.T, cfg evalcache.Config) (*env, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	c, err := evalcache.New(cfg, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := session.NewService(session.Config{Pool: shared.pool, Cache: c, IdleRelease: 2 * time.Second, AcquireTimeout: 5 * time.Second,
+		Caps: session.Caps{MaxMultiPV: 5, MaxAnalysis: time.Minute}})
+	srv := New(Config{Service: svc, Pool: shared.pool, OpenAPI: usid.OpenAPI,
+		Access: &Access{Anonymous: true, AnonymousQuota: Quota{Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
+	e := &env{pool: shared.pool, srv: srv, http: httptest.NewServer(srv)}
+	t.Cleanup(func() {
+		e.http.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Drain(ctx)
+		c.Close()
+		shared.waitIdle(t)
+	})
+	return e, reg
+}
+
+func analyze(t *testing.T, e *env, body map[string]any) map[string]any {
+	t.Helper()
+	code, _, v := call(t, e, "POST", "/v1/analyze", body)
+	if code != 200 {
+		t.Fatalf("analyze %v: %d %v", body, code, v)
+	}
+	return v
+}
+
+func firstLine(v map[string]any) map[string]any { return v["lines"].([]any)[0].(map[string]any) }
+
+// TestCacheREST: a REST analysis whose limit a cached search met is
+// answered from the cache (depth, nodes, movetime), for the same position
+// whatever its move number; a deeper ask searches and refills it.
+func TestCacheREST(t *testing.T) {
+	shared.waitIdle(t)
+	e, reg := cachedEnv(t, evalcache.Config{})
+	pos := map[string]any{"moves": []string{"7g7f", "3c3d", "2g2f"}}
+	req := func(limits map[string]any, extra ...any) map[string]any {
+		b := map[string]any{"engine": "fairy", "position": pos, "limits": limits}
+		for i := 0; i+1 < len(extra); i += 2 {
+			b[extra[i].(string)] = extra[i+1]
+		}
+		return b
+	}
+	first := analyze(t, e, req(map[string]any{"depth": 8}))
+	if first["cached"] != nil {
+		t.Fatalf("first search answered from an empty cache: %v", first)
+	}
+	second := analyze(t, e, req(map[string]any{"depth": 8}, "notation", "kif"))
+	if second["cached"] != true || second["bestmove"] != first["bestmove"] || num(firstLine(second)["depth"]) < 8 ||
+		len(firstLine(second)["pv_kif"].([]any)) == 0 || second["bestmove_kif"] == nil {
+		t.Fatalf("second: %v (first %v)", second, first)
+	}
+	if shallower := analyze(t, e, req(map[string]any{"depth": 5})); shallower["cached"] != true || num(firstLine(shallower)["depth"]) < 8 {
+		t.Errorf("depth 5 after depth 8: %v", shallower)
+	}
+	if deeper := analyze(t, e, req(map[string]any{"depth": 11})); deeper["cached"] != nil || num(firstLine(deeper)["depth"]) < 11 {
+		t.Errorf("depth 11: %v", deeper)
+	}
+	if again := analyze(t, e, req(map[string]any{"depth": 11})); again["cached"] != true || num(firstLine(again)["depth"]) < 11 {
+		t.Errorf("depth 11 again: %v (the deeper result replaces the shallower)", again)
+	}
+	// The same position with another move number and no moves.
+	sfen := "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P4P1/PP1PPPP1P/1B5R1/LNSGKGSNL w - 77"
+	if same := analyze(t, e, map[string]any{"engine": "fairy", "position": map[string]any{"sfen": sfen}, "limits": map[string]any{"depth": 8}}); same["cached"] != true {
+		t.Errorf("same position, other move number: %v", same)
+	}
+	// Another MultiPV count is another key.
+	if mpv := analyze(t, e, req(map[string]any{"depth": 8}, "multipv", 2)); mpv["cached"] != nil || len(mpv["lines"].([]any)) != 2 {
+		t.Errorf("multipv 2: %v", mpv)
+	}
+	// Nodes and movetime.
+	pos = map[string]any{"moves": []string{"2g2f"}}
+	analyze(t, e, req(map[string]any{"nodes": 20000}))
+	if n := analyze(t, e, req(map[string]any{"nodes": 5000})); n["cached"] != true {
+		t.Errorf("nodes 5000 after nodes 20000: %v", n)
+	}
+	if n := analyze(t, e, req(map[string]any{"nodes": 200000})); n["cached"] != nil {
+		t.Errorf("nodes 200000 after nodes 20000: %v", n)
+	}
+	pos = map[string]any{"moves": []string{"5g5f"}}
+	analyze(t, e, req(map[string]any{"movetime_ms": 500}))
+	if m := analyze(t, e, req(map[string]any{"movetime_ms": 100})); m["cached"] != true {
+		t.Errorf("movetime 100 after movetime 500: %v", m)
+	}
+	if h := testutil.ToFloat64(gauge(t, reg, "usid_evalcache_hits_total", "memory")); h < 6 {
+		t.Errorf("%v memory hits counted, want at least 6", h)
+	}
+}
+
+// gauge reads one metric of reg by name and tier label.
+func gauge(t *testing.T, reg *prometheus.Registry, name, tier string) prometheus.Collector {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.Metric {
+			for _, l := range m.Label {
+				if l.GetName() == "tier" && l.GetValue() == tier {
+					v := m.GetCounter().GetValue()
+					c := prometheus.NewCounter(prometheus.CounterOpts{Name: "x"})
+					c.Add(v)
+					return c
+				}
+			}
+		}
+	}
+	t.Fatalf("no metric %s{tier=%q}", name, tier)
+	return nil
+}
+
+// TestCacheWebSocket: an analysis of a position the cache knows gets the
+// cached lines at once, marked cached, then the live search's.
+func TestCacheWebSocket(t *testing.T) {
+	shared.waitIdle(t)
+	e, _ := cachedEnv(t, evalcache.Config{})
+	cl := dial(t, e)
+	pos := map[string]any{"moves": []string{"7g7f", "8c8d"}}
+	cl.send(map[string]any{"type": "analyze", "id": "a1", "engine": "fairy", "position": pos, "limits": map[string]any{"depth": 8}})
+	evs := cl.terminal("a1", 20*time.Second)
+	if last(evs)["type"] != "bestmove" {
+		t.Fatalf("a1: %v", last(evs))
+	}
+	for _, ev := range evs {
+		if ev["cached"] != nil {
+			t.Fatalf("a1 got a cached line from an empty cache: %v", ev)
+		}
+	}
+	cl.send(map[string]any{"type": "analyze", "id": "a2", "engine": "fairy", "position": pos, "limits": map[string]any{"depth": 10}, "notation": "kif"})
+	evs = cl.terminal("a2", 20*time.Second)
+	var infos []map[string]any
+	for _, ev := range evs {
+		if ev["type"] == "info" {
+			infos = append(infos, ev)
+		}
+	}
+	if len(infos) < 2 || infos[0]["cached"] != true || num(infos[0]["depth"]) < 8 || infos[0]["pv_kif"] == nil {
+		t.Fatalf("a2's first info is not the cached line: %v", infos)
+	}
+	live := 0
+	for _, ev := range infos[1:] {
+		if ev["cached"] == nil {
+			live++
+		}
+	}
+	if live == 0 || last(evs)["type"] != "bestmove" {
+		t.Fatalf("a2 did not go on live: %d live infos, last %v", live, last(evs))
+	}
+	// A client that changed the engine's options gets nothing cached: the
+	// cached lines describe the engine as configured.
+	cl.send(map[string]any{"type": "setoption", "id": "o1", "engine": "fairy", "name": "Skill Level", "value": "3"})
+	cl.until(10*time.Second, func(ev map[string]any) bool { return ev["id"] == "o1" })
+	cl.send(map[string]any{"type": "analyze", "id": "a3", "engine": "fairy", "position": pos, "limits": map[string]any{"depth": 6}})
+	for _, ev := range cl.terminal("a3", 20*time.Second) {
+		if ev["cached"] != nil {
+			t.Fatalf("a3, after setoption, got a cached line: %v", ev)
+		}
+	}
+}
+
+// TestCacheRedisShared: two usid servers with their own memory tiers share
+// one real redis-server and each sees the other's results; when Redis goes
+// away they search, and /readyz stays ready.
+func TestCacheRedisShared(t *testing.T) {
+	shared.waitIdle(t)
+	rs := redistest.Start(t)
+	a, _ := cachedEnv(t, evalcache.Config{RedisURL: rs.URL})
+	b, regB := cachedEnv(t, evalcache.Config{RedisURL: rs.URL})
+	ask := func(e *env, moves ...string) map[string]any {
+		return analyze(t, e, map[string]any{"engine": "fairy", "position": map[string]any{"moves": moves}, "limits": map[string]any{"depth": 8}})
+	}
+	// eventually: the writer puts a result into Redis just after answering.
+	eventually := func(e *env, moves ...string) map[string]any {
+		t.Helper()
+		var v map[string]any
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if v = ask(e, moves...); v["cached"] == true {
+				return v
+			}
+		}
+		t.Fatalf("never answered from the shared cache: %v", v)
+		return nil
+	}
+	fromA := ask(a, "6g6f")
+	if fromA["cached"] != nil {
+		t.Fatalf("a: %v", fromA)
+	}
+	if v := eventually(b, "6g6f"); v["bestmove"] != fromA["bestmove"] {
+		t.Errorf("b's cached answer %v differs from a's search %v", v, fromA)
+	}
+	fromB := ask(b, "1g1f")
+	if fromB["cached"] != nil {
+		t.Fatalf("b: %v", fromB)
+	}
+	if v := eventually(a, "1g1f"); v["bestmove"] != fromB["bestmove"] {
+		t.Errorf("a's cached answer %v differs from b's search %v", v, fromB)
+	}
+	if h := testutil.ToFloat64(gauge(t, regB, "usid_evalcache_hits_total", "redis")); h < 1 {
+		t.Errorf("b counted %v redis hits", h)
+	}
+
+	rs.Stop()
+	if v := ask(b, "9g9f"); v["cached"] != nil || v["bestmove"] == "" {
+		t.Errorf("during the outage: %v", v)
+	}
+	if code, _, v := call(t, b, "GET", "/readyz", nil); code != 200 {
+		t.Errorf("/readyz during a cache outage: %d %v", code, v)
+	}
+	if e := testutil.ToFloat64(gauge(t, regB, "usid_evalcache_errors_total", "redis")); e < 1 {
+		t.Errorf("the outage was not counted: %v", e)
+	}
+}

@@ -1,0 +1,126 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+const recordKIF = "手合割：平手\n先手：甲\n後手：乙\n棋戦：テスト棋戦\n開始日時：2024/03/02\n手数----指手---------消費時間--\n*始まり\n" +
+	"   1 ７六歩(77)   ( 0:12/00:00:12)\n*角道\n   2 ３四歩(33)   ( 0:05/00:00:05)+\n   3 投了\n\n変化：2手\n   2 ８四歩(83)\n"
+
+func TestRecordsRoute(t *testing.T) {
+	code, _, v := call(t, shared, "POST", "/v1/records/parse", map[string]any{"record": recordKIF})
+	if code != 200 {
+		t.Fatalf("%d %v", code, v)
+	}
+	pos := v["position"].(map[string]any)
+	if v["format"] != "kif" || pos["sfen"] != "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1" ||
+		len(pos["moves"].([]any)) != 2 || v["final_sfen"] != "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3" ||
+		v["end"] != "resign" || v["comment"] != "始まり" {
+		t.Errorf("record: %v", v)
+	}
+	h := v["header"].(map[string]any)
+	if h["black"] != "甲" || h["white"] != "乙" || h["event"] != "テスト棋戦" || h["date"] != "2024/03/02" || h["handicap"] != "平手" || len(h["fields"].([]any)) != 5 {
+		t.Errorf("header: %v", h)
+	}
+	plies := v["plies"].([]any)
+	p0, p1 := plies[0].(map[string]any), plies[1].(map[string]any)
+	if p0["move"] != "7g7f" || p0["kif"] != "▲７六歩(77)" || p0["comment"] != "角道" || p0["time_ms"] != 12000.0 || p0["line"] != 8.0 {
+		t.Errorf("ply 1: %v", p0)
+	}
+	vars := p1["variations"].([]any)
+	if len(vars) != 1 || vars[0].([]any)[0].(map[string]any)["move"] != "8c8d" || vars[0].([]any)[0].(map[string]any)["kif"] != "△８四歩(83)" {
+		t.Errorf("ply 2 variations: %v", p1)
+	}
+
+	// A Shift_JIS file sent as its bytes.
+	sjis, err := os.ReadFile("../kifu/testdata/kfw-game-a-sjis.kif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, v = call(t, shared, "POST", "/v1/records/parse", map[string]any{"record_base64": base64.StdEncoding.EncodeToString(sjis)})
+	if code != 200 || len(v["position"].(map[string]any)["moves"].([]any)) != 38 || v["header"].(map[string]any)["black"] != "先手太郎" {
+		t.Errorf("Shift_JIS: %d %v", code, v)
+	}
+	// CSA with a handicap, its format named.
+	code, _, v = call(t, shared, "POST", "/v1/records/parse", map[string]any{"record": "PI82HI22KA\n-\n-7162GI\n+7776FU\n%CHUDAN\n", "format": "csa"})
+	if code != 200 || v["header"].(map[string]any)["handicap"] != "二枚落ち" || v["end"] != "abort" {
+		t.Errorf("CSA: %d %v", code, v)
+	}
+}
+
+func TestRecordsRouteErrors(t *testing.T) {
+	bad := "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３五歩(33)\n"
+	long := "startpos moves" + strings.Repeat(" 5i5h 5a5b 5h5i 5b5a", 300)
+	tests := []struct {
+		name  string
+		body  any
+		code  string
+		line  float64
+		index float64
+	}{
+		{"illegal move", map[string]any{"record": bad}, "unreachable", 4, 1},
+		{"syntax", map[string]any{"record": "手合割：平手\n   1 ７六歩(77)\nこれは何\n"}, "record_syntax", 3, -1},
+		{"not a record", map[string]any{"record": "hello"}, "record_format", 0, -1},
+		{"encoding", map[string]any{"record_base64": base64.StdEncoding.EncodeToString([]byte{0xff, 0xfe, 0x80})}, "record_encoding", 0, -1},
+		{"too many moves", map[string]any{"record": long}, "record_too_long", 1, -1},
+		{"neither field", map[string]any{}, "invalid_field", 0, -1},
+		{"both fields", map[string]any{"record": "a", "record_base64": "YQ=="}, "invalid_field", 0, -1},
+		{"bad base64", map[string]any{"record_base64": "%%%"}, "invalid_field", 0, -1},
+		{"bad format", map[string]any{"record": bad, "format": "pgn"}, "invalid_field", 0, -1},
+		{"forced format", map[string]any{"record": bad, "format": "csa"}, "record_syntax", 1, -1},
+	}
+	for _, tc := range tests {
+		code, _, v := call(t, shared, "POST", "/v1/records/parse", tc.body)
+		line, _ := v["line"].(float64)
+		index, ok := v["move_index"].(float64)
+		if !ok {
+			index = -1
+		}
+		if code != 422 || v["code"] != tc.code || line != tc.line || index != tc.index {
+			t.Errorf("%s: %d %v, want 422 %s line %v move_index %v", tc.name, code, v, tc.code, tc.line, tc.index)
+		}
+	}
+	if code, _, v := call(t, shared, "POST", "/v1/records/parse", map[string]any{"record": strings.Repeat("x", 70000)}); code != 413 || v["code"] != "body_too_large" {
+		t.Errorf("huge: %d %v", code, v)
+	}
+}
+
+// TestRecordsBodyTimeout: a stalled record body gets 408 like every REST
+// body (the conformance check leaves this status to this test).
+func TestRecordsBodyTimeout(t *testing.T) {
+	spec(t)
+	cfg := shared.srv.cfg
+	cfg.Registerer = nil
+	cfg.BodyTimeout = 200 * time.Millisecond
+	srv := New(cfg)
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Drain(context.Background())
+	c, err := net.Dial("tcp", strings.TrimPrefix(hs.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("POST /v1/records/parse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"record\":"))
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 408 {
+		t.Fatalf("%d %s, want 408", resp.StatusCode, body)
+	}
+	checkResponseAs(t, "RequestTimeout", "stalled POST /v1/records/parse", resp, body)
+}
