@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/usid/usid"
 	"github.com/usid/usid/internal/app"
 	"github.com/usid/usid/pool"
 )
@@ -21,32 +22,32 @@ type usidConfig struct {
 	*app.Config
 }
 
+// parseConfig reads a ConfigMap's usid.yaml as usid does: laid over the
+// built-in one, each engine with the pool's defaults filled in.
 func parseConfig(b []byte) (*usidConfig, error) {
-	c, err := app.ParseConfig(b)
+	c, err := app.ParseConfig(usid.DefaultConfig, b)
 	if err != nil {
 		return nil, err
 	}
 	if len(c.Engines) == 0 {
 		return nil, fmt.Errorf("no engines")
 	}
+	for i, e := range c.Engines {
+		if c.Engines[i], err = e.WithDefaults(); err != nil {
+			return nil, err
+		}
+	}
 	return &usidConfig{c}, nil
 }
 
-// Numbers usid does not read from the file (defaults in session and pool).
-const (
-	watchdogMargin = 5 * time.Second // session.Caps.WatchdogMargin: a search may overrun its limit by this much
-	defaultStop    = 3 * time.Second // pool.Timeouts.Stop
-	defaultQuit    = 2 * time.Second // pool.Timeouts.Quit
-	defaultStart   = 10 * time.Second
-	defaultReady   = 10 * time.Second
-)
+// watchdogMargin is session.Caps.WatchdogMargin's default, which usid does
+// not read from the file: a search may overrun its limit by this much.
+const watchdogMargin = 5 * time.Second
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
+// probeAllowance is what a new pod's first start spends learning its engines'
+// profiles (package probe) before any engine serves: about 10s for gpsusi on
+// an idle machine; allowed six times that.
+const probeAllowance = time.Minute
 
 // longestSearch is the longest a search that usid has accepted can take:
 // the slowest cap plus the watchdog margin, after which usid stops it and
@@ -55,7 +56,7 @@ func (c *usidConfig) longestSearch() time.Duration {
 	caps := c.Session.Caps
 	var stop time.Duration
 	for _, e := range c.Engines {
-		stop = max(stop, orDefault(e.Timeouts.Stop, defaultStop))
+		stop = max(stop, e.Timeouts.Stop)
 	}
 	return max(caps.MaxAnalysis, caps.MaxMoveTime, caps.MaxMateTime) + watchdogMargin + stop
 }
@@ -70,7 +71,7 @@ func (c *usidConfig) longestWait() time.Duration {
 func (c *usidConfig) longestQuit() time.Duration {
 	var q time.Duration
 	for _, e := range c.Engines {
-		q = max(q, orDefault(e.Timeouts.Quit, defaultQuit))
+		q = max(q, e.Timeouts.Quit)
 	}
 	return q
 }

@@ -138,9 +138,17 @@ func TestWiring(t *testing.T) {
 			ref := so.Spec.ScaleTargetRef
 			target("ScaledObject", ref.APIVersion, ref.Kind, ref.Name)
 		}
+		cfg, _ := configOf(t, r)
 		for _, hr := range byKind[*gwv1.HTTPRoute](r) {
 			if len(hr.Spec.ParentRefs) == 0 || len(hr.Spec.Hostnames) == 0 {
 				t.Errorf("HTTPRoute: want parentRefs and hostnames")
+			}
+			// The pages served under a hostname call /v1 with it as their
+			// Origin: usid serves that only for names in server.hosts.
+			for _, h := range hr.Spec.Hostnames {
+				if !slices.Contains(cfg.Server.Hosts, string(h)) {
+					t.Errorf("HTTPRoute hostname %s is not in the ConfigMap's server.hosts %v: its pages' /v1 requests would get 403", h, cfg.Server.Hosts)
+				}
 			}
 			for _, rule := range hr.Spec.Rules {
 				for _, b := range rule.BackendRefs {
@@ -224,16 +232,17 @@ func TestProbesAndPorts(t *testing.T) {
 		if c.StartupProbe == nil {
 			return
 		}
-		// Slow engines: the startup probe waits out one failed start of the
-		// slowest engine and a second try.
+		// Slow engines: the startup probe waits out the first start's
+		// profile probe, one failed start of the slowest engine and a
+		// second try.
 		var slowest time.Duration
 		for _, e := range cfg.Engines {
-			slowest = max(slowest, orDefault(e.Timeouts.Start, defaultStart)+orDefault(e.Timeouts.Ready, defaultReady))
+			slowest = max(slowest, e.Timeouts.Start+e.Timeouts.Ready)
 		}
 		sp := c.StartupProbe
 		budget := time.Duration(sp.PeriodSeconds*sp.FailureThreshold+sp.InitialDelaySeconds) * time.Second
-		if budget < 2*slowest {
-			t.Errorf("startup probe allows %v, want at least %v (twice the slowest engine's start + ready timeouts)", budget, 2*slowest)
+		if budget < 2*slowest+probeAllowance {
+			t.Errorf("startup probe allows %v, want at least %v (twice the slowest engine's start + ready timeouts, and %v for the profile probe)", budget, 2*slowest+probeAllowance, probeAllowance)
 		}
 		if lp := c.LivenessProbe; lp != nil && lp.InitialDelaySeconds > 0 {
 			t.Error("liveness probe: the startup probe already holds it back; no initialDelaySeconds")

@@ -94,8 +94,9 @@ var goParams = []string{"btime", "wtime", "byoyomi", "binc", "winc", "movestogo"
 // resourceOptions are never client-settable: they size CPU and memory.
 var resourceOptions = []string{"USI_Hash", "Hash", "Threads", "Thread"}
 
-// withDefaults returns c with defaults filled in, or an error naming what is wrong.
-func (c EngineConfig) withDefaults() (EngineConfig, error) {
+// WithDefaults returns c with defaults filled in (timeouts, failures, queue,
+// ...), or an error naming what is wrong. New applies it to every entry.
+func (c EngineConfig) WithDefaults() (EngineConfig, error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.Name == "" || strings.Trim(c.Name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != "" {

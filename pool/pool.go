@@ -107,7 +107,7 @@ func New(cfgs []EngineConfig, opts Options) (*Pool, error) {
 	}
 	var errs []error
 	for _, c := range cfgs {
-		c, err := c.withDefaults()
+		c, err := c.WithDefaults()
 		if err != nil {
 			errs = append(errs, err)
 			continue
