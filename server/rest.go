@@ -138,31 +138,8 @@ type analyzeRequest struct {
 	Notation string            `json:"notation"`
 }
 
-func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
-	// The body first: a client pays its rate and holds a lease slot only
-	// for a request it has sent in full.
-	var req analyzeRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	done := s.admit(w, r)
-	if done == nil {
-		return
-	}
-	defer done()
-	ctx, end := s.searchContext(r)
-	defer end()
-	res, err := s.cfg.Service.Analyze(ctx, &session.Request{Position: req.Position, Engine: req.Engine,
-		Limits: req.Limits, MultiPV: req.MultiPV, Notation: req.Notation})
-	if cut := s.wasCut(r); cut != nil {
-		err = cut
-	}
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+func (b *analyzeRequest) request() *session.Request {
+	return &session.Request{Position: b.Position, Engine: b.Engine, Limits: b.Limits, MultiPV: b.MultiPV, Notation: b.Notation}
 }
 
 // mateRequest is the body of POST /v1/mate.
@@ -173,31 +150,38 @@ type mateRequest struct {
 	Notation  string            `json:"notation"`
 }
 
-func (s *Server) mate(w http.ResponseWriter, r *http.Request) {
-	// The body first: a client pays its rate and holds a lease slot only
-	// for a request it has sent in full.
-	var req mateRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.problem(w, r, err)
-		return
+func (b *mateRequest) request() *session.Request {
+	return &session.Request{Position: b.Position, Engine: b.Engine, TimeoutMS: b.TimeoutMS, Notation: b.Notation}
+}
+
+// searchRoute serves a REST search (analyze, mate): the body is read first,
+// so that a client pays its rate and holds a lease slot only for a request
+// it has sent in full; then the client's quota; then the search, under a
+// context that a drain running out of grace cuts.
+func searchRoute[B any, R any](s *Server, request func(*B) *session.Request, run func(context.Context, *session.Request) (R, *session.Error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body B
+		if err := s.decode(w, r, &body); err != nil {
+			s.problem(w, r, err)
+			return
+		}
+		done := s.admit(w, r)
+		if done == nil {
+			return
+		}
+		defer done()
+		ctx, end := s.searchContext(r)
+		defer end()
+		res, err := run(ctx, request(&body))
+		if cut := s.wasCut(r); cut != nil {
+			err = cut
+		}
+		if err != nil {
+			s.problem(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, res)
 	}
-	done := s.admit(w, r)
-	if done == nil {
-		return
-	}
-	defer done()
-	ctx, end := s.searchContext(r)
-	defer end()
-	res, err := s.cfg.Service.Mate(ctx, &session.Request{Position: req.Position, Engine: req.Engine,
-		TimeoutMS: req.TimeoutMS, Notation: req.Notation})
-	if cut := s.wasCut(r); cut != nil {
-		err = cut
-	}
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
 }
 
 // searchContext is r's context, ended too when a drain runs out of grace

@@ -134,8 +134,8 @@ func New(cfg Config) *Server {
 		r.Get("/engines", s.engines)
 		r.Post("/validate", s.validate)
 		r.Post("/records/parse", s.parseRecord)
-		r.Post("/analyze", s.analyze)
-		r.Post("/mate", s.mate)
+		r.Post("/analyze", searchRoute(s, (*analyzeRequest).request, s.cfg.Service.Analyze))
+		r.Post("/mate", searchRoute(s, (*mateRequest).request, s.cfg.Service.Mate))
 		r.Get("/ws", s.websocket)
 	})
 	if cfg.Web != nil {
