@@ -114,3 +114,43 @@ func waitSessions(ctx context.Context, u *usidProc, n int) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// dialMany opens n WebSocket connections, at most par at a time.
+func dialMany(ctx context.Context, url string, n, par int) ([]*websocket.Conn, error) {
+	conns := make([]*websocket.Conn, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			conns[i], _, errs[i] = websocket.Dial(dctx, url, nil)
+		})
+	}
+	wg.Wait()
+	var ok []*websocket.Conn
+	var first error
+	for i, c := range conns {
+		if errs[i] != nil && first == nil {
+			first = errs[i]
+		}
+		if c != nil {
+			ok = append(ok, c)
+		}
+	}
+	if first != nil {
+		closeConns(ok)
+		return nil, fmt.Errorf("dialing %d connections: %w", n, first)
+	}
+	return ok, nil
+}
+
+// closeConns closes connections the quick way: no close handshake to wait for.
+func closeConns(conns []*websocket.Conn) {
+	for _, c := range conns {
+		c.CloseNow()
+	}
+}

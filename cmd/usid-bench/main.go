@@ -63,6 +63,9 @@ func main() {
 // server (envServe). ok is false for a normal start.
 func childMain() (code int, ok bool) {
 	fakeengine.RunIfRequested() // exits when it is a fake engine
+	if iv := os.Getenv(envHub); iv != "" {
+		return hubChild(iv), true
+	}
 	if os.Getenv(envServe) != "" {
 		os.Unsetenv(envServe) // not for the engines it starts
 		return serveChild(os.Args[1:], os.Stderr), true
@@ -73,8 +76,10 @@ func childMain() (code int, ok bool) {
 // plan is how much each measurement does: the full run or -short.
 type plan struct {
 	restRuns       int           // (1) searches per limit on each side
-	infoSessions   []int         // (2) concurrent sessions, one run each
-	infoTarget     int           // (2) the session count the p99 target applies to
+	infoSessions   []int         // (2) concurrent sessions, one usid each
+	infoRepeat     int           // (2) measured windows per session count
+	infoTarget     int           // (2) the session count the 2 ms p99 target applies to
+	infoTarget200  int           // (2) the session count the 10 ms p99 and 95% lines target applies to
 	infoWindow     time.Duration // (2) measured time per run
 	stampInterval  time.Duration // (2) the fake engine's info interval
 	startRuns      int           // (3) session starts per engine and bridge (gpsusi: half)
@@ -86,7 +91,7 @@ type plan struct {
 
 var (
 	fullPlan = plan{
-		restRuns: 200, infoSessions: []int{1, 50, 200}, infoTarget: 50, infoWindow: 5 * time.Second,
+		restRuns: 200, infoSessions: []int{1, 50, 200, 500}, infoRepeat: 5, infoTarget: 50, infoTarget200: 200, infoWindow: 5 * time.Second,
 		// 50 lines a second per session: below usid's per-client info rate
 		// (60 batches/s), so no line waits for the rate limiter.
 		stampInterval: 20 * time.Millisecond,
@@ -94,7 +99,7 @@ var (
 		idleConns: []int{1000, 5000, 10000}, idleTarget: 10000, validateWindow: 3 * time.Second,
 	}
 	shortPlan = plan{
-		restRuns: 5, infoSessions: []int{1, 4}, infoTarget: 4, infoWindow: 300 * time.Millisecond,
+		restRuns: 5, infoSessions: []int{1, 4}, infoRepeat: 2, infoTarget: 4, infoTarget200: -1, infoWindow: 300 * time.Millisecond,
 		stampInterval: 20 * time.Millisecond,
 		startRuns:     2, tputWindow: 300 * time.Millisecond,
 		idleConns: []int{100}, idleTarget: 100, validateWindow: 300 * time.Millisecond,
@@ -109,6 +114,9 @@ type bench struct {
 	usidBin    string // -usid: a usid binary to measure instead
 	fairy, gps string
 	websocketd string // "" when missing (allowed only with -short)
+	engines    string // (2) "hub" or "process": how the fake engines print
+	profile    string // -profile: where the usid child writes its profiles
+	trace      bool   // -trace: the child writes a runtime/trace too
 	tmp        string
 	log        *log.Logger
 	http       *http.Client
@@ -140,13 +148,50 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fairy := fs.String("fairy", "/usr/games/fairy-stockfish", "fairy-stockfish binary")
 	gps := fs.String("gps", "/usr/games/gpsusi", "gpsusi binary")
 	wsd := fs.String("websocketd", "websocketd", "websocketd binary (Debian package websocketd)")
+	repeat := fs.Int("repeat", 0, "(2) measured windows per session count (default 5; -short 2)")
+	sessions := fs.String("sessions", "", "(2) session counts, as in 200,500 (default 1,50,200,500)")
+	engines := fs.String("engines", "hub", "(2) fake engines: hub (one process prints every session's lines) or process (one printing process per session)")
+	profile := fs.String("profile", "", "directory for the usid child's CPU, mutex, block and heap profiles (not with -usid)")
+	trace := fs.Bool("trace", false, "with -profile: a runtime/trace of the usid child too")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	b := &bench{plan: fullPlan, short: *short, fairy: *fairy, gps: *gps,
+	b := &bench{plan: fullPlan, short: *short, fairy: *fairy, gps: *gps, engines: *engines, trace: *trace,
 		log: log.New(stderr, "usid-bench: ", log.Ltime|log.Lmsgprefix)}
 	if *short {
 		b.plan = shortPlan
+	}
+	if *repeat > 0 {
+		b.infoRepeat = *repeat
+	}
+	if *sessions != "" {
+		b.infoSessions = nil
+		for f := range strings.SplitSeq(*sessions, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				fmt.Fprintf(stderr, "usid-bench: -sessions: %q: want positive numbers\n", f)
+				return 2
+			}
+			b.infoSessions = append(b.infoSessions, n)
+		}
+	}
+	if b.engines != "hub" && b.engines != "process" {
+		fmt.Fprintln(stderr, "usid-bench: -engines: want hub or process")
+		return 2
+	}
+	if *profile != "" {
+		if *usidBin != "" {
+			fmt.Fprintln(stderr, "usid-bench: -profile profiles the usid child of this binary: leave out -usid")
+			return 2
+		}
+		abs, err := filepath.Abs(*profile)
+		if err == nil {
+			b.profile, err = abs, os.MkdirAll(abs, 0o755)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "usid-bench: -profile:", err)
+			return 2
+		}
 	}
 	selected, err := parseRun(*only)
 	if err != nil {
