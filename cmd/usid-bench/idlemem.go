@@ -92,7 +92,7 @@ func benchIdleMemory(ctx context.Context, b *bench) (err error) {
 		result := fmt.Sprintf("usid RSS %s (%.1f KB per connection over %s at rest); per connection: Go heap %.1f KB, stacks %.1f KB, %.1f goroutines",
 			mb(m.rss), per(m.rss, base.rss)/1024, mb(base.rss), per(m.heap, base.heap)/1024, per(m.stack, base.stack)/1024, per(m.goroutines, base.goroutines))
 		if n == b.idleTarget {
-			b.rep.add(what, result, "RSS ≤ 300 MB at 10k", verdict(m.rss <= 300<<20))
+			b.rep.add(what, result, "RSS ≤ 150 MB at 10k", verdict(m.rss <= 150<<20))
 		} else {
 			b.rep.add(what, result, "", "")
 		}

@@ -40,6 +40,7 @@ type usidConfig struct {
 	} `yaml:"server"`
 	Access struct {
 		MaxSessions    int          `yaml:"max_sessions"`
+		MaxPerAddress  int          `yaml:"max_sessions_per_address"`
 		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
 	} `yaml:"access"`
 }
@@ -68,6 +69,7 @@ func newConfig(engines ...engineConfig) usidConfig {
 	c.Session.AcquireTimeout = time.Minute
 	c.Server.ShutdownGrace = 10 * time.Second
 	c.Access.MaxSessions = 1 << 20
+	c.Access.MaxPerAddress = 1 << 20 // usid.yaml's 500 would stop (5) at 500
 	c.Access.AnonymousQuota = server.Quota{Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20, Messages: 1e9}
 	return c
 }
