@@ -190,10 +190,13 @@ func (wc *wsConn) ping() {
 }
 
 func (wc *wsConn) read() {
+	var consumed int64 // by the messages read: see batchConn.waitReadable
 	for {
+		wc.conn.waitReadable(consumed) // idle here, on a small stack
 		// Not wc.ctx: it ends only after this loop does, and a Read with a
 		// cancellable context registers (and removes) a callback per message.
 		typ, data, err := wc.c.Read(context.Background())
+		consumed += clientFrameSize(len(data))
 		if err != nil {
 			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
 				wc.s.log.Info("websocket message too big; closing")

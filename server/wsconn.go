@@ -3,10 +3,13 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -30,8 +33,8 @@ import (
 // connection holds none.
 
 const (
-	wsReadBuffer  = 512 // client messages are small; bigger ones bypass the buffer
-	wsWriteBuffer = 512 // frames pass through it into batchConn
+	wsReadBuffer  = 256 // client messages are small; bigger reads bypass the buffer
+	wsWriteBuffer = 256 // frames pass through it into batchConn (held: no syscall)
 )
 
 // leanResponse wraps the handler's ResponseWriter for websocket.Accept.
@@ -57,6 +60,7 @@ func (w *leanResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	left, _ := brw.Reader.Peek(brw.Reader.Buffered())
 	bc := &batchConn{Conn: nc}
+	bc.pulled.Store(int64(len(left)))
 	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(left)), bc), max(wsReadBuffer, len(left)))
 	if len(left) > 0 {
 		br.Peek(len(left)) // into br's buffer, where Accept looks for it
@@ -71,6 +75,69 @@ type batchConn struct {
 	net.Conn
 	mu   sync.Mutex
 	held *[]byte // non-nil while held: the bytes waiting
+
+	// pulled counts the bytes the WebSocket's reader has taken in: from
+	// the socket and from the handshake's packet (see waitReadable).
+	pulled atomic.Int64
+}
+
+func (c *batchConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.pulled.Add(int64(n))
+	return n, err
+}
+
+// clientFrameSize is the size of a client's message of n bytes sent as one
+// masked frame (RFC 6455 5.2): at most what reading it took from the socket.
+func clientFrameSize(n int) int64 {
+	switch {
+	case n < 126:
+		return int64(2 + 4 + n)
+	case n < 1<<16:
+		return int64(4 + 4 + n)
+	}
+	return int64(10 + 4 + n)
+}
+
+// waitReadable returns when the client has sent something (or the
+// connection is closed): what the reader goroutine of an idle connection
+// waits in, a few frames deep. Blocked inside websocket.Conn.Read instead,
+// its stack would keep the size the deep read needed (4 KB rather than the
+// 2 KB the runtime shrinks a shallow one to), for every idle connection.
+//
+// consumed is what the messages read so far took, as clientFrameSize
+// counts them; it can only fall short of the truth (a fragmented message,
+// the client's pings), never exceed it. When it equals pulled, the reader's
+// buffer is empty and waiting on the socket is right; otherwise bytes may
+// wait in the buffer, and it returns at once. Only the reader goroutine
+// calls it.
+func (c *batchConn) waitReadable(consumed int64) {
+	if c.pulled.Load() != consumed {
+		return
+	}
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return
+	}
+	waited := false
+	var b [1]byte
+	rc.Read(func(fd uintptr) bool {
+		if waited {
+			return true
+		}
+		// Look first, as the poller wants: it wakes us only for data that
+		// arrives after an EAGAIN.
+		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		if errors.Is(err, syscall.EAGAIN) {
+			waited = true
+			return false
+		}
+		return true // data, end of stream or an error: Read will tell
+	})
 }
 
 var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
