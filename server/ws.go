@@ -249,9 +249,12 @@ func (wc *wsConn) admit(req *session.Request, perr *session.Error) *session.Erro
 // no writer starts again.
 func (wc *wsConn) write() {
 	for {
-		if !wc.sess.Pending() {
+		if !wc.sess.Pending() && !wc.sess.Searching() {
 			// Quiet: return, unless an event came in between (its wake-up
-			// found this writer still running and started none).
+			// found this writer still running and started none). During a
+			// search the writer waits in Next instead: a goroutine started
+			// per info line would cost more than the wait.
+			wc.conn.noDeadline()
 			wc.writing.Store(false)
 			if !wc.sess.Pending() || !wc.writing.CompareAndSwap(false, true) {
 				return

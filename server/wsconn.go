@@ -73,8 +73,9 @@ func (w *leanResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // for concurrent use.
 type batchConn struct {
 	net.Conn
-	mu   sync.Mutex
-	held *[]byte // non-nil while held: the bytes waiting
+	mu       sync.Mutex
+	held     *[]byte   // non-nil while held: the bytes waiting
+	deadline time.Time // the write deadline set by release, if any
 
 	// pulled counts the bytes the WebSocket's reader has taken in: from
 	// the socket and from the handshake's packet (see waitReadable).
@@ -149,6 +150,12 @@ func (c *batchConn) Write(p []byte) (int, error) {
 		*c.held = append(*c.held, p...)
 		return len(p), nil
 	}
+	if !c.deadline.IsZero() {
+		// A pong, ping or close outside a batch: not held to the batches'
+		// deadline, which may have passed while the writer waited.
+		c.deadline = time.Time{}
+		c.Conn.SetWriteDeadline(time.Time{})
+	}
 	return c.Conn.Write(p)
 }
 
@@ -172,13 +179,30 @@ func (c *batchConn) release(timeout time.Duration) error {
 	c.held = nil
 	var err error
 	if len(*b) > 0 {
-		c.Conn.SetWriteDeadline(time.Now().Add(timeout))
+		// The write deadline is a timer in the runtime: it is moved only
+		// when less than half the timeout is left, not twice per batch.
+		// Write clears it before a write outside a batch (a pong, a ping),
+		// and noDeadline when the writer goes quiet: only batches are held
+		// to it.
+		if now := time.Now(); c.deadline.Sub(now) < timeout/2 {
+			c.deadline = now.Add(timeout)
+			c.Conn.SetWriteDeadline(c.deadline)
+		}
 		_, err = c.Conn.Write(*b)
-		c.Conn.SetWriteDeadline(time.Time{})
 	}
 	if cap(*b) <= 64<<10 { // an odd huge batch is not kept
 		*b = (*b)[:0]
 		batchBufs.Put(b)
 	}
 	return err
+}
+
+// noDeadline clears the write deadline release set.
+func (c *batchConn) noDeadline() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.deadline.IsZero() {
+		c.deadline = time.Time{}
+		c.Conn.SetWriteDeadline(time.Time{})
+	}
 }

@@ -181,6 +181,15 @@ func (s *Session) SetReady(f func()) {
 // new events: events are queued, or the session is over.
 func (s *Session) Pending() bool { return s.out.pending() }
 
+// Searching reports whether a search request is being served: its events
+// (info, then the terminal one) are still to come. A writer may wait in Next
+// meanwhile rather than return and be started again for every event.
+func (s *Session) Searching() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur != nil
+}
+
 // Notify sends an event that does not answer a request (a server notice).
 func (s *Session) Notify(ev *Event) { s.out.push(ev) }
 

@@ -3,7 +3,9 @@
 // markdown table with the project's targets (issue 10, BENCHMARKS.md):
 //
 //  1. REST /v1/analyze with small limits against the same engine over its pipes
-//  2. engine info line -> WebSocket client latency at 1, 50 and 200 sessions
+//  2. engine info line -> WebSocket client latency at 1, 50, 200 and 500
+//     sessions, five windows each: lines delivered against expected, and the
+//     CPU share of usid, the engines and the clients (infolatency.go)
 //  3. session start (connect -> first info) against websocketd
 //  4. searches per second with k = 1, 2 engines against the engines directly
 //  5. memory per idle WebSocket connection at 1k, 5k and 10k connections
@@ -12,12 +14,16 @@
 // usage:
 //
 //	go run ./cmd/usid-bench [-short] [-out FILE] [-usid BIN] [-run 1,2,...]
+//	    [-sessions 200,500] [-repeat 5] [-engines hub|process] [-profile DIR [-trace]]
 //
 // usid runs as a child process (so that its memory is its own), on
 // 127.0.0.1 with a configuration file the tool writes in usid's format. By
 // default the child is this binary running usid's packages wired as
-// cmd/usid wires them; -usid measures a built usid binary instead. The fake
-// engine of (2) is this binary too (internal/fakeengine, mode stamped-info).
+// cmd/usid wires them; -usid measures a built usid binary instead, and
+// -profile DIR has that child write CPU, mutex, block and heap profiles (and
+// with -trace a runtime/trace) into DIR. The fake engines of (2) are this
+// binary too (internal/fakeengine, modes stamp-hub and stamped-info), and so
+// is their stamp hub.
 // Linux only: it reads /proc and raises RLIMIT_NOFILE.
 //
 // -short is the CI smoke test (go test ./cmd/usid-bench runs it): tiny
