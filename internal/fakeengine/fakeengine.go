@@ -5,6 +5,11 @@
 // A test binary runs it as a child process of itself, as os/exec's own tests
 // do: TestMain calls RunIfRequested first, and tests start the engine with
 // Path() and Env(mode). It is never part of the usid binary.
+//
+// usid-bench uses it too: mode stamped-info prints timestamped info lines,
+// and mode stamp-hub has one hub process (ServeHub, hub.go) print them for
+// hundreds of engine processes, so that a benchmark measures usid rather
+// than its engines.
 package fakeengine
 
 import (
