@@ -3,11 +3,11 @@ package server
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -20,8 +20,13 @@ import (
 type wsConn struct {
 	s      *Server
 	c      *websocket.Conn
+	conn   *batchConn // c's connection: holds a batch's frames for one write
 	client *client
-	sess   *session.Session
+
+	writing atomic.Bool    // a writer goroutine runs (or has closed the connection)
+	writers sync.WaitGroup // the writer goroutines, for serve to wait
+	pinger  *time.Timer
+	sess    *session.Session
 
 	ctx    context.Context // ends when the connection is done
 	cancel context.CancelFunc
@@ -52,7 +57,12 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	}
 	// sameSite has checked the Origin against the configured names, not
 	// against the request's Host, which a DNS-rebinding page controls.
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	lean := &leanResponse{ResponseWriter: w} // small buffers, batched writes (wsconn.go)
+	c, err := websocket.Accept(lean, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err == nil && lean.conn == nil {
+		err = errors.New("websocket.Accept did not hijack through leanResponse")
+		c.CloseNow()
+	}
 	if err != nil {
 		release()
 		s.log.Warn("websocket refused by Accept after checkHandshake passed", "err", err, "origin", r.Header.Get("Origin"))
@@ -60,8 +70,9 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	}
 	c.SetReadLimit(s.cfg.MaxMessage)
 	ctx, cancel := context.WithCancel(context.Background())
-	wc := &wsConn{s: s, c: c, client: cl, sess: s.cfg.Service.NewSession(), ctx: ctx, cancel: cancel,
+	wc := &wsConn{s: s, c: c, conn: lean.conn, client: cl, sess: s.cfg.Service.NewSession(), ctx: ctx, cancel: cancel,
 		closeCode: websocket.StatusNormalClosure}
+	wc.sess.SetReady(wc.wakeWriter)
 
 	s.mu.Lock()
 	if s.draining.Load() {
@@ -130,24 +141,62 @@ func hasToken(h http.Header, key, token string) bool {
 	return false
 }
 
-// serve runs the connection: this goroutine reads, one writes (and pings
-// when there is nothing to write). The writer closes the connection once the
-// session has nothing more to send.
+// serve runs the connection. This goroutine reads. A writer goroutine runs
+// only while the session has events to send (SetReady starts it, and it
+// returns when the session is quiet), and a timer pings the client every
+// PingInterval: an idle connection costs one goroutine. The writer closes
+// the connection once the session is over.
 func (wc *wsConn) serve() {
-	var wg sync.WaitGroup
-	wg.Go(wc.write)
+	wc.pinger = time.AfterFunc(time.Hour, wc.ping)
+	wc.pinger.Reset(wc.s.cfg.PingInterval) // after the assignment ping reads
 	wc.read()
 	// The connection is closing or gone, so nothing more can be delivered:
 	// stop the search, give the engine back, and end the writer and pinger.
-	wc.sess.Close()
+	wc.sess.Close() // the last wake-up: the writer sees the end and closes
 	wc.cancel()
-	wg.Wait()
+	wc.pinger.Stop()
+	wc.writers.Wait()
 	wc.c.CloseNow()
 }
 
+// wakeWriter is the session's ready callback: it starts a writer unless one
+// runs (or the last one has closed the connection). It runs with the
+// session's outbox locked, so it only starts the goroutine.
+func (wc *wsConn) wakeWriter() {
+	if wc.writing.CompareAndSwap(false, true) {
+		wc.writers.Add(1)
+		go func() {
+			defer wc.writers.Done()
+			wc.write()
+		}()
+	}
+}
+
+// ping checks that the client is there (a dead peer does not answer) and
+// keeps proxies from dropping a quiet connection.
+func (wc *wsConn) ping() {
+	interval := wc.s.cfg.PingInterval
+	if wc.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(wc.ctx, interval)
+	err := wc.c.Ping(ctx)
+	cancel()
+	if err != nil {
+		wc.c.CloseNow() // the reader fails, and serve ends the session
+		return
+	}
+	wc.pinger.Reset(interval)
+}
+
 func (wc *wsConn) read() {
+	var consumed int64 // by the messages read: see batchConn.waitReadable
 	for {
-		typ, data, err := wc.c.Read(wc.ctx)
+		wc.conn.waitReadable(consumed) // idle here, on a small stack
+		// Not wc.ctx: it ends only after this loop does, and a Read with a
+		// cancellable context registers (and removes) a callback per message.
+		typ, data, err := wc.c.Read(context.Background())
+		consumed += clientFrameSize(len(data))
 		if err != nil {
 			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
 				wc.s.log.Info("websocket message too big; closing")
@@ -195,56 +244,62 @@ func (wc *wsConn) admit(req *session.Request, perr *session.Error) *session.Erro
 	return nil
 }
 
-// write sends the session's events until the session is over, then closes
-// the connection with the reason recorded by setClose.
+// write sends the session's events while it has some. Once the session is
+// over it closes the connection with the reason recorded by setClose, and
+// no writer starts again.
 func (wc *wsConn) write() {
-	defer func() {
-		wc.mu.Lock()
-		code, why := wc.closeCode, wc.closeWhy
-		wc.mu.Unlock()
-		wc.c.Close(code, why)
-	}()
-	interval := wc.s.cfg.PingInterval
-	nextPing := time.Now().Add(interval)
 	for {
-		ctx, cancel := context.WithDeadline(wc.ctx, nextPing)
-		evs, err := wc.sess.Next(ctx)
-		cancel()
-		if errors.Is(err, context.DeadlineExceeded) && wc.ctx.Err() == nil {
-			// Nothing to send for a while: a ping keeps proxies from
-			// dropping the connection and tells a dead peer apart.
-			pctx, cancel := context.WithTimeout(wc.ctx, interval)
-			err := wc.c.Ping(pctx)
-			cancel()
-			if err != nil {
-				wc.c.CloseNow()
+		if !wc.sess.Pending() && !wc.sess.Searching() {
+			// Quiet: return, unless an event came in between (its wake-up
+			// found this writer still running and started none). During a
+			// search the writer waits in Next instead: a goroutine started
+			// per info line would cost more than the wait.
+			wc.conn.noDeadline()
+			wc.writing.Store(false)
+			if !wc.sess.Pending() || !wc.writing.CompareAndSwap(false, true) {
 				return
 			}
-			nextPing = time.Now().Add(interval)
-			continue
 		}
+		evs, err := wc.sess.Next(wc.ctx)
 		if err != nil {
 			if errors.Is(err, session.ErrSlowClient) {
 				wc.setClose(websocket.StatusPolicyViolation, "client too slow: events piled up unread")
 			}
-			return
+			break
 		}
-		for _, ev := range evs {
-			b, err := json.Marshal(ev)
-			if err != nil {
-				wc.s.log.Error("event not encodable", "err", err)
-				continue
-			}
-			ctx, cancel := context.WithTimeout(wc.ctx, wc.s.cfg.WriteTimeout)
-			err = wc.c.Write(ctx, websocket.MessageText, b)
-			cancel()
-			if err != nil {
-				wc.setClose(websocket.StatusPolicyViolation, "client too slow: write timed out")
-				return
-			}
-			wc.s.m.events.WithLabelValues(ev.Type).Inc()
+		if !wc.send(evs) {
+			wc.setClose(websocket.StatusPolicyViolation, "client too slow: write timed out")
+			break
 		}
 	}
+	// The end: writing stays true, so that no writer starts again.
+	wc.mu.Lock()
+	code, why := wc.closeCode, wc.closeWhy
+	wc.mu.Unlock()
+	wc.c.Close(code, why)
+}
+
+// send writes a batch of events, one message each, with one write(2) for
+// the batch (batchConn) and no timer per message: the frames go into the
+// held buffer, which cannot block, and release writes them within
+// WriteTimeout. It reports false when the client did not take them in time.
+func (wc *wsConn) send(evs []*session.Event) bool {
+	wc.conn.hold()
+	for _, ev := range evs {
+		// MarshalJSON directly: json.Marshal would encode the event, then
+		// copy and re-check its own output.
+		b, err := ev.MarshalJSON()
+		if err != nil {
+			wc.s.log.Error("event not encodable", "err", err)
+			continue
+		}
+		if err := wc.c.Write(context.Background(), websocket.MessageText, b); err != nil {
+			wc.conn.release(wc.s.cfg.WriteTimeout)
+			return false
+		}
+		wc.s.m.events.WithLabelValues(ev.Type).Inc()
+	}
+	return wc.conn.release(wc.s.cfg.WriteTimeout) == nil
 }
 
 // setClose records the close status; the first reason wins.

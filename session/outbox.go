@@ -23,6 +23,9 @@ type outbox struct {
 	closed  bool
 	err     error
 	maxKept int // events other than info allowed to wait; more is ErrSlowClient
+	// ready, if set, is called (with mu held) whenever events are queued or
+	// the outbox closes: see Session.SetReady.
+	ready func()
 
 	// Token bucket for batches: at most burst at once, refilled at rate per second.
 	rate, burst float64
@@ -104,6 +107,18 @@ func (o *outbox) wake() {
 	case o.notify <- struct{}{}:
 	default:
 	}
+	if o.ready != nil {
+		o.ready()
+	}
+}
+
+// pending reports whether next would return without waiting for a push:
+// events are queued (perhaps held back by the rate for a moment) or the
+// outbox is closed.
+func (o *outbox) pending() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.queue) > 0 || o.closed
 }
 
 // next returns the queued events, waiting until there are some and the rate
@@ -169,6 +184,6 @@ func (o *outbox) mustDeliverLocked() bool {
 func (o *outbox) close() {
 	o.mu.Lock()
 	o.closed = true
-	o.mu.Unlock()
 	o.wake()
+	o.mu.Unlock()
 }

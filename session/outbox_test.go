@@ -102,3 +102,29 @@ func TestOutboxClose(t *testing.T) {
 		t.Error("next after the last event: no error")
 	}
 }
+
+// TestReady: the ready callback runs for every queued event and at close,
+// and Pending says whether next has something.
+func TestReady(t *testing.T) {
+	o := newOutbox(1000, 10, 10)
+	calls := 0
+	o.ready = func() { calls++ }
+	if o.pending() {
+		t.Fatal("pending with nothing queued")
+	}
+	o.push(&Event{Type: EventInfo, ID: "a", Depth: 1})
+	o.push(&Event{Type: EventInfo, ID: "a", Depth: 2}) // merged into the queued one: no new wake-up
+	if calls != 1 || !o.pending() {
+		t.Fatalf("after two pushes: %d calls, pending %v; want 1, true", calls, o.pending())
+	}
+	if evs, err := o.next(t.Context()); err != nil || len(evs) != 1 || evs[0].Depth != 2 {
+		t.Fatalf("next: %v %v", evs, err)
+	}
+	if o.pending() {
+		t.Fatal("pending after next took everything")
+	}
+	o.close()
+	if calls != 2 || !o.pending() {
+		t.Fatalf("after close: %d calls, pending %v; want 2, true", calls, o.pending())
+	}
+}

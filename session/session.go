@@ -183,6 +183,31 @@ func (s *Session) start() { s.once.Do(func() { go s.worker() }) }
 // could not keep up, or ctx's or the session's end.
 func (s *Session) Next(ctx context.Context) ([]*Event, error) { return s.out.next(ctx) }
 
+// SetReady has f called whenever events are queued or the session ends, so
+// that a writer need not wait in Next while the session is quiet (an idle
+// WebSocket connection then costs no writer goroutine): f starts one when
+// none runs, and the writer returns once Pending is false. f is called with
+// the session's outbox locked: it must not block or call the Session. Call
+// SetReady before Handle, Serve or Notify.
+func (s *Session) SetReady(f func()) {
+	s.out.mu.Lock()
+	s.out.ready = f
+	s.out.mu.Unlock()
+}
+
+// Pending reports whether Next has something to return without waiting for
+// new events: events are queued, or the session is over.
+func (s *Session) Pending() bool { return s.out.pending() }
+
+// Searching reports whether a search request is being served: its events
+// (info, then the terminal one) are still to come. A writer may wait in Next
+// meanwhile rather than return and be started again for every event.
+func (s *Session) Searching() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur != nil
+}
+
 // Notify sends an event that does not answer a request (a server notice).
 func (s *Session) Notify(ev *Event) { s.out.push(ev) }
 

@@ -3,7 +3,9 @@
 // markdown table with the project's targets (issue 10, BENCHMARKS.md):
 //
 //  1. REST /v1/analyze with small limits against the same engine over its pipes
-//  2. engine info line -> WebSocket client latency at 1, 50 and 200 sessions
+//  2. engine info line -> WebSocket client latency at 1, 50, 200 and 500
+//     sessions, five windows each: lines delivered against expected, and the
+//     CPU share of usid, the engines and the clients (infolatency.go)
 //  3. session start (connect -> first info) against websocketd
 //  4. searches per second with k = 1, 2 engines against the engines directly
 //  5. memory per idle WebSocket connection at 1k, 5k and 10k connections
@@ -12,12 +14,16 @@
 // usage:
 //
 //	go run ./cmd/usid-bench [-short] [-out FILE] [-usid BIN] [-run 1,2,...]
+//	    [-sessions 200,500] [-repeat 5] [-engines hub|process] [-profile DIR [-trace]]
 //
 // usid runs as a child process (so that its memory is its own), on
 // 127.0.0.1 with a configuration file the tool writes in usid's format. By
 // default the child is this binary running usid's packages wired as
-// cmd/usid wires them; -usid measures a built usid binary instead. The fake
-// engine of (2) is this binary too (internal/fakeengine, mode stamped-info).
+// cmd/usid wires them; -usid measures a built usid binary instead, and
+// -profile DIR has that child write CPU, mutex, block and heap profiles (and
+// with -trace a runtime/trace) into DIR. The fake engines of (2) are this
+// binary too (internal/fakeengine, modes stamp-hub and stamped-info), and so
+// is their stamp hub.
 // Linux only: it reads /proc and raises RLIMIT_NOFILE.
 //
 // -short is the CI smoke test (go test ./cmd/usid-bench runs it): tiny
@@ -63,6 +69,9 @@ func main() {
 // server (envServe). ok is false for a normal start.
 func childMain() (code int, ok bool) {
 	fakeengine.RunIfRequested() // exits when it is a fake engine
+	if iv := os.Getenv(envHub); iv != "" {
+		return hubChild(iv), true
+	}
 	if os.Getenv(envServe) != "" {
 		os.Unsetenv(envServe) // not for the engines it starts
 		return serveChild(os.Args[1:], os.Stderr), true
@@ -73,8 +82,10 @@ func childMain() (code int, ok bool) {
 // plan is how much each measurement does: the full run or -short.
 type plan struct {
 	restRuns       int           // (1) searches per limit on each side
-	infoSessions   []int         // (2) concurrent sessions, one run each
-	infoTarget     int           // (2) the session count the p99 target applies to
+	infoSessions   []int         // (2) concurrent sessions, one usid each
+	infoRepeat     int           // (2) measured windows per session count
+	infoTarget     int           // (2) the session count the 2 ms p99 target applies to
+	infoTarget200  int           // (2) the session count the 10 ms p99 and 95% lines target applies to
 	infoWindow     time.Duration // (2) measured time per run
 	stampInterval  time.Duration // (2) the fake engine's info interval
 	startRuns      int           // (3) session starts per engine and bridge (gpsusi: half)
@@ -86,7 +97,7 @@ type plan struct {
 
 var (
 	fullPlan = plan{
-		restRuns: 200, infoSessions: []int{1, 50, 200}, infoTarget: 50, infoWindow: 5 * time.Second,
+		restRuns: 200, infoSessions: []int{1, 50, 200, 500}, infoRepeat: 5, infoTarget: 50, infoTarget200: 200, infoWindow: 5 * time.Second,
 		// 50 lines a second per session: below usid's per-client info rate
 		// (60 batches/s), so no line waits for the rate limiter.
 		stampInterval: 20 * time.Millisecond,
@@ -94,7 +105,7 @@ var (
 		idleConns: []int{1000, 5000, 10000}, idleTarget: 10000, validateWindow: 3 * time.Second,
 	}
 	shortPlan = plan{
-		restRuns: 5, infoSessions: []int{1, 4}, infoTarget: 4, infoWindow: 300 * time.Millisecond,
+		restRuns: 5, infoSessions: []int{1, 4}, infoRepeat: 2, infoTarget: 4, infoTarget200: -1, infoWindow: 300 * time.Millisecond,
 		stampInterval: 20 * time.Millisecond,
 		startRuns:     2, tputWindow: 300 * time.Millisecond,
 		idleConns: []int{100}, idleTarget: 100, validateWindow: 300 * time.Millisecond,
@@ -109,6 +120,9 @@ type bench struct {
 	usidBin    string // -usid: a usid binary to measure instead
 	fairy, gps string
 	websocketd string // "" when missing (allowed only with -short)
+	engines    string // (2) "hub" or "process": how the fake engines print
+	profile    string // -profile: where the usid child writes its profiles
+	trace      bool   // -trace: the child writes a runtime/trace too
 	tmp        string
 	log        *log.Logger
 	http       *http.Client
@@ -140,13 +154,50 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fairy := fs.String("fairy", "/usr/games/fairy-stockfish", "fairy-stockfish binary")
 	gps := fs.String("gps", "/usr/games/gpsusi", "gpsusi binary")
 	wsd := fs.String("websocketd", "websocketd", "websocketd binary (Debian package websocketd)")
+	repeat := fs.Int("repeat", 0, "(2) measured windows per session count (default 5; -short 2)")
+	sessions := fs.String("sessions", "", "(2) session counts, as in 200,500 (default 1,50,200,500)")
+	engines := fs.String("engines", "hub", "(2) fake engines: hub (one process prints every session's lines) or process (one printing process per session)")
+	profile := fs.String("profile", "", "directory for the usid child's CPU, mutex, block and heap profiles (not with -usid)")
+	trace := fs.Bool("trace", false, "with -profile: a runtime/trace of the usid child too")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	b := &bench{plan: fullPlan, short: *short, fairy: *fairy, gps: *gps,
+	b := &bench{plan: fullPlan, short: *short, fairy: *fairy, gps: *gps, engines: *engines, trace: *trace,
 		log: log.New(stderr, "usid-bench: ", log.Ltime|log.Lmsgprefix)}
 	if *short {
 		b.plan = shortPlan
+	}
+	if *repeat > 0 {
+		b.infoRepeat = *repeat
+	}
+	if *sessions != "" {
+		b.infoSessions = nil
+		for f := range strings.SplitSeq(*sessions, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				fmt.Fprintf(stderr, "usid-bench: -sessions: %q: want positive numbers\n", f)
+				return 2
+			}
+			b.infoSessions = append(b.infoSessions, n)
+		}
+	}
+	if b.engines != "hub" && b.engines != "process" {
+		fmt.Fprintln(stderr, "usid-bench: -engines: want hub or process")
+		return 2
+	}
+	if *profile != "" {
+		if *usidBin != "" {
+			fmt.Fprintln(stderr, "usid-bench: -profile profiles the usid child of this binary: leave out -usid")
+			return 2
+		}
+		abs, err := filepath.Abs(*profile)
+		if err == nil {
+			b.profile, err = abs, os.MkdirAll(abs, 0o755)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "usid-bench: -profile:", err)
+			return 2
+		}
 	}
 	selected, err := parseRun(*only)
 	if err != nil {

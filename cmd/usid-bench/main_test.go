@@ -59,7 +59,7 @@ func TestShort(t *testing.T) {
 			t.Errorf("report has no row for measurement %d:\n%s", i+1, report)
 		}
 	}
-	for _, want := range []string{"| # | measurement | result | target | verdict |", "Short run", "p99 ≤ 2 ms", "RSS ≤ 300 MB"} {
+	for _, want := range []string{"| # | measurement | result | target | verdict |", "Short run", "p99 ≤ 2 ms", "RSS ≤ 150 MB", "CPU usid ", "expected (", "run 2/2"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // dieWithParent has the kernel kill cmd if this process dies first, so that
@@ -59,4 +62,53 @@ func raiseNoFile(n uint64) (uint64, error) {
 		}
 	}
 	return want.Cur, nil
+}
+
+// clockTick is the unit of utime and stime in /proc/PID/stat: USER_HZ, 100
+// on every Linux architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// procStat reads a process's parent and its CPU time so far (user and
+// system, its threads dead and alive; not its children's).
+func procStat(pid int) (ppid int, cpu time.Duration, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	// The command name (field 2) may hold spaces: fields count from its ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	// f[0] is field 3 (state): ppid is field 4, utime 14, stime 15.
+	ppid, _ = strconv.Atoi(f[1])
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return ppid, time.Duration(ut+st) * clockTick, nil
+}
+
+// cpuOf is the CPU time so far of pid (0 if it has gone).
+func cpuOf(pid int) time.Duration {
+	_, cpu, _ := procStat(pid)
+	return cpu
+}
+
+// childrenCPU is the CPU time so far of pid's live children, by pid.
+func childrenCPU(pid int) map[int]time.Duration {
+	out := map[int]time.Duration{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, cpu, err := procStat(child); err == nil && ppid == pid {
+			out[child] = cpu
+		}
+	}
+	return out
 }

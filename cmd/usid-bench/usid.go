@@ -40,6 +40,7 @@ type usidConfig struct {
 	} `yaml:"server"`
 	Access struct {
 		MaxSessions    int          `yaml:"max_sessions"`
+		MaxPerAddress  int          `yaml:"max_sessions_per_address"`
 		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
 	} `yaml:"access"`
 	// Cache is off in these benchmarks: they repeat positions on purpose to
@@ -73,7 +74,8 @@ func newConfig(engines ...engineConfig) usidConfig {
 	c.Session.AcquireTimeout = time.Minute
 	c.Server.ShutdownGrace = 10 * time.Second
 	c.Access.MaxSessions = 1 << 20
-	c.Access.AnonymousQuota = server.Quota{Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20}
+	c.Access.MaxPerAddress = 1 << 20 // usid.yaml's 500 would stop (5) at 500
+	c.Access.AnonymousQuota = server.Quota{Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20, Messages: 1e9}
 	return c
 }
 
@@ -116,6 +118,12 @@ func (b *bench) startUsid(ctx context.Context, name string, cfg usidConfig) (*us
 	args := []string{"--addr", "127.0.0.1:0", "--config", file}
 	cmd := exec.Command(b.self, args...)
 	cmd.Env = append(os.Environ(), envServe+"=1")
+	if b.profile != "" {
+		cmd.Env = append(cmd.Env, envProfile+"="+filepath.Join(b.profile, name))
+		if b.trace {
+			cmd.Env = append(cmd.Env, envTrace+"=1")
+		}
+	}
 	if b.usidBin != "" {
 		cmd = exec.Command(b.usidBin, args...)
 	}

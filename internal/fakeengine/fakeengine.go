@@ -5,6 +5,11 @@
 // A test binary runs it as a child process of itself, as os/exec's own tests
 // do: TestMain calls RunIfRequested first, and tests start the engine with
 // Path() and Env(mode). It is never part of the usid binary.
+//
+// usid-bench uses it too: mode stamped-info prints timestamped info lines,
+// and mode stamp-hub has one hub process (ServeHub, hub.go) print them for
+// hundreds of engine processes, so that a benchmark measures usid rather
+// than its engines.
 package fakeengine
 
 import (
@@ -32,6 +37,7 @@ const (
 	MateLine    = "mate-line"    // =moves separated by '_': answers go mate with checkmate <moves>
 	StampedInfo = "stamped-info" // [=interval, default 1ms] go infinite: an info line per interval with "string t=<unix ns>"
 	Hang        = "hang"         // =duration: stops reading stdin that long after starting
+	StampHub    = "stamp-hub"    // go infinite: the hub at $USID_FAKE_ENGINE_HUB prints StampedInfo's lines (hub.go)
 
 	// Dialects that usid must learn by probing (package probe).
 	AbortOn        = "abort-on"        // =params separated by '_': exits (status 134) on a go with any of them
@@ -93,6 +99,15 @@ func Main(mode string) int {
 	hangAt := time.Time{}
 	if mode == Hang {
 		hangAt = time.Now().Add(dur())
+	}
+
+	var hub *hubClient
+	if mode == StampHub {
+		var err error
+		if hub, err = dialHub(os.Getenv(EnvHub)); err != nil {
+			fmt.Fprintf(os.Stderr, "fakeengine: mode %s: hub: %v\n", mode, err)
+			return 2
+		}
 	}
 
 	var mu sync.Mutex
@@ -234,8 +249,27 @@ func Main(mode string) int {
 				continue
 			}
 			stop = make(chan struct{})
+			if hub != nil {
+				best := "bestmove 7g7f ponder 3c3d"
+				if move != "7g7f" {
+					best = "bestmove " + move
+				}
+				if err := hub.goSearch(best); err != nil {
+					fmt.Fprintf(os.Stderr, "fakeengine: hub: %v\n", err)
+					return 2
+				}
+				continue
+			}
 			go search(mode, interval, move, stop, say)
 		case "stop":
+			if stop != nil && hub != nil {
+				stop = nil
+				if err := hub.stop(); err != nil {
+					fmt.Fprintf(os.Stderr, "fakeengine: hub: %v\n", err)
+					return 2
+				}
+				continue
+			}
 			if stop != nil && mode != IgnoreStop {
 				close(stop)
 				stop = nil

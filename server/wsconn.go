@@ -1,0 +1,208 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// What one WebSocket connection costs, and what it holds.
+//
+// coder/websocket keeps, for the connection's life, the bufio.Reader and
+// bufio.Writer that Hijack returns: net/http's 4 KB each, 8 KB per
+// connection whether it ever sends a byte or not (most of an idle
+// connection's heap). leanResponse hands websocket.Accept a smaller pair
+// instead (wsReadBuffer, wsWriteBuffer): a read larger than the buffer goes
+// straight into the caller's slice, so client messages cost no extra
+// syscalls, and writes go through batchConn, which gathers a batch of
+// events into one write.
+//
+// batchConn: coder/websocket flushes every message, one write(2) per event.
+// While the writer sends the events of one batch it holds the connection's
+// output (hold), and release writes them all at once with the write
+// deadline, so a batch of n events costs one syscall and no timer per
+// event. Control frames written meanwhile by the reader (pong, close) join
+// the batch in order. The buffer is pooled between batches, so an idle
+// connection holds none.
+
+const (
+	wsReadBuffer  = 256 // client messages are small; bigger reads bypass the buffer
+	wsWriteBuffer = 256 // frames pass through it into batchConn (held: no syscall)
+)
+
+// leanResponse wraps the handler's ResponseWriter for websocket.Accept.
+type leanResponse struct {
+	http.ResponseWriter
+	conn *batchConn // set by Hijack
+}
+
+// Hijack takes the connection from net/http and returns it with small
+// buffers. Bytes the client sent right after its handshake (already in
+// net/http's reader) are kept: websocket.Accept reads what the returned
+// reader has buffered first.
+func (w *leanResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if brw.Writer.Buffered() > 0 {
+		if err := brw.Writer.Flush(); err != nil {
+			nc.Close()
+			return nil, nil, err
+		}
+	}
+	left, _ := brw.Reader.Peek(brw.Reader.Buffered())
+	bc := &batchConn{Conn: nc}
+	bc.pulled.Store(int64(len(left)))
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(left)), bc), max(wsReadBuffer, len(left)))
+	if len(left) > 0 {
+		br.Peek(len(left)) // into br's buffer, where Accept looks for it
+	}
+	w.conn = bc
+	return bc, bufio.NewReadWriter(br, bufio.NewWriterSize(bc, wsWriteBuffer)), nil
+}
+
+// batchConn is a net.Conn whose writes can be held and sent as one. Safe
+// for concurrent use.
+type batchConn struct {
+	net.Conn
+	mu       sync.Mutex
+	held     *[]byte   // non-nil while held: the bytes waiting
+	deadline time.Time // the write deadline set by release, if any
+
+	// pulled counts the bytes the WebSocket's reader has taken in: from
+	// the socket and from the handshake's packet (see waitReadable).
+	pulled atomic.Int64
+}
+
+func (c *batchConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.pulled.Add(int64(n))
+	return n, err
+}
+
+// clientFrameSize is the size of a client's message of n bytes sent as one
+// masked frame (RFC 6455 5.2): at most what reading it took from the socket.
+func clientFrameSize(n int) int64 {
+	switch {
+	case n < 126:
+		return int64(2 + 4 + n)
+	case n < 1<<16:
+		return int64(4 + 4 + n)
+	}
+	return int64(10 + 4 + n)
+}
+
+// waitReadable returns when the client has sent something (or the
+// connection is closed): what the reader goroutine of an idle connection
+// waits in, a few frames deep. Blocked inside websocket.Conn.Read instead,
+// its stack would keep the size the deep read needed (4 KB rather than the
+// 2 KB the runtime shrinks a shallow one to), for every idle connection.
+//
+// consumed is what the messages read so far took, as clientFrameSize
+// counts them; it can only fall short of the truth (a fragmented message,
+// the client's pings), never exceed it. When it equals pulled, the reader's
+// buffer is empty and waiting on the socket is right; otherwise bytes may
+// wait in the buffer, and it returns at once. Only the reader goroutine
+// calls it.
+func (c *batchConn) waitReadable(consumed int64) {
+	if c.pulled.Load() != consumed {
+		return
+	}
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return
+	}
+	waited := false
+	var b [1]byte
+	rc.Read(func(fd uintptr) bool {
+		if waited {
+			return true
+		}
+		// Look first, as the poller wants: it wakes us only for data that
+		// arrives after an EAGAIN.
+		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		if errors.Is(err, syscall.EAGAIN) {
+			waited = true
+			return false
+		}
+		return true // data, end of stream or an error: Read will tell
+	})
+}
+
+var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+func (c *batchConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held != nil {
+		*c.held = append(*c.held, p...)
+		return len(p), nil
+	}
+	if !c.deadline.IsZero() {
+		// A pong, ping or close outside a batch: not held to the batches'
+		// deadline, which may have passed while the writer waited.
+		c.deadline = time.Time{}
+		c.Conn.SetWriteDeadline(time.Time{})
+	}
+	return c.Conn.Write(p)
+}
+
+// hold makes writes wait for release.
+func (c *batchConn) hold() {
+	c.mu.Lock()
+	if c.held == nil {
+		c.held = batchBufs.Get().(*[]byte)
+	}
+	c.mu.Unlock()
+}
+
+// release writes what was held, within timeout, and lets writes through again.
+func (c *batchConn) release(timeout time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.held
+	if b == nil {
+		return nil
+	}
+	c.held = nil
+	var err error
+	if len(*b) > 0 {
+		// The write deadline is a timer in the runtime: it is moved only
+		// when less than half the timeout is left, not twice per batch.
+		// Write clears it before a write outside a batch (a pong, a ping),
+		// and noDeadline when the writer goes quiet: only batches are held
+		// to it.
+		if now := time.Now(); c.deadline.Sub(now) < timeout/2 {
+			c.deadline = now.Add(timeout)
+			c.Conn.SetWriteDeadline(c.deadline)
+		}
+		_, err = c.Conn.Write(*b)
+	}
+	if cap(*b) <= 64<<10 { // an odd huge batch is not kept
+		*b = (*b)[:0]
+		batchBufs.Put(b)
+	}
+	return err
+}
+
+// noDeadline clears the write deadline release set.
+func (c *batchConn) noDeadline() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.deadline.IsZero() {
+		c.deadline = time.Time{}
+		c.Conn.SetWriteDeadline(time.Time{})
+	}
+}
