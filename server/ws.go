@@ -62,6 +62,9 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(context.Background())
 	wc := &wsConn{s: s, c: c, client: cl, sess: s.cfg.Service.NewSession(), ctx: ctx, cancel: cancel,
 		closeCode: websocket.StatusNormalClosure}
+	if s.cfg.Games != nil {
+		wc.sess.SetGames(s.cfg.Games.For(cl.id))
+	}
 
 	s.mu.Lock()
 	if s.draining.Load() {
