@@ -172,7 +172,7 @@ const cases = [
   { op: 'post /v1/games/analysis', status: 403, body: 'example', headers: foreign },
   { op: 'post /v1/games/analysis', status: 421, body: 'example', ...misdirected },
   { op: 'post /v1/games/analysis', status: 401, body: 'example', headers: wrongKey, bad: true },
-  { op: 'post /v1/games/analysis', status: 404, body: { engine: 'nope', limits: { depth: 1 } } },
+  { op: 'post /v1/games/analysis', status: 404, body: { engine: 'nope', position: {}, limits: { depth: 1 } } },
   { op: 'post /v1/games/analysis', status: 413, body: huge, bad: true },
   { op: 'post /v1/games/analysis', status: 422, body: { position: { moves: ['7g7f', 'P*5e'] }, limits: { depth: 1 } }, note: 'move_index' },
   { op: 'post /v1/games/analysis', status: 422, body: { limits: {} }, note: 'no limit' },
