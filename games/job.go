@@ -95,6 +95,10 @@ type job struct {
 	ctx    context.Context // cancelled: searches stop now
 	cancel context.CancelFunc
 	ended  chan struct{} // closed by finish
+	// noMore is closed once no ply is left to hand out (all taken, or the
+	// job halts): workers waiting for a spare engine leave at once.
+	noMore     chan struct{}
+	noMoreOnce sync.Once
 
 	mu       sync.Mutex
 	status   string
@@ -148,7 +152,7 @@ func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
 		return nil, &session.Error{Code: session.CodeUnsupported, Message: "engine " + engine + " only solves mates; use another engine", MoveIndex: -1}
 	}
 	j := &job{m: m, id: newID(), client: client, engine: engine, limits: *req.Limits, kif: req.Notation == "kif",
-		startSFEN: checked.USI.SFEN, moves: checked.USI.Moves, status: StatusQueued, ended: make(chan struct{})}
+		startSFEN: checked.USI.SFEN, moves: checked.USI.Moves, status: StatusQueued, ended: make(chan struct{}), noMore: make(chan struct{})}
 	j.parallel = max(1, min(m.cfg.MaxParallel, cfg.Instances))
 	j.ctx, j.cancel = context.WithCancel(context.Background())
 	p := *checked.Start
@@ -235,11 +239,15 @@ func (j *job) take(w int) (int, bool) {
 		j.mu.Lock()
 		if j.halt || j.next >= len(j.plies) {
 			j.mu.Unlock()
+			j.noMoreOnce.Do(func() { close(j.noMore) })
 			return 0, false
 		}
 		if w == 0 || j.plies[j.next].Checkmate || j.m.spare(j.engine) {
 			ply := j.next
 			j.next++
+			if j.next == len(j.plies) {
+				j.noMoreOnce.Do(func() { close(j.noMore) })
+			}
 			j.mu.Unlock()
 			return ply, true
 		}
@@ -247,6 +255,9 @@ func (j *job) take(w int) (int, bool) {
 		t := time.NewTimer(j.m.cfg.SpareCheck)
 		select {
 		case <-t.C:
+		case <-j.noMore:
+			t.Stop()
+			return 0, false
 		case <-j.ctx.Done():
 			t.Stop()
 			return 0, false
@@ -389,6 +400,7 @@ func (j *job) fail(ply int, err *session.Error) {
 	}
 	j.halt = true
 	j.mu.Unlock()
+	j.noMoreOnce.Do(func() { close(j.noMore) })
 	j.m.log.Warn("game analysis failed", "job", j.id, "ply", ply, "code", err.Code, "err", err.Message)
 	j.cancel() // the other workers' searches
 }
@@ -402,6 +414,7 @@ func (j *job) stop(why *session.Error, now bool) {
 	}
 	j.halt = true
 	j.mu.Unlock()
+	j.noMoreOnce.Do(func() { close(j.noMore) })
 	if now {
 		j.cancel()
 	}
