@@ -534,3 +534,44 @@ func TestJudge(t *testing.T) {
 		t.Errorf("WinRate(600 cp) = %v, want 1/(1+e^-1) = 0.7311", w)
 	}
 }
+
+// FuzzNewJob: any request body, read by the one strict parser, is either
+// refused with a stable code or becomes a job whose positions follow from
+// its moves; nothing panics and nothing reaches an engine (newJob only
+// checks and prepares).
+func FuzzNewJob(f *testing.F) {
+	for _, s := range []string{
+		`{"position":{"moves":["7g7f","3c3d"]},"limits":{"depth":2},"notation":"kif"}`,
+		`{"position":{"sfen":"9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1","moves":["G*8f","9f9g","8f8g","9g9h","8g8h"]},"limits":{"nodes":10}}`,
+		`{"position":{"sfen":"4k4/9/9/9/4P4/4P4/9/9/4K4 b - 1"},"limits":{"depth":1}}`,
+		`{"position":{"moves":["7g7f","P*5e"]},"limits":{"movetime_ms":1}}`,
+		`{"record":"7g7f","limits":{"depth":1}}`,
+		`{"engine":"nope","position":{},"limits":{"depth":1}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	svc := session.NewService(session.Config{Pool: shared, DefaultEngine: "fairy"})
+	m := New(Config{Service: svc})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var req Request
+		if session.DecodeStrict(raw, &req) != nil {
+			return
+		}
+		j, err := m.newJob("c", &req)
+		if err != nil {
+			if err.Code == "" || err.Message == "" {
+				t.Fatalf("refusal without a code: %+v", err)
+			}
+			return
+		}
+		j.cancel()
+		if len(j.plies) != len(j.moves)+1 {
+			t.Fatalf("%d plies for %d moves", len(j.plies), len(j.moves))
+		}
+		for i, p := range j.plies[:len(j.moves)] {
+			if p.Move != j.moves[i] || p.Checkmate {
+				t.Fatalf("ply %d: %+v, move %s", i, p, j.moves[i])
+			}
+		}
+	})
+}

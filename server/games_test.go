@@ -1,6 +1,7 @@
 package server
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -101,6 +102,21 @@ func TestGameAnalysisREST(t *testing.T) {
 		if st != tc.status || (tc.code != "" && v["code"] != tc.code) {
 			t.Errorf("%s %s %v: %d %v, want %d %s", tc.method, tc.path, tc.body, st, v, tc.status, tc.code)
 		}
+	}
+	// The metrics count the job.
+	resp, err := http.Get(shared.http.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, m := range []string{`usid_game_jobs{state="running"}`, `usid_game_jobs{state="queued"}`, `usid_game_positions_total{source="engine"}`, `usid_game_jobs_finished_total{status="done"}`} {
+		if !strings.Contains(string(body), m+" ") {
+			t.Errorf("/metrics has no %s", m)
+		}
+	}
+	if strings.Contains(string(body), `usid_game_positions_total{source="engine"} 0`) {
+		t.Error("usid_game_positions_total counted no position")
 	}
 	// A path with a parameter answers a method it does not take with its Allow.
 	st, h, _ = call(t, shared, http.MethodPut, "/v1/games/analysis/"+id, nil)
