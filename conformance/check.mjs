@@ -101,6 +101,20 @@ async function startDrain() {
   await sleep(300);
 }
 
+// A game analysis job of the anonymous client (direct: set-up, not the
+// request under test), for the cases that read or cancel one.
+let gameJob = '';
+async function startGameJob(limits) {
+  const res = await fetch(direct + '/v1/games/analysis', {
+    method: 'POST', headers: json,
+    body: JSON.stringify({ position: { moves: ['7g7f', '3c3d', '2g2f', '8c8d'] }, limits }),
+  });
+  if (res.status !== 202) throw new Error('starting a game analysis: ' + res.status + ' ' + await res.text());
+  gameJob = (await res.json()).id;
+}
+const gamePath = () => '/v1/games/analysis/' + gameJob;
+const noGame = '/v1/games/analysis/00000000000000000000000000000000';
+
 // op, status, request, and bad: the request violates the spec on purpose.
 const cases = [
   { op: 'get /healthz', status: 200 },
@@ -163,6 +177,30 @@ const cases = [
   { op: 'post /v1/mate', status: 422, body: { position: { sfen: nifu } } },
   { op: 'post /v1/mate', status: 429, body: 'example', before: spendRate, after: refill },
 
+  { op: 'post /v1/games/analysis', status: 202, body: 'example' },
+  { op: 'post /v1/games/analysis', status: 400, body: '{"limits": {"depth": 1}, "multipv": 2}', bad: true },
+  { op: 'post /v1/games/analysis', status: 415, body: '{"limits": {"depth": 1}}', headers: textPlain, bad: true },
+  { op: 'post /v1/games/analysis', status: 403, body: 'example', headers: foreign },
+  { op: 'post /v1/games/analysis', status: 421, body: 'example', ...misdirected },
+  { op: 'post /v1/games/analysis', status: 401, body: 'example', headers: wrongKey, bad: true },
+  { op: 'post /v1/games/analysis', status: 404, body: { engine: 'nope', position: {}, limits: { depth: 1 } } },
+  { op: 'post /v1/games/analysis', status: 413, body: huge, bad: true },
+  { op: 'post /v1/games/analysis', status: 422, body: { position: { moves: ['7g7f', 'P*5e'] }, limits: { depth: 1 } }, note: 'move_index' },
+  { op: 'post /v1/games/analysis', status: 422, body: { limits: {} }, note: 'no limit' },
+  { op: 'post /v1/games/analysis', status: 422, body: { record: '1 ７六歩(77)\n2 ２二角成(88)\n', limits: { depth: 1 } }, note: 'bad record' },
+  { op: 'post /v1/games/analysis', status: 202, body: { record: '1 ７六歩(77)\n2 ３四歩(33)\n', limits: { depth: 1 } }, note: 'from a KIF record' },
+  { op: 'post /v1/games/analysis', status: 429, body: 'example', before: spendRate, after: refill },
+  { op: 'get /v1/games/analysis/{id}', status: 200, url: gamePath, before: () => startGameJob({ depth: 2 }) },
+  { op: 'get /v1/games/analysis/{id}', status: 404, url: noGame },
+  { op: 'get /v1/games/analysis/{id}', status: 401, url: gamePath, headers: wrongKey, bad: true },
+  { op: 'get /v1/games/analysis/{id}', status: 403, url: gamePath, headers: foreign },
+  { op: 'get /v1/games/analysis/{id}', status: 421, url: gamePath, ...misdirected },
+  { op: 'delete /v1/games/analysis/{id}', status: 200, url: gamePath, before: () => startGameJob({ movetime_ms: 2000 }), note: 'cancels a running job' },
+  { op: 'delete /v1/games/analysis/{id}', status: 404, url: noGame },
+  { op: 'delete /v1/games/analysis/{id}', status: 401, url: gamePath, headers: wrongKey, bad: true },
+  { op: 'delete /v1/games/analysis/{id}', status: 403, url: gamePath, headers: foreign },
+  { op: 'delete /v1/games/analysis/{id}', status: 421, url: gamePath, ...misdirected },
+
   { op: 'post /v1/ws-ticket', status: 200, headers: { Authorization: 'Bearer ' + apiKey } },
   { op: 'post /v1/ws-ticket', status: 401, bad: true, note: 'anonymous' },
   // RFC 9110 makes the scheme case-insensitive; Prism compares it exactly
@@ -189,6 +227,7 @@ const cases = [
   { op: 'get /readyz', status: 503, before: startDrain },
   { op: 'post /v1/analyze', status: 503, body: 'example' },
   { op: 'post /v1/mate', status: 503, body: 'example' },
+  { op: 'post /v1/games/analysis', status: 503, body: 'example' },
   { op: 'get /v1/ws', status: 503, headers: handshake },
 ];
 
@@ -199,6 +238,7 @@ const notDriven = {
   'post /v1/analyze 408': 'as for /v1/validate: TestTimeouts',
   'post /v1/mate 408': 'as for /v1/validate: TestTimeouts',
   'post /v1/records/parse 408': 'as for /v1/validate: TestRecordsBodyTimeout (server/records_test.go) stalls one and checks the answer against openapi.yaml',
+  'post /v1/games/analysis 408': 'as for /v1/validate: TestTimeouts',
   'post /v1/mate 502': 'needs an engine whose mate line fails verification; TestMateRoute (server/rest_test.go) makes one and checks the answer against openapi.yaml',
 };
 
@@ -224,7 +264,8 @@ async function runCase(c) {
     let body = c.body;
     if (body === 'example') body = example(path, method);
     const headers = { ...(body !== undefined ? json : {}), ...(c.headers || {}) };
-    const res = await send(method.toUpperCase(), (c.toUsid ? direct : proxy) + path, headers,
+    const target = typeof c.url === 'function' ? c.url() : (c.url || path); // a path with its parameters filled in
+    const res = await send(method.toUpperCase(), (c.toUsid ? direct : proxy) + target, headers,
       body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
     const text = res.text;
     const violations = JSON.parse(res.headers.get('sl-violations') || '[]');

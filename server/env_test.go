@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/usid/usid"
+	"github.com/usid/usid/games"
 	"github.com/usid/usid/internal/fakeengine"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
@@ -33,11 +34,12 @@ const (
 // env is a real usid stack on loopback: a pool of real engines (and fake ones
 // for faults), the session service and the HTTP server.
 type env struct {
-	pool *pool.Pool
-	srv  *Server
-	http *httptest.Server
-	reg  *prometheus.Registry
-	sent *lineLog // every line sent to an engine, by engine name
+	pool  *pool.Pool
+	games *games.Manager
+	srv   *Server
+	http  *httptest.Server
+	reg   *prometheus.Registry
+	sent  *lineLog // every line sent to an engine, by engine name
 }
 
 var shared *env
@@ -110,9 +112,11 @@ func newEnv(tweak func(*session.Config)) (*env, error) {
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	srv := New(Config{Service: session.NewService(cfg), Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log,
+	svc := session.NewService(cfg)
+	gm := games.New(games.Config{Service: svc, Registerer: reg, Logger: log, SpareCheck: 20 * time.Millisecond})
+	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log, Games: gm,
 		Access: &Access{Anonymous: true, AnonymousQuota: Quota{Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
-	e := &env{pool: p, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
+	e := &env{pool: p, games: gm, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
 	// Wait for every engine, so that timing in tests is about searches.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -135,7 +139,16 @@ func (e *env) close() {
 	e.http.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// As internal/app drains: game jobs alongside the server.
+	drained := make(chan struct{})
+	go func() {
+		if e.games != nil {
+			e.games.Close(ctx)
+		}
+		close(drained)
+	}()
 	e.srv.Drain(ctx)
+	<-drained
 	e.pool.Close(ctx)
 }
 

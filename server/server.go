@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/usid/usid/games"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
 )
@@ -66,6 +67,10 @@ type Config struct {
 	OpenAPI                    []byte       // served at /openapi.yaml
 	Access                     *Access      // keys, quotas, proxies; nil: anonymous with default quotas (see Access.Check)
 	Logger                     *slog.Logger
+
+	// Games runs whole-game analyses; nil: no /v1/games routes, and
+	// analyze_game is refused as unsupported.
+	Games *games.Manager
 }
 
 // Server routes requests. Create it with New.
@@ -137,6 +142,11 @@ func New(cfg Config) *Server {
 		r.Post("/analyze", searchRoute(s, (*analyzeRequest).request, s.cfg.Service.Analyze))
 		r.Post("/mate", searchRoute(s, (*mateRequest).request, s.cfg.Service.Mate))
 		r.Get("/ws", s.websocket)
+		if cfg.Games != nil {
+			r.Post("/games/analysis", s.startGameAnalysis)
+			r.Get("/games/analysis/{id}", s.getGameAnalysis)
+			r.Delete("/games/analysis/{id}", s.cancelGameAnalysis)
+		}
 	})
 	if cfg.Web != nil {
 		// Only the pages and their assets: every other path keeps
@@ -159,13 +169,29 @@ func New(cfg Config) *Server {
 		slices.Sort(m) // chi walks methods in map order; the header is stable
 	}
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		if methods := allow[r.URL.Path]; len(methods) > 0 {
+		methods := allow[r.URL.Path]
+		if len(methods) == 0 {
+			methods = s.allowedMethods(r.URL.Path) // a path with parameters
+		}
+		if len(methods) > 0 {
 			w.Header().Set("Allow", strings.Join(methods, ", "))
 		}
 		s.problem(w, r, &session.Error{Code: codeMethodNotAllowed, Message: r.Method + " is not allowed on " + r.URL.Path, MoveIndex: -1})
 	})
 	s.router = r
 	return s
+}
+
+// allowedMethods lists the methods the router serves on path, for the
+// Allow header of a 405 on a route with parameters (/v1/games/analysis/{id}).
+func (s *Server) allowedMethods(path string) []string {
+	var out []string
+	for _, m := range []string{http.MethodDelete, http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodPost, http.MethodPut} {
+		if s.router.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // oneFraming refuses a request body framed by Transfer-Encoding: usid

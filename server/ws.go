@@ -73,6 +73,9 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	wc := &wsConn{s: s, c: c, conn: lean.conn, client: cl, sess: s.cfg.Service.NewSession(), ctx: ctx, cancel: cancel,
 		closeCode: websocket.StatusNormalClosure}
 	wc.sess.SetReady(wc.wakeWriter)
+	if s.cfg.Games != nil {
+		wc.sess.SetGames(s.cfg.Games.For(cl.id))
+	}
 
 	s.mu.Lock()
 	if s.draining.Load() {

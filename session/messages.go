@@ -85,6 +85,9 @@ type Request struct {
 	Value string `json:"value"`
 	// gameover
 	Result string `json:"result"`
+	// analyze_game: a game record's text, instead of position (KIF, KI2,
+	// CSA, USI, SFEN; see package games).
+	Record *string `json:"record"`
 }
 
 // Request types.
@@ -116,7 +119,7 @@ func ParseRequest(raw []byte) (*Request, *Error) {
 		return nil, err
 	}
 	switch r.Type {
-	case TypeAnalyze, TypeStop, TypeGo, TypePonderhit, TypeMate, TypeSetOption, TypeNewGame, TypeGameOver:
+	case TypeAnalyze, TypeStop, TypeGo, TypePonderhit, TypeMate, TypeSetOption, TypeNewGame, TypeGameOver, TypeAnalyzeGame:
 	default:
 		return &Request{ID: r.ID}, errorf(CodeUnknownType, "unknown message type %q", clip(r.Type))
 	}
@@ -141,9 +144,9 @@ func lenientID(raw []byte) string {
 }
 
 // IsSearch reports whether r asks for engine search time (analyze, go,
-// mate): what a client's search rate is charged for.
+// mate, analyze_game): what a client's search rate is charged for.
 func (r *Request) IsSearch() bool {
-	return r.Type == TypeAnalyze || r.Type == TypeGo || r.Type == TypeMate
+	return r.Type == TypeAnalyze || r.Type == TypeGo || r.Type == TypeMate || r.Type == TypeAnalyzeGame
 }
 
 // JSONError words a decoding error without echoing large inputs.
@@ -326,6 +329,14 @@ type Event struct {
 	MoveIndex *int   `json:"move_index,omitempty"`
 	// option
 	Value string `json:"value,omitempty"`
+	// progress and game_analysis (whole-game analysis, package games):
+	// Job is the job's id (for GET /v1/games/analysis/{job}); Positions
+	// are the positions analysed or judged since the last progress event.
+	Job       string            `json:"job,omitempty"`
+	Progress  *GameProgress     `json:"progress,omitempty"`
+	Positions []json.RawMessage `json:"positions,omitempty"`
+	Status    string            `json:"status,omitempty"`
+	Summary   json.RawMessage   `json:"summary,omitempty"`
 }
 
 // terminal reports whether e ends a request.

@@ -141,6 +141,8 @@ type Session struct {
 	idleTimer *time.Timer
 	closed    bool
 	draining  bool
+	games     GameRunner // analyze_game; nil: refused
+	game      gameState
 }
 
 // run is a search request being served.
@@ -231,7 +233,11 @@ func (s *Session) Handle(raw []byte) {
 func (s *Session) Serve(req *Request) {
 	switch req.Type {
 	case TypeStop:
-		s.stop(req.ID)
+		if !s.stopGame(req.ID) {
+			s.stop(req.ID)
+		}
+	case TypeAnalyzeGame:
+		s.startGame(req)
 	case TypePonderhit:
 		s.ponderhit(req.ID)
 	case TypeAnalyze, TypeGo, TypeMate:
@@ -341,6 +347,7 @@ func (s *Session) Close() {
 	}
 	s.mu.Unlock()
 	s.cancel()
+	s.detachGames()                     // game jobs outlive the connection
 	s.once.Do(func() { close(s.done) }) // no request ever came: no worker
 	<-s.done
 	s.out.close()
@@ -369,6 +376,12 @@ func (s *Session) Drain() {
 	select {
 	case <-mark:
 	case <-s.done:
+	}
+	// Game jobs are drained by their manager (package games): wait for
+	// their terminal events, so that the client gets them before the close.
+	select {
+	case <-s.gamesIdle():
+	case <-s.ctx.Done():
 	}
 }
 

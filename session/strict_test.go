@@ -61,6 +61,7 @@ func FuzzParseRequest(f *testing.F) {
 		`{"type":"analyze","id":"x","limits":{"depth":1}}]`, `{"type":"stop","id":"a","type":"go"}`,
 		`{"type":"mate","id":"m","timeout_ms":10}`, `{"type":"newgame","id":"n"}`, `{"type":"setoption","id":"o","name":"a","value":"b"}`,
 		`{"type":"go","ID":"a"}`, `{"Type":"go","id":"a"}`, `{"type":"g\u006f","id":"a"}`,
+		`{"type":"analyze_game","id":"g","position":{"moves":["7g7f"]},"limits":{"depth":2},"record":"x"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -84,7 +85,7 @@ func FuzzParseRequest(f *testing.F) {
 		if dec.Decode(&head) != nil {
 			t.Fatalf("strict accepts what lenient refuses: %q", raw)
 		}
-		lenientSearch := head.Type == TypeAnalyze || head.Type == TypeGo || head.Type == TypeMate
+		lenientSearch := head.Type == TypeAnalyze || head.Type == TypeGo || head.Type == TypeMate || head.Type == TypeAnalyzeGame
 		if lenientSearch != req.IsSearch() {
 			t.Fatalf("%q: lenient type %q, parsed type %q: the limiter and the handler disagree", raw, head.Type, req.Type)
 		}

@@ -10,6 +10,8 @@
 //  4. searches per second with k = 1, 2 engines against the engines directly
 //  5. memory per idle WebSocket connection at 1k, 5k and 10k connections
 //  6. /v1/validate requests per second and the in-process validation rate
+//  7. whole-game analysis: positions per second through a game analysis job
+//     against REST /v1/analyze, and an interactive first info during one
 //
 // usage:
 //
@@ -142,6 +144,7 @@ var measurements = []measurement{
 	{"throughput with k engines", benchThroughput},
 	{"memory per idle WebSocket connection", benchIdleMemory},
 	{"position validation rate", benchValidate},
+	{"whole-game analysis", benchGames},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -222,11 +225,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if ctx.Err() != nil {
 			break
 		}
-		b.log.Printf("[%d/6] %s", i+1, m.title)
+		b.log.Printf("[%d/%d] %s", i+1, len(measurements), m.title)
 		b.rep.section = strconv.Itoa(i + 1)
 		if err := m.run(ctx, b); err != nil {
 			failed = true
-			b.log.Printf("[%d/6] failed: %v", i+1, err)
+			b.log.Printf("[%d/%d] failed: %v", i+1, len(measurements), err)
 			b.rep.add(m.title, "ERROR: "+oneLine(err.Error()), "", "")
 		}
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/usid/usid"
 	"github.com/usid/usid/evalcache"
+	"github.com/usid/usid/games"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/server"
 	"github.com/usid/usid/session"
@@ -53,6 +54,15 @@ type Config struct {
 			MaxMoves    int           `yaml:"max_moves"`
 		} `yaml:"caps"`
 	} `yaml:"session"`
+	// Games configures whole-game analysis (package games).
+	Games struct {
+		MaxPerClient int           `yaml:"max_per_client"`
+		MaxJobs      int           `yaml:"max_jobs"`
+		MaxRunning   int           `yaml:"max_running"`
+		MaxParallel  int           `yaml:"max_parallel"`
+		Keep         time.Duration `yaml:"keep"`
+		MaxKept      int           `yaml:"max_kept"`
+	} `yaml:"games"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
 		Hosts         []string      `yaml:"hosts"`
@@ -174,6 +184,7 @@ type Main struct {
 
 	pool   *pool.Pool
 	cache  *evalcache.Cache // nil when cache.enabled is false
+	games  *games.Manager
 	server *server.Server
 	http   *http.Server
 	served chan error // Serve's result, taken by Close
@@ -210,8 +221,13 @@ func (m *Main) Run() error {
 		},
 		Logger: m.Logger.With("component", "session"),
 	})
+	m.games = games.New(games.Config{
+		Service: svc, MaxPerClient: c.Games.MaxPerClient, MaxJobs: c.Games.MaxJobs, MaxRunning: c.Games.MaxRunning,
+		MaxParallel: c.Games.MaxParallel, Keep: c.Games.Keep, MaxKept: c.Games.MaxKept,
+		Registerer: reg, Logger: m.Logger.With("component", "games"),
+	})
 	m.server = server.New(server.Config{
-		Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
+		Service: svc, Pool: p, Games: m.games, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
@@ -224,6 +240,7 @@ func (m *Main) Run() error {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		m.games.Close(context.Background())
 		p.Close(context.Background())
 		m.closeCache()
 		return err
@@ -251,7 +268,17 @@ func (m *Main) Served() <-chan error { return m.failed }
 // ctx; then the HTTP server stops and every engine gets quit (and is killed
 // if it lingers).
 func (m *Main) Close(ctx context.Context) error {
+	// Game jobs drain alongside the server: the positions being analysed
+	// finish within the grace, then each job ends cancelled, and a
+	// WebSocket client following one gets its terminal event before the
+	// going-away close.
+	gamesDrained := make(chan struct{})
+	go func() {
+		m.games.Close(ctx)
+		close(gamesDrained)
+	}()
 	m.server.Drain(ctx)
+	<-gamesDrained
 	err := m.http.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		m.http.Close()

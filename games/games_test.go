@@ -1,0 +1,570 @@
+package games
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/pool"
+	"github.com/usid/usid/session"
+	"github.com/usid/usid/shogi"
+)
+
+const fairyPath = "/usr/games/fairy-stockfish"
+
+var shared *pool.Pool
+
+func TestMain(m *testing.M) {
+	fakeengine.RunIfRequested()
+	if _, err := os.Stat(fairyPath); err != nil {
+		fmt.Fprintf(os.Stderr, "%s is missing (%v): apt-get install fairy-stockfish\n", fairyPath, err)
+		os.Exit(1)
+	}
+	p, err := pool.New([]pool.EngineConfig{
+		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"}},
+		// An engine that crashes 300ms after it starts, every time.
+		{Name: "dying", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.DieAfter + "=300ms"}},
+	}, pool.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	shared = p
+	deadline := time.Now().Add(30 * time.Second)
+	for !fairyIdle() {
+		if time.Now().After(deadline) {
+			fmt.Fprintf(os.Stderr, "fairy did not start: %+v\n", p.Status())
+			os.Exit(1)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	code := m.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	p.Close(ctx)
+	cancel()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func fairyIdle() bool {
+	for _, st := range shared.Status() {
+		if st.Name == "fairy" {
+			return st.Idle == st.Instances
+		}
+	}
+	return false
+}
+
+// waitIdle waits until both fairy engines are back in the pool: no search
+// of a job outlives it.
+func waitIdle(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !fairyIdle() {
+		if time.Now().After(deadline) {
+			t.Fatalf("engines not idle: %+v", shared.Status())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func newManager(t *testing.T, tweak func(*Config)) *Manager {
+	t.Helper()
+	svc := session.NewService(session.Config{Pool: shared, DefaultEngine: "fairy", AcquireTimeout: 2 * time.Second})
+	cfg := Config{Service: svc, SpareCheck: 20 * time.Millisecond}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	m := New(cfg)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		m.Close(ctx)
+		waitIdle(t)
+	})
+	return m
+}
+
+// A short opening (12 moves), as played.
+var opening = strings.Fields("7g7f 3c3d 2g2f 4c4d 2f2e 2b3c 3i4h 8b4b 5i6h 5a6b 6h7h 6b7b")
+
+// wait polls job id until it has ended.
+func wait(t *testing.T, m *Manager, client, id string, d time.Duration) *View {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		v, err := m.Get(client, id)
+		if err != nil {
+			t.Fatalf("get %s: %v", id, err)
+		}
+		if v.FinishedAt != nil {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s not ended after %v: %s %+v", id, d, v.Status, v.Progress)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// checkAnalysis checks a finished analysis of start+moves: one entry per
+// position, every best move legal there, every played move judged.
+func checkAnalysis(t *testing.T, v *View, start string, moves []string) {
+	t.Helper()
+	if v.Status != StatusDone {
+		t.Fatalf("status %s (error %+v), want done", v.Status, v.Error)
+	}
+	if got, want := len(v.Positions), len(moves)+1; got != want || v.Progress.Done != want || v.Progress.Total != want {
+		t.Fatalf("got %d positions, progress %+v; want %d", got, v.Progress, want)
+	}
+	judged := map[string]int{}
+	for i, p := range v.Positions {
+		if p == nil {
+			t.Fatalf("position %d missing", i)
+		}
+		pos, errs := shogi.Load(start, moves[:i])
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		if p.Ply != i || p.SFEN != pos.SFEN() {
+			t.Errorf("ply %d: got ply %d sfen %q, want %q", i, p.Ply, p.SFEN, pos.SFEN())
+		}
+		if p.Eval == nil || p.WinRate == nil {
+			t.Errorf("ply %d: no evaluation: %+v", i, p)
+		}
+		switch {
+		case p.Checkmate:
+			if !pos.IsCheckmate() || p.BestMove != "" {
+				t.Errorf("ply %d: marked checkmate (bestmove %q) in %s", i, p.BestMove, pos.SFEN())
+			}
+		case p.BestMove == "resign" || p.BestMove == "win":
+		default:
+			if _, err := pos.CheckMove(p.BestMove); err != nil {
+				t.Errorf("ply %d: best move %q is illegal in %s: %v", i, p.BestMove, pos.SFEN(), err)
+			}
+			if p.Depth == 0 || len(p.PV) == 0 || p.PV[0] != p.BestMove {
+				t.Errorf("ply %d: depth %d pv %v bestmove %s", i, p.Depth, p.PV, p.BestMove)
+			}
+		}
+		if i == len(moves) {
+			if p.Move != "" || p.Loss != nil || p.Judgement != "" {
+				t.Errorf("last position has a move: %+v", p)
+			}
+			continue
+		}
+		if p.Move != moves[i] {
+			t.Errorf("ply %d: move %q, want %q", i, p.Move, moves[i])
+		}
+		if p.Loss == nil || p.Judgement == "" || *p.Loss < 0 || *p.Loss > 2 {
+			t.Errorf("ply %d: move %s not judged: loss %v judgement %q", i, p.Move, p.Loss, p.Judgement)
+			continue
+		}
+		judged[p.SideToMove]++
+		// The judgement follows from the two evaluations by the curve.
+		before, after := p.Eval, v.Positions[i+1].Eval
+		if p.SideToMove == "w" {
+			before, after = negate(before), negate(after)
+		}
+		if loss, j := Judge(before, after); j != p.Judgement || round(loss, 4) != *p.Loss {
+			t.Errorf("ply %d: loss %v %s, want %v %s", i, *p.Loss, p.Judgement, loss, j)
+		}
+	}
+	if v.Summary == nil || v.Summary.Black.Moves != judged["b"] || v.Summary.White.Moves != judged["w"] {
+		t.Errorf("summary %+v, want %d and %d judged moves", v.Summary, judged["b"], judged["w"])
+	}
+}
+
+func TestAnalyseGame(t *testing.T) {
+	m := newManager(t, nil)
+	v, err := m.Start("c1", &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{Depth: 3}, Notation: "kif"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.ID) != 32 || (v.Status != StatusQueued && v.Status != StatusRunning) || v.Progress.Total != len(opening)+1 {
+		t.Fatalf("started: %+v", v)
+	}
+	v = wait(t, m, "c1", v.ID, time.Minute)
+	checkAnalysis(t, v, "startpos", opening)
+	if p := v.Positions[0]; p.MoveKIF != "▲７六歩(77)" || p.BestMoveKIF == "" || len(p.PVKIF) == 0 {
+		t.Errorf("notation kif: %+v", p)
+	}
+	if p := v.Positions[1]; p.MoveKIF != "△３四歩(33)" {
+		t.Errorf("ply 1 move_kif %q", p.MoveKIF)
+	}
+	waitIdle(t)
+}
+
+// A game that ends in checkmate: the last position is judged by the rules,
+// and the mating line's moves cost nothing.
+func TestAnalyseCheckmatedGame(t *testing.T) {
+	m := newManager(t, nil)
+	start := "9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1"
+	moves := []string{"G*8f", "9f9g", "8f8g", "9g9h", "8g8h"}
+	v, err := m.Start("c1", &Request{Position: &session.Position{SFEN: start, Moves: moves}, Limits: &session.Limits{Depth: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = wait(t, m, "c1", v.ID, time.Minute)
+	checkAnalysis(t, v, start, moves)
+	last := v.Positions[len(moves)]
+	if !last.Checkmate || last.Eval.Mate == nil || *last.Eval.Mate != 0 || last.Eval.MateSign != "+" || *last.WinRate != 1 {
+		t.Errorf("last position: %+v, want checkmate, Black winning (mate 0 +)", last)
+	}
+	for _, p := range v.Positions[:len(moves)] {
+		if *p.Loss != 0 || p.Judgement != JudgementOK {
+			t.Errorf("ply %d (%s): loss %v %s in a forced mate", p.Ply, p.Move, *p.Loss, p.Judgement)
+		}
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	m := newManager(t, nil)
+	rec := "7g7f"
+	for _, tc := range []struct {
+		name string
+		req  Request
+		code string
+		at   int
+	}{
+		{"no position", Request{Limits: &session.Limits{Depth: 1}}, session.CodeInvalidField, -1},
+		{"no limits", Request{Position: &session.Position{}}, session.CodeInvalidField, -1},
+		{"empty limits", Request{Position: &session.Position{}, Limits: &session.Limits{}}, session.CodeInvalidField, -1},
+		{"depth over the cap", Request{Position: &session.Position{}, Limits: &session.Limits{Depth: 1000}}, session.CodeInvalidField, -1},
+		{"illegal move", Request{Position: &session.Position{Moves: []string{"7g7f", "P*5e"}}, Limits: &session.Limits{Depth: 1}}, "drop_not_in_hand", 1},
+		{"unknown engine", Request{Position: &session.Position{}, Engine: "nope", Limits: &session.Limits{Depth: 1}}, session.CodeUnknownEngine, -1},
+		{"bad notation", Request{Position: &session.Position{}, Limits: &session.Limits{Depth: 1}, Notation: "csa"}, session.CodeInvalidField, -1},
+		{"record", Request{Record: &rec, Limits: &session.Limits{Depth: 1}}, session.CodeUnsupported, -1},
+		{"record and position", Request{Record: &rec, Position: &session.Position{}, Limits: &session.Limits{Depth: 1}}, session.CodeInvalidField, -1},
+	} {
+		_, err := m.Start("c1", &tc.req)
+		if err == nil || err.Code != tc.code || err.MoveIndex != tc.at {
+			t.Errorf("%s: got %v, want %s at %d", tc.name, err, tc.code, tc.at)
+		}
+	}
+	if _, err := m.Get("c1", "0123456789abcdef0123456789abcdef"); err == nil || err.Code != CodeNotFound {
+		t.Errorf("unknown id: %v", err)
+	}
+}
+
+// A record is read by package kifu, as POST /v1/records/parse reads it: its
+// main line is the game; a bad record keeps kifu's code.
+func TestRecord(t *testing.T) {
+	m := newManager(t, nil)
+	bad := "1 ７六歩(77)\n2 ３四歩(33)\n3 ２二角成(99)\n"
+	if _, err := m.Start("c1", &Request{Record: &bad, Limits: &session.Limits{Depth: 1}}); err == nil || err.Code == "" || !strings.Contains(err.Message, "line 3") {
+		t.Errorf("bad record: %v, want a refusal naming line 3", err)
+	}
+	rec := "1 ７六歩(77)\n2 ３四歩(33)\n"
+	v, err := m.Start("c1", &Request{Record: &rec, Limits: &session.Limits{Depth: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = wait(t, m, "c1", v.ID, time.Minute)
+	checkAnalysis(t, v, shogi.StartSFEN, []string{"7g7f", "3c3d"})
+}
+
+func TestCancel(t *testing.T) {
+	m := newManager(t, nil)
+	v, err := m.Start("c1", &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		g, _ := m.Get("c1", v.ID)
+		if g.Progress.Done >= 1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := m.Cancel(t.Context(), "c2", v.ID); err == nil || err.Code != CodeNotFound {
+		t.Errorf("another client's cancel: %v, want not_found", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	c, err := m.Cancel(ctx, "c1", v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != StatusCancelled || c.FinishedAt == nil || c.Error != nil || c.Progress.Done >= c.Progress.Total || c.Summary == nil {
+		t.Fatalf("after cancel: %s %+v error %+v", c.Status, c.Progress, c.Error)
+	}
+	n := 0
+	for _, p := range c.Positions {
+		if p != nil {
+			n++
+		}
+	}
+	if n != c.Progress.Done {
+		t.Errorf("%d positions, progress says %d", n, c.Progress.Done)
+	}
+	// Cancelling again changes nothing.
+	if again, _ := m.Cancel(ctx, "c1", v.ID); again.Status != StatusCancelled || again.Progress != c.Progress {
+		t.Errorf("second cancel: %+v", again)
+	}
+	waitIdle(t)
+}
+
+func TestBounds(t *testing.T) {
+	m := newManager(t, func(c *Config) { c.MaxJobs = 3; c.MaxRunning = 1 })
+	req := &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 200}}
+	a1, err := m.Start("a", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, err := m.Start("a", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a2.Status != StatusQueued {
+		t.Errorf("second job: %s, want queued (one runs at a time)", a2.Status)
+	}
+	if _, err := m.Start("a", req); err == nil || err.Code != session.CodeTooManyRequests || session.RetryAfter(err) <= 0 {
+		t.Errorf("a third job of one client: %v, want too_many_requests", err)
+	}
+	b1, err := m.Start("b", req)
+	if err != nil {
+		t.Fatalf("another client: %v", err)
+	}
+	if _, err := m.Start("c", req); err == nil || err.Code != session.CodeQueueFull {
+		t.Errorf("past MaxJobs: %v, want queue_full", err)
+	}
+	if _, err := m.Get("b", a1.ID); err == nil || err.Code != CodeNotFound {
+		t.Errorf("another client's job: %v, want not_found", err)
+	}
+	// A queued job cancelled ends at once; its slot is free again.
+	c, _ := m.Cancel(t.Context(), "a", a2.ID)
+	if c.Status != StatusCancelled || c.StartedAt != nil || c.Progress.Done != 0 {
+		t.Errorf("queued job cancelled: %+v", c)
+	}
+	if _, err := m.Start("a", req); err != nil {
+		t.Errorf("after a cancel: %v", err)
+	}
+	for _, id := range []struct{ c, id string }{{"a", a1.ID}, {"b", b1.ID}} {
+		m.Cancel(t.Context(), id.c, id.id)
+	}
+}
+
+// Ended jobs are forgotten past Keep or MaxKept.
+func TestRetention(t *testing.T) {
+	m := newManager(t, func(c *Config) { c.MaxKept = 1 })
+	req := &Request{Position: &session.Position{Moves: opening[:1]}, Limits: &session.Limits{Depth: 1}}
+	first, _ := m.Start("c1", req)
+	wait(t, m, "c1", first.ID, time.Minute)
+	second, _ := m.Start("c1", req)
+	wait(t, m, "c1", second.ID, time.Minute)
+	if _, err := m.Get("c1", first.ID); err == nil || err.Code != CodeNotFound {
+		t.Errorf("the older of two ended jobs with MaxKept 1: %v, want not_found", err)
+	}
+	if _, err := m.Get("c1", second.ID); err != nil {
+		t.Error(err)
+	}
+	m.mu.Lock()
+	m.cfg.Keep = time.Nanosecond
+	m.mu.Unlock()
+	if _, err := m.Get("c1", second.ID); err == nil {
+		t.Error("a job past Keep is still there")
+	}
+}
+
+// Close drains: the positions being searched finish, no new one starts,
+// the job ends cancelled with shutting_down, and its follower is told.
+func TestDrain(t *testing.T) {
+	m := newManager(t, func(c *Config) { c.MaxRunning = 1 })
+	var mu sync.Mutex
+	var evs []*session.Event
+	emit := func(ev *session.Event) { mu.Lock(); evs = append(evs, ev); mu.Unlock() }
+	h, err := m.For("c1").StartGame(&session.Request{ID: "g1", Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 400}}, emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = h
+	queued, _ := m.Start("c2", &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 400}})
+	time.Sleep(100 * time.Millisecond) // the first positions are being searched
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	begun := time.Now()
+	m.Close(ctx)
+	if d := time.Since(begun); d > 10*time.Second {
+		t.Errorf("drain took %v", d)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	end := evs[len(evs)-1]
+	if end.Type != session.EventGameAnalysis || end.Status != StatusCancelled || end.Code != session.CodeShuttingDown || end.ID != "g1" {
+		t.Fatalf("terminal event %+v", end)
+	}
+	for _, ev := range evs[:len(evs)-1] {
+		if ev.Type != session.EventProgress {
+			t.Errorf("event before the terminal one: %+v", ev)
+		}
+	}
+	// The positions in flight were finished, not cut: the drain had time.
+	if len(evs) < 2 || end.Progress.Done == 0 {
+		t.Errorf("no position finished during the drain: %+v", end.Progress)
+	}
+	q, _ := m.Get("c2", queued.ID)
+	if q.Status != StatusCancelled || q.Error == nil || q.Error.Code != session.CodeShuttingDown {
+		t.Errorf("queued job after the drain: %+v", q)
+	}
+	if _, err := m.Start("c3", &Request{Position: &session.Position{}, Limits: &session.Limits{Depth: 1}}); err == nil || err.Code != session.CodeShuttingDown {
+		t.Errorf("start after close: %v", err)
+	}
+	waitIdle(t)
+}
+
+// Progress events carry each position once it is analysed, and the
+// previous one again once its move is judged; merged, they rebuild the job.
+func TestFollowerEvents(t *testing.T) {
+	m := newManager(t, nil)
+	var mu sync.Mutex
+	var evs []*session.Event
+	done := make(chan struct{})
+	emit := func(ev *session.Event) {
+		mu.Lock()
+		evs = append(evs, ev)
+		mu.Unlock()
+		if ev.Type == session.EventGameAnalysis || ev.Type == session.EventError {
+			close(done)
+		}
+	}
+	moves := opening[:6]
+	h, err := m.For("c1").StartGame(&session.Request{ID: "g1", Position: &session.Position{Moves: moves}, Limits: &session.Limits{Depth: 2}}, emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Detach()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("no terminal event")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	rebuilt := make([]*Ply, len(moves)+1)
+	last := 0
+	for _, ev := range evs[:len(evs)-1] {
+		if ev.Type != session.EventProgress || ev.ID != "g1" || ev.Progress.Total != len(moves)+1 || ev.Progress.Done <= last {
+			t.Fatalf("event %+v after done %d", ev, last)
+		}
+		last = ev.Progress.Done
+		for _, raw := range ev.Positions {
+			var p Ply
+			if err := json.Unmarshal(raw, &p); err != nil {
+				t.Fatal(err)
+			}
+			rebuilt[p.Ply] = &p
+		}
+	}
+	end := evs[len(evs)-1]
+	if end.Status != StatusDone || end.Job == "" || len(end.Summary) == 0 {
+		t.Fatalf("terminal event %+v", end)
+	}
+	v, _ := m.Get("c1", end.Job)
+	got, _ := json.Marshal(rebuilt)
+	want, _ := json.Marshal(v.Positions)
+	if string(got) != string(want) {
+		t.Errorf("positions from the events:\n%s\nfrom the job:\n%s", got, want)
+	}
+}
+
+// An engine that keeps dying fails the job (after one retry, or at once
+// once the pool has put the kind in cooldown), with the failing position
+// named.
+func TestEngineFailure(t *testing.T) {
+	m := newManager(t, nil)
+	v, err := m.Start("c1", &Request{Engine: "dying", Position: &session.Position{Moves: opening[:2]}, Limits: &session.Limits{MoveTimeMS: 2000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = wait(t, m, "c1", v.ID, time.Minute)
+	if v.Status != StatusFailed || v.Error == nil || (v.Error.Code != session.CodeEngineError && v.Error.Code != session.CodeUnavailable) || v.Error.Ply == nil || v.Summary != nil {
+		t.Fatalf("got %s %+v", v.Status, v.Error)
+	}
+}
+
+func TestJudge(t *testing.T) {
+	cp := func(v int) *session.Score { return &session.Score{CP: &v} }
+	mate := func(v int, sign string) *session.Score { return &session.Score{Mate: &v, MateSign: sign} }
+	for _, tc := range []struct {
+		before, after *session.Score
+		loss          float64
+		judgement     string
+	}{
+		{cp(0), cp(0), 0, JudgementOK},
+		{cp(0), cp(100), 0, JudgementOK}, // improving costs nothing
+		{cp(0), cp(-100), 0.0831, JudgementOK},
+		{cp(0), cp(-200), 0.1651, JudgementInaccuracy},
+		{cp(0), cp(-300), 0.2449, JudgementMistake},
+		{cp(0), cp(-400), 0.3215, JudgementBlunder},
+		{cp(3000), cp(2000), 0.0555, JudgementOK}, // won either way
+		{mate(3, ""), cp(500), 0.6059, JudgementBlunder},
+		{mate(3, ""), mate(5, ""), 0, JudgementOK},
+		{cp(0), mate(-2, ""), 1, JudgementBlunder},
+		{mate(0, "+"), mate(0, "-"), 2, JudgementBlunder},
+		{mate(-4, ""), mate(-2, ""), 0, JudgementOK},
+	} {
+		loss, j := Judge(tc.before, tc.after)
+		if round(loss, 4) != tc.loss || j != tc.judgement {
+			b, _ := json.Marshal(tc.before)
+			a, _ := json.Marshal(tc.after)
+			t.Errorf("Judge(%s, %s) = %v %s, want %v %s", b, a, round(loss, 4), j, tc.loss, tc.judgement)
+		}
+	}
+	if w := WinRate(cp(600)); round(w, 4) != 0.7311 {
+		t.Errorf("WinRate(600 cp) = %v, want 1/(1+e^-1) = 0.7311", w)
+	}
+}
+
+// FuzzNewJob: any request body, read by the one strict parser, is either
+// refused with a stable code or becomes a job whose positions follow from
+// its moves; nothing panics and nothing reaches an engine (newJob only
+// checks and prepares).
+func FuzzNewJob(f *testing.F) {
+	for _, s := range []string{
+		`{"position":{"moves":["7g7f","3c3d"]},"limits":{"depth":2},"notation":"kif"}`,
+		`{"position":{"sfen":"9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1","moves":["G*8f","9f9g","8f8g","9g9h","8g8h"]},"limits":{"nodes":10}}`,
+		`{"position":{"sfen":"4k4/9/9/9/4P4/4P4/9/9/4K4 b - 1"},"limits":{"depth":1}}`,
+		`{"position":{"moves":["7g7f","P*5e"]},"limits":{"movetime_ms":1}}`,
+		`{"record":"7g7f","limits":{"depth":1}}`,
+		`{"engine":"nope","position":{},"limits":{"depth":1}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	svc := session.NewService(session.Config{Pool: shared, DefaultEngine: "fairy"})
+	m := New(Config{Service: svc})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var req Request
+		if session.DecodeStrict(raw, &req) != nil {
+			return
+		}
+		j, err := m.newJob("c", &req)
+		if err != nil {
+			if err.Code == "" || err.Message == "" {
+				t.Fatalf("refusal without a code: %+v", err)
+			}
+			return
+		}
+		j.cancel()
+		if len(j.plies) != len(j.moves)+1 {
+			t.Fatalf("%d plies for %d moves", len(j.plies), len(j.moves))
+		}
+		for i, p := range j.plies[:len(j.moves)] {
+			if p.Move != j.moves[i] || p.Checkmate {
+				t.Fatalf("ply %d: %+v, move %s", i, p, j.moves[i])
+			}
+		}
+	})
+}

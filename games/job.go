@@ -1,0 +1,524 @@
+package games
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/usid/usid/kifu"
+	"github.com/usid/usid/session"
+	"github.com/usid/usid/shogi"
+)
+
+// Ply is one position of a game as analysed, and the move played from it.
+type Ply struct {
+	Ply        int    `json:"ply"` // moves played before it: 0 is the start
+	SFEN       string `json:"sfen"`
+	SideToMove string `json:"side_to_move"` // b or w
+	// Eval is the engine's evaluation from Black's side (not the side to
+	// move's); WinRate is Black's win rate on the curve (see Judge).
+	Eval        *session.Score `json:"eval,omitempty"`
+	WinRate     *float64       `json:"winrate,omitempty"`
+	BestMove    string         `json:"bestmove,omitempty"` // a USI move, "resign" or "win"
+	BestMoveKIF string         `json:"bestmove_kif,omitempty"`
+	PV          []string       `json:"pv,omitempty"`
+	PVKIF       []string       `json:"pv_kif,omitempty"`
+	Depth       int            `json:"depth,omitempty"`
+	Nodes       int64          `json:"nodes,omitempty"`
+	Emulated    []string       `json:"emulated,omitempty"`
+	// Cached: the evaluation came from the evaluation cache, not a search.
+	Cached bool `json:"cached,omitempty"`
+	// Checkmate: the side to move is checkmated (the game's last
+	// position). It is evaluated by the rules; no engine is asked.
+	Checkmate bool `json:"checkmate,omitempty"`
+	// The move played from this position (absent at the last), with the
+	// mover's loss of winning chances and its judgement once both this
+	// position and the next have an evaluation.
+	Move      string   `json:"move,omitempty"`
+	MoveKIF   string   `json:"move_kif,omitempty"`
+	Loss      *float64 `json:"loss,omitempty"`
+	Judgement string   `json:"judgement,omitempty"`
+
+	score *session.Score // the side to move's, for judging
+}
+
+// View is a job as GET /v1/games/analysis/{id} shows it.
+type View struct {
+	ID       string               `json:"id"`
+	Status   string               `json:"status"`
+	Engine   string               `json:"engine"`
+	Limits   limitsJSON           `json:"limits"`
+	Progress session.GameProgress `json:"progress"`
+	// Positions has one entry per position, by ply (0 to the number of
+	// moves); null for a position not analysed yet.
+	Positions []*Ply `json:"positions"`
+	// Summary, once the job has ended done or cancelled (then over the
+	// moves judged).
+	Summary    *Summary   `json:"summary,omitempty"`
+	Error      *errorJSON `json:"error,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	StartedAt  *time.Time `json:"started_at,omitempty"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+}
+
+type limitsJSON struct {
+	MoveTimeMS int64 `json:"movetime_ms,omitempty"`
+	Depth      int   `json:"depth,omitempty"`
+	Nodes      int64 `json:"nodes,omitempty"`
+}
+
+// errorJSON says why a job failed, or why the server cancelled it.
+type errorJSON struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Ply     *int   `json:"ply,omitempty"` // the position whose search failed
+}
+
+// sub is a WebSocket session following a job.
+type sub struct {
+	id   string // the analyze_game request's id
+	emit func(*session.Event)
+}
+
+type job struct {
+	m      *Manager
+	id     string
+	client string
+	engine string
+	limits session.Limits
+	kif    bool
+	// The game: the start (as sent to an engine) and its moves, and each
+	// position's facts, known before any search.
+	startSFEN string
+	moves     []string
+	plies     []Ply
+	parallel  int
+
+	ctx    context.Context // cancelled: searches stop now
+	cancel context.CancelFunc
+	ended  chan struct{} // closed by finish
+	// noMore is closed once no ply is left to hand out (all taken, or the
+	// job halts): workers waiting for a spare engine leave at once.
+	noMore     chan struct{}
+	noMoreOnce sync.Once
+
+	mu       sync.Mutex
+	status   string
+	results  []*Ply
+	done     int
+	next     int            // the next ply to take
+	halt     bool           // take no new ply
+	why      *session.Error // why the server cancelled it (nil: the client did), or why it failed
+	failed   bool
+	failPly  int
+	subs     []*sub
+	created  time.Time
+	started  time.Time
+	finished time.Time
+	summary  *Summary
+}
+
+// newJob checks req and builds its job (not yet queued).
+func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
+	pos := req.Position
+	if req.Record != nil {
+		if req.Position != nil {
+			return nil, invalid("give position or record, not both")
+		}
+		p, err := recordPosition(*req.Record, m.svc.Caps.MaxMoves)
+		if err != nil {
+			return nil, err
+		}
+		pos = p
+	}
+	if pos == nil {
+		return nil, invalid("position is required: the game's start (sfen, default startpos) and its moves")
+	}
+	engine := req.Engine
+	if engine == "" {
+		engine = m.svc.DefaultEngine
+	}
+	r := &session.Request{Position: pos, Engine: engine, Limits: req.Limits, Notation: req.Notation}
+	checked, err := m.svc.CheckGameAnalysis(r)
+	if err != nil {
+		return nil, err
+	}
+	cfg, ok := m.svc.Pool.Config(engine)
+	if !ok {
+		return nil, &session.Error{Code: session.CodeUnknownEngine, Message: "no engine named " + quote(engine), MoveIndex: -1}
+	}
+	if prof := m.svc.Pool.Profile(engine); prof != nil && prof.MateOnly {
+		return nil, &session.Error{Code: session.CodeUnsupported, Message: "engine " + engine + " only solves mates; use another engine", MoveIndex: -1}
+	}
+	j := &job{m: m, id: newID(), client: client, engine: engine, limits: *req.Limits, kif: req.Notation == "kif",
+		startSFEN: checked.USI.SFEN, moves: checked.USI.Moves, status: StatusQueued, ended: make(chan struct{}), noMore: make(chan struct{})}
+	j.parallel = max(1, min(m.cfg.MaxParallel, cfg.Instances))
+	j.ctx, j.cancel = context.WithCancel(context.Background())
+	p := *checked.Start
+	last := shogi.NoSquare
+	j.plies = make([]Ply, len(checked.Moves)+1)
+	for i := range j.plies {
+		pl := &j.plies[i]
+		pl.Ply, pl.SFEN, pl.SideToMove = i, p.SFEN(), "b"
+		if p.Turn() == shogi.White {
+			pl.SideToMove = "w"
+		}
+		if i == len(checked.Moves) {
+			pl.Checkmate = p.IsCheckmate()
+			break
+		}
+		mv := checked.Moves[i]
+		pl.Move = mv.String()
+		if j.kif {
+			pl.MoveKIF = p.KIF(mv, last)
+		}
+		p.Play(mv)
+		last = mv.To
+	}
+	j.results = make([]*Ply, len(j.plies))
+	return j, nil
+}
+
+func invalid(msg string) *session.Error {
+	return &session.Error{Code: session.CodeInvalidField, Message: msg, MoveIndex: -1}
+}
+
+func quote(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// run analyses the game with j.parallel workers, then ends the job.
+func (j *job) run() {
+	defer j.m.wg.Done()
+	var wg sync.WaitGroup
+	for w := range j.parallel {
+		wg.Go(func() { j.work(w) })
+	}
+	wg.Wait()
+	j.mu.Lock()
+	status, why := StatusCancelled, j.why
+	switch {
+	case j.failed:
+		status = StatusFailed
+	case j.done == len(j.plies):
+		status, why = StatusDone, nil
+	}
+	j.finishLocked(status, why)
+	j.mu.Unlock()
+	j.m.jobEnded(j)
+}
+
+// work analyses positions until none is left or the job halts. Worker 0
+// always goes on; the others only while the engine kind has a spare engine.
+func (j *job) work(w int) {
+	for {
+		ply, ok := j.take(w)
+		if !ok {
+			return
+		}
+		res, err := j.analyse(ply)
+		switch {
+		case err != nil:
+			j.fail(ply, err)
+			return
+		case res == nil: // cancelled
+			return
+		}
+		j.store(res)
+	}
+}
+
+// take returns the next ply to analyse.
+func (j *job) take(w int) (int, bool) {
+	for {
+		j.mu.Lock()
+		if j.halt || j.next >= len(j.plies) {
+			j.mu.Unlock()
+			j.noMoreOnce.Do(func() { close(j.noMore) })
+			return 0, false
+		}
+		if w == 0 || j.plies[j.next].Checkmate || j.m.spare(j.engine) {
+			ply := j.next
+			j.next++
+			if j.next == len(j.plies) {
+				j.noMoreOnce.Do(func() { close(j.noMore) })
+			}
+			j.mu.Unlock()
+			return ply, true
+		}
+		j.mu.Unlock()
+		t := time.NewTimer(j.m.cfg.SpareCheck)
+		select {
+		case <-t.C:
+		case <-j.noMore:
+			t.Stop()
+			return 0, false
+		case <-j.ctx.Done():
+			t.Stop()
+			return 0, false
+		}
+	}
+}
+
+// analyse evaluates one position: by the rules when it is checkmate, else
+// by a search. It returns nil, nil when the job was cancelled meanwhile.
+func (j *job) analyse(ply int) (*Ply, *session.Error) {
+	p := j.plies[ply] // a copy, filled in below
+	if p.Checkmate {
+		zero := 0
+		p.score = &session.Score{Mate: &zero, MateSign: "-"} // the side to move is mated
+		j.m.m.positions.WithLabelValues("rules").Inc()
+		return j.evaluated(&p), nil
+	}
+	lim := j.limits
+	r := &session.Request{Position: &session.Position{SFEN: j.startSFEN, Moves: j.moves[:ply]}, Engine: j.engine, Limits: &lim}
+	if j.kif {
+		r.Notation = "kif"
+	}
+	backoff, retried := time.Second, false
+	for {
+		res, err := j.m.search(j.ctx, r)
+		if j.ctx.Err() != nil {
+			return nil, nil // stopped: whatever it found honoured no limit
+		}
+		if err == nil {
+			j.m.m.positions.WithLabelValues("engine").Inc()
+			p.BestMove, p.BestMoveKIF, p.Emulated, p.Cached = res.BestMove, res.BestMoveKIF, res.Emulated, res.Cached
+			if len(res.Lines) > 0 {
+				l := res.Lines[0]
+				p.score, p.PV, p.PVKIF, p.Depth, p.Nodes = l.Score, l.PV, l.PVKIF, l.Depth, l.Nodes
+			}
+			return j.evaluated(&p), nil
+		}
+		switch err.Code {
+		case session.CodeNoEngine, session.CodeQueueFull:
+			// Busy engines: a background job waits its turn. (An engine
+			// kind that keeps failing, engine_unavailable, fails the job.)
+			wait := max(backoff, err.Retry)
+			backoff = min(2*backoff, 10*time.Second)
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-j.ctx.Done():
+				t.Stop()
+				return nil, nil
+			}
+		case session.CodeEngineError:
+			// The pool replaces an engine that failed; once more on another.
+			if retried {
+				return nil, err
+			}
+			retried = true
+		case session.CodeShuttingDown:
+			j.stop(err, false)
+			return nil, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// evaluated fills in the evaluation from Black's side.
+func (j *job) evaluated(p *Ply) *Ply {
+	if p.score == nil {
+		return p
+	}
+	p.Eval = p.score
+	if p.SideToMove == "w" {
+		p.Eval = negate(p.score)
+	}
+	wr := round(WinRate(p.Eval), 4)
+	p.WinRate = &wr
+	return p
+}
+
+// store records a position's result, judges the moves it completes, and
+// tells the job's followers.
+func (j *job) store(p *Ply) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.results[p.Ply] != nil || !j.finished.IsZero() {
+		return
+	}
+	j.results[p.Ply] = p
+	j.done++
+	changed := []*Ply{}
+	if prev := p.Ply - 1; prev >= 0 && j.judgeLocked(prev) {
+		changed = append(changed, j.results[prev])
+	}
+	j.judgeLocked(p.Ply)
+	changed = append(changed, j.results[p.Ply]) // judged, when the next was there first
+	if len(j.subs) == 0 {
+		return
+	}
+	ev := &session.Event{Type: session.EventProgress, Job: j.id, Progress: &session.GameProgress{Done: j.done, Total: len(j.plies)}}
+	for _, c := range changed {
+		b, err := json.Marshal(c)
+		if err == nil {
+			ev.Positions = append(ev.Positions, b)
+		}
+	}
+	for _, s := range j.subs {
+		e := *ev
+		e.ID = s.id
+		s.emit(&e)
+	}
+}
+
+// judgeLocked judges the move played from ply once both its ends are
+// evaluated; it reports whether it did.
+func (j *job) judgeLocked(ply int) bool {
+	if ply+1 >= len(j.results) {
+		return false
+	}
+	before, after := j.results[ply], j.results[ply+1]
+	if before == nil || after == nil || before.score == nil || after.score == nil || before.Loss != nil {
+		return false
+	}
+	// The mover's score after its move is the negation of its opponent's,
+	// who is to move then.
+	loss, judgement := Judge(before.score, negate(after.score))
+	loss = round(loss, 4)
+	// Entries already handed out are not changed under their readers: a
+	// judged entry is a new one.
+	nb := *before
+	nb.Loss, nb.Judgement = &loss, judgement
+	j.results[ply] = &nb
+	return true
+}
+
+// fail ends the job with err (the position ply's search failed).
+func (j *job) fail(ply int, err *session.Error) {
+	j.mu.Lock()
+	if !j.failed && !j.halt {
+		j.failed, j.why, j.failPly = true, err, ply
+	}
+	j.halt = true
+	j.mu.Unlock()
+	j.noMoreOnce.Do(func() { close(j.noMore) })
+	j.m.log.Warn("game analysis failed", "job", j.id, "ply", ply, "code", err.Code, "err", err.Message)
+	j.cancel() // the other workers' searches
+}
+
+// stop halts j: no new position is taken; with now, the searches running
+// are stopped too. why, if the first reason given, is what clients are told.
+func (j *job) stop(why *session.Error, now bool) {
+	j.mu.Lock()
+	if !j.halt {
+		j.why = why // the first reason stands
+	}
+	j.halt = true
+	j.mu.Unlock()
+	j.noMoreOnce.Do(func() { close(j.noMore) })
+	if now {
+		j.cancel()
+	}
+}
+
+// detach stops sending events to s.
+func (j *job) detach(s *sub) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for i, x := range j.subs {
+		if x == s {
+			j.subs = append(j.subs[:i:i], j.subs[i+1:]...)
+			return
+		}
+	}
+}
+
+// finish ends a job that never ran.
+func (j *job) finish(status string, why *session.Error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.finishLocked(status, why)
+}
+
+// finishLocked sets the final status and sends the terminal event: a
+// game_analysis event (done, cancelled), or an error event (failed).
+func (j *job) finishLocked(status string, why *session.Error) {
+	if !j.finished.IsZero() {
+		return
+	}
+	j.status, j.why, j.finished = status, why, time.Now()
+	j.cancel()
+	if status != StatusFailed {
+		j.summary = summarize(j.results)
+	}
+	close(j.ended)
+	j.m.m.finished.WithLabelValues(status).Inc()
+	for _, s := range j.subs {
+		var ev *session.Event
+		if status == StatusFailed {
+			ev = session.ErrorEvent(s.id, why)
+		} else {
+			ev = &session.Event{Type: session.EventGameAnalysis, ID: s.id, Status: status,
+				Progress: &session.GameProgress{Done: j.done, Total: len(j.plies)}}
+			ev.Summary, _ = json.Marshal(j.summary)
+			if why != nil {
+				ev.Code, ev.Message = why.Code, why.Message
+			}
+		}
+		ev.Job = j.id
+		s.emit(ev)
+	}
+	j.subs = nil
+}
+
+func (j *job) finishedAt() time.Time {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.finished
+}
+
+// view copies the job's state for a reader.
+func (j *job) view() *View {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	v := &View{ID: j.id, Status: j.status, Engine: j.engine,
+		Limits:    limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes},
+		Progress:  session.GameProgress{Done: j.done, Total: len(j.plies)},
+		Positions: append([]*Ply(nil), j.results...), // entries are never changed once stored
+		Summary:   j.summary, CreatedAt: j.created}
+	if !j.started.IsZero() {
+		t := j.started
+		v.StartedAt = &t
+	}
+	if !j.finished.IsZero() {
+		t := j.finished
+		v.FinishedAt = &t
+	}
+	if j.why != nil {
+		v.Error = &errorJSON{Code: j.why.Code, Message: j.why.Message}
+		if j.status == StatusFailed {
+			p := j.failPly
+			v.Error.Ply = &p
+		}
+	}
+	return v
+}
+
+// recordPosition reads a game record (package kifu: the same parser as
+// POST /v1/records/parse) into its start position and main line. A refused
+// record keeps kifu's code; its line goes into the message.
+func recordPosition(text string, maxMoves int) (*session.Position, *session.Error) {
+	rec, err := kifu.Parse([]byte(text), kifu.Options{MaxMoves: maxMoves})
+	if err != nil {
+		ke, ok := err.(*kifu.Error)
+		if !ok {
+			return nil, &session.Error{Code: session.CodeInvalidField, Message: "record: " + err.Error(), MoveIndex: -1}
+		}
+		msg := "record: " + ke.Message
+		if ke.Line > 0 {
+			msg = fmt.Sprintf("record line %d: %s", ke.Line, ke.Message)
+		}
+		return nil, &session.Error{Code: string(ke.Code), Message: msg, MoveIndex: ke.MoveIndex}
+	}
+	return &session.Position{SFEN: rec.StartSFEN, Moves: rec.USIMoves()}, nil
+}

@@ -1,0 +1,133 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"go.uber.org/goleak"
+
+	"github.com/usid/usid"
+	"github.com/usid/usid/internal/proc"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// TestGameAnalysisDrain: SIGTERM's drain (Main.Close) with a game analysis
+// running over a WebSocket: the client gets closing, then the job's one
+// terminal event (cancelled, shutting_down) after the positions in flight,
+// then the going-away close; no engine process is left.
+func TestGameAnalysisDrain(t *testing.T) {
+	if _, err := os.Stat("/usr/games/fairy-stockfish"); err != nil {
+		t.Fatalf("fairy-stockfish is missing (%v): apt-get install fairy-stockfish", err)
+	}
+	c, err := ParseConfig(usid.DefaultConfig, []byte("engines:\n  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	m := &Main{Config: c, Addr: addr, Logger: slog.New(slog.DiscardHandler)}
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			m.Close(context.Background())
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not ready within 60s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws://"+addr+"/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	msg, _ := json.Marshal(map[string]any{"type": "analyze_game", "id": "g1",
+		"position": map[string]any{"moves": []string{"7g7f", "3c3d", "2g2f", "4c4d", "2f2e", "2b3c", "3i4h", "8b4b"}},
+		"limits":   map[string]any{"movetime_ms": 500}})
+	if err := ws.Write(ctx, websocket.MessageText, msg); err != nil {
+		t.Fatal(err)
+	}
+	read := func() map[string]any {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		var ev map[string]any
+		json.Unmarshal(b, &ev)
+		return ev
+	}
+	if ev := read(); ev["type"] != "progress" {
+		t.Fatalf("first event %v", ev)
+	}
+	closeErr := make(chan error, 1)
+	go func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		closeErr <- m.Close(cctx)
+	}()
+	closed = true
+	var types []string
+	var end map[string]any
+	for end == nil {
+		ev := read()
+		types = append(types, ev["type"].(string))
+		if ev["type"] == "game_analysis" || ev["type"] == "error" {
+			end = ev
+		}
+	}
+	if types[0] != "closing" {
+		t.Errorf("events during the drain: %v, want closing first", types)
+	}
+	if end["type"] != "game_analysis" || end["status"] != "cancelled" || end["code"] != "shutting_down" {
+		t.Errorf("terminal event %v", end)
+	}
+	if p := end["progress"].(map[string]any); p["done"].(float64) < 2 {
+		t.Errorf("the position in flight at the drain was not finished: %v", p)
+	}
+	if _, _, err := ws.Read(ctx); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Errorf("after the terminal event: %v, want a going-away close", err)
+	}
+	if err := <-closeErr; err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if kids := proc.Children(os.Getpid()); len(kids) > 0 {
+		t.Errorf("processes left after Close: %v", kids)
+	}
+}
