@@ -246,7 +246,7 @@ func TestRefusals(t *testing.T) {
 		{"illegal move", Request{Position: &session.Position{Moves: []string{"7g7f", "P*5e"}}, Limits: &session.Limits{Depth: 1}}, "drop_not_in_hand", 1},
 		{"unknown engine", Request{Position: &session.Position{}, Engine: "nope", Limits: &session.Limits{Depth: 1}}, session.CodeUnknownEngine, -1},
 		{"bad notation", Request{Position: &session.Position{}, Limits: &session.Limits{Depth: 1}, Notation: "csa"}, session.CodeInvalidField, -1},
-		{"record", Request{Record: &rec, Limits: &session.Limits{Depth: 1}}, session.CodeUnsupported, -1},
+		{"not a record", Request{Record: &rec, Limits: &session.Limits{Depth: 1}}, "record_format", -1},
 		{"record and position", Request{Record: &rec, Position: &session.Position{}, Limits: &session.Limits{Depth: 1}}, session.CodeInvalidField, -1},
 	} {
 		_, err := m.Start("c1", &tc.req)
