@@ -136,6 +136,15 @@ const cases = [
   { op: 'post /v1/records/parse', status: 413, body: JSON.stringify({ record: 'x'.repeat(70000) }) },
   { op: 'post /v1/records/parse', status: 422, body: { record: '手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３五歩(33)\n' }, note: 'line and code' },
 
+  { op: 'post /v1/records/export', status: 200, body: 'example' },
+  { op: 'post /v1/records/export', status: 200, body: { sfen: '4k4/9/9/9/9/9/9/9/4K4 b G 1', plies: [{ move: 'G*5b', eval: { mate: 1 } }] }, note: 'a board diagram, a mate' },
+  { op: 'post /v1/records/export', status: 400, body: { plies: [], extra: 1 }, bad: true },
+  { op: 'post /v1/records/export', status: 415, body: '{"plies":[]}', headers: textPlain, bad: true },
+  { op: 'post /v1/records/export', status: 403, body: 'example', headers: foreign },
+  { op: 'post /v1/records/export', status: 421, body: 'example', ...misdirected },
+  { op: 'post /v1/records/export', status: 401, body: 'example', headers: wrongKey, bad: true },
+  { op: 'post /v1/records/export', status: 413, body: JSON.stringify({ comment: 'x'.repeat(70000) }) },
+  { op: 'post /v1/records/export', status: 422, body: { plies: [{ move: '7g7f' }, { move: '3c3e' }] }, note: 'an illegal move' },
   { op: 'post /v1/analyze', status: 200, body: 'example' },
   { op: 'post /v1/analyze', status: 200, body: { engine: 'gps', position: { sfen: 'startpos', moves: ['7g7f', '3c3d'] }, limits: { depth: 3 }, notation: 'kif' }, note: 'depth enforced by usid on gpsusi' },
   { op: 'post /v1/analyze', status: 200, body: { limits: { nodes: 20000 } }, headers: { Authorization: 'Bearer ' + apiKey }, note: 'default engine, with a key' },
@@ -198,6 +207,7 @@ const notDriven = {
   'post /v1/validate 408': 'needs a body that stalls, which the proxy would wait for; TestTimeouts (server/timeouts_test.go) stalls one and checks the answer against openapi.yaml',
   'post /v1/analyze 408': 'as for /v1/validate: TestTimeouts',
   'post /v1/mate 408': 'as for /v1/validate: TestTimeouts',
+  'post /v1/records/export 408': 'as for /v1/validate: TestRecordsBodyTimeout (server/records_test.go) stalls one and checks the answer against openapi.yaml',
   'post /v1/records/parse 408': 'as for /v1/validate: TestRecordsBodyTimeout (server/records_test.go) stalls one and checks the answer against openapi.yaml',
   'post /v1/mate 502': 'needs an engine whose mate line fails verification; TestMateRoute (server/rest_test.go) makes one and checks the answer against openapi.yaml',
 };

@@ -134,6 +134,7 @@ func New(cfg Config) *Server {
 		r.Get("/engines", s.engines)
 		r.Post("/validate", s.validate)
 		r.Post("/records/parse", s.parseRecord)
+		r.Post("/records/export", s.exportRecord)
 		r.Post("/analyze", s.analyze)
 		r.Post("/mate", s.mate)
 		r.Get("/ws", s.websocket)
