@@ -33,6 +33,24 @@ export class GamePanel {
     this.setupLoading();
     this.setupAnalysis();
     $('#download-kif').addEventListener('click', () => this.download());
+    // Another game loaded (a record, the start position, a link): the
+    // analysis of the old one no longer applies.
+    game.addEventListener('change', (e) => {
+      if (e.detail.what === 'cursor' || e.detail.what === 'kif') return;
+      const moves = game.mainLine().map((n) => n.move);
+      if (e.detail.what !== 'load' || !this.jobLine ||
+        (game.root === this.jobLine.root && moves.join(' ') === this.jobLine.moves.join(' '))) {
+        this.renderJob(); // the button knows whether there is a game to analyse
+        return;
+      }
+      if (this.running) this.job.cancel();
+      this.job = null;
+      this.jobLine = null;
+      this.state = null;
+      this.results.clear();
+      showErrors($('#game-error'), []);
+      this.renderJob();
+    });
   }
 
   // --- loading records ----------------------------------------------------
@@ -101,11 +119,7 @@ export class GamePanel {
       return false;
     }
     showErrors(this.errorBox, []);
-    this.cancel();
-    this.results.clear();
-    this.job = null;
-    this.state = null;
-    this.game.loadRecord(rec);
+    this.game.loadRecord(rec); // the 'load' change clears an analysis of another game
     this.renderJob();
     const n = rec.plies.length;
     toast(`${rec.format.toUpperCase()} loaded: ${n} move${n === 1 ? '' : 's'}`);
