@@ -294,7 +294,8 @@ export class GamePanel {
     const evalOf = (key) => {
       const r = this.results.get(key);
       const score = r ? r.score : this.liveEval(key)?.score;
-      if (!score) return null;
+      // "Mated" (mate 0) is no evaluation a KIF comment can say.
+      if (!score || score.mate === 0) return null;
       const e = score.mate !== undefined ? { mate: score.winner === 'b' ? Math.abs(score.mate) : -Math.abs(score.mate) } : { cp: score.cp };
       if (r && r.depth) e.depth = r.depth;
       else if (!r && this.liveEval(key)?.depth) e.depth = this.liveEval(key).depth;
