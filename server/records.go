@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net/http"
 
 	"github.com/usid/usid/kifu"
@@ -132,4 +133,165 @@ func pliesOf(p shogi.Position, last shogi.Square, line []kifu.Move) []plyJSON {
 		last = mv.To
 	}
 	return out
+}
+
+// POST /v1/records/export writes a game as KIF (kifu.ExportKIF): the start,
+// the main line with its variations, comments, consumed times and engine
+// evaluations (as the "*#評価値=" comment lines ShogiHome reads). The pages
+// download analysed games with it, so that one writer of KIF serves both
+// the API and the browser.
+
+// exportRequest is the body of POST /v1/records/export. Header and plies
+// take what /v1/records/parse answers (minus each ply's kif and line).
+type exportRequest struct {
+	SFEN    string        `json:"sfen"`
+	Header  *exportHeader `json:"header"`
+	Comment string        `json:"comment"`
+	End     string        `json:"end"`
+	Plies   []exportPly   `json:"plies"`
+}
+
+type exportHeader struct {
+	Black  string       `json:"black"`
+	White  string       `json:"white"`
+	Event  string       `json:"event"`
+	Date   string       `json:"date"`
+	Fields []kifu.Field `json:"fields"`
+	// Handicap is accepted (parse answers it) but the start position
+	// decides the 手合割 line.
+	Handicap string `json:"handicap"`
+}
+
+type exportPly struct {
+	Move       string        `json:"move"`
+	Comment    string        `json:"comment"`
+	TimeMS     *int64        `json:"time_ms"`
+	Eval       *exportEval   `json:"eval"`
+	Variations [][]exportPly `json:"variations"`
+}
+
+// exportEval is an evaluation of the position after the move, from
+// Black's side.
+type exportEval struct {
+	CP     *int     `json:"cp"`
+	Mate   *int     `json:"mate"`
+	Depth  int      `json:"depth"`
+	PV     []string `json:"pv"`
+	Engine string   `json:"engine"`
+}
+
+type exportResponse struct {
+	KIF string `json:"kif"`
+}
+
+var recordEnds = map[string]bool{}
+
+func init() {
+	for _, e := range []kifu.End{kifu.EndResign, kifu.EndAbort, kifu.EndRepetition, kifu.EndImpasse, kifu.EndTimeUp,
+		kifu.EndIllegalWin, kifu.EndIllegalLoss, kifu.EndMate, kifu.EndNoMate, kifu.EndDeclareWin, kifu.EndDraw} {
+		recordEnds[string(e)] = true
+	}
+}
+
+func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request) {
+	var req exportRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	rec, err := s.exportRecordOf(&req)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	text, kerr := kifu.ExportKIF(rec)
+	if kerr != nil {
+		// ExportKIF checks every move of every line as it writes it.
+		if se, ok := kerr.(*shogi.Error); ok {
+			s.problem(w, r, &session.Error{Code: string(se.Code), Message: se.Message, MoveIndex: se.MoveIndex})
+			return
+		}
+		s.problem(w, r, &session.Error{Code: codeInternal, Message: kerr.Error(), MoveIndex: -1})
+		return
+	}
+	writeJSON(w, http.StatusOK, exportResponse{KIF: text})
+}
+
+// exportRecordOf checks what ExportKIF does not (the start position, the
+// fields, the size) and builds the record.
+func (s *Server) exportRecordOf(req *exportRequest) (*kifu.Record, *session.Error) {
+	invalid := func(format string, args ...any) *session.Error {
+		return &session.Error{Code: session.CodeInvalidField, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
+	}
+	sfen := req.SFEN
+	if sfen == "" {
+		sfen = "startpos"
+	}
+	start, errs := shogi.Load(sfen, nil)
+	if errs != nil {
+		return nil, &session.Error{Code: string(errs[0].Code), Message: errs[0].Message, MoveIndex: -1}
+	}
+	if req.End != "" && !recordEnds[req.End] {
+		return nil, invalid("end: %q is not one of resign, abort, repetition, impasse, time_up, illegal_win, illegal_loss, mate, no_mate, declare_win, draw", req.End)
+	}
+	rec := &kifu.Record{Format: kifu.FormatKIF, StartSFEN: start.SFEN(), Comment: req.Comment, End: kifu.End(req.End)}
+	if h := req.Header; h != nil {
+		has := map[string]bool{}
+		for _, f := range h.Fields {
+			has[f.Key] = true
+		}
+		for _, f := range []kifu.Field{{Key: "棋戦", Value: h.Event}, {Key: "開始日時", Value: h.Date}, {Key: "先手", Value: h.Black}, {Key: "後手", Value: h.White}} {
+			if f.Value != "" && !has[f.Key] {
+				rec.Header = append(rec.Header, f)
+			}
+		}
+		rec.Header = append(rec.Header, h.Fields...)
+	}
+	count, maxMoves := 0, s.cfg.Service.Caps.MaxMoves
+	if maxMoves <= 0 {
+		maxMoves = kifu.DefaultMaxMoves
+	}
+	var line func(plies []exportPly, where string) ([]kifu.Move, *session.Error)
+	line = func(plies []exportPly, where string) ([]kifu.Move, *session.Error) {
+		out := make([]kifu.Move, 0, len(plies))
+		for i, p := range plies {
+			if count++; count > maxMoves {
+				return nil, &session.Error{Code: string(kifu.CodeRecordTooLong), Message: fmt.Sprintf("more than %d moves (all lines together)", maxMoves), MoveIndex: -1}
+			}
+			m := kifu.Move{USI: p.Move, Comment: p.Comment, TimeMS: -1}
+			if p.TimeMS != nil {
+				if *p.TimeMS < 0 {
+					return nil, invalid("%s[%d].time_ms: negative", where, i)
+				}
+				m.TimeMS = *p.TimeMS
+			}
+			if e := p.Eval; e != nil {
+				if (e.CP == nil) == (e.Mate == nil) {
+					return nil, invalid("%s[%d].eval: give cp or mate, one of them", where, i)
+				}
+				if e.Depth < 0 {
+					return nil, invalid("%s[%d].eval.depth: negative", where, i)
+				}
+				m.Eval = &kifu.Eval{CP: e.CP, Mate: e.Mate, Depth: e.Depth, PV: e.PV, Engine: e.Engine}
+			}
+			for k, v := range p.Variations {
+				if len(v) == 0 {
+					return nil, invalid("%s[%d].variations[%d]: empty", where, i, k)
+				}
+				alt, err := line(v, fmt.Sprintf("%s[%d].variations[%d]", where, i, k))
+				if err != nil {
+					return nil, err
+				}
+				m.Variations = append(m.Variations, alt)
+			}
+			out = append(out, m)
+		}
+		return out, nil
+	}
+	moves, err := line(req.Plies, "plies")
+	if err != nil {
+		return nil, err
+	}
+	rec.Moves = moves
+	return rec, nil
 }

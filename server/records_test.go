@@ -124,3 +124,90 @@ func TestRecordsBodyTimeout(t *testing.T) {
 	}
 	checkResponseAs(t, "RequestTimeout", "stalled POST /v1/records/parse", resp, body)
 }
+
+// TestRecordsExport: a game written as KIF with comments, times,
+// evaluations and variations reads back (POST /v1/records/parse) to the
+// same lines.
+func TestRecordsExport(t *testing.T) {
+	cp, mate := 54, -3
+	body := map[string]any{
+		"header":  map[string]any{"black": "甲", "white": "乙", "handicap": "平手", "fields": []map[string]any{{"key": "棋戦", "value": "テスト棋戦"}}},
+		"comment": "始まり",
+		"end":     "resign",
+		"plies": []map[string]any{
+			{"move": "7g7f", "time_ms": 12000, "eval": map[string]any{"cp": cp, "depth": 12, "pv": []string{"3c3d", "2g2f"}}},
+			{"move": "3c3d", "comment": "角道", "variations": [][]map[string]any{{{"move": "8c8d", "eval": map[string]any{"mate": mate}}, {"move": "2g2f"}}}},
+			{"move": "8h2b+"},
+		},
+	}
+	code, _, v := call(t, shared, "POST", "/v1/records/export", body)
+	if code != 200 {
+		t.Fatalf("%d %v", code, v)
+	}
+	kif := v["kif"].(string)
+	for _, want := range []string{"先手：甲\n", "後手：乙\n", "棋戦：テスト棋戦\n", "手合割：平手\n", "*始まり\n", "   1 ７六歩(77)   ( 0:12/00:00:12)\n",
+		"*#評価値=54\n*#読み筋=△３四歩(33)▲２六歩(27)\n*#深さ=12\n", "*角道\n", "   3 ２二角成(88)", "   4 投了\n", "変化：2手\n   2 ８四歩(83)", "*#詰み=後手勝ち:3手\n"} {
+		if !strings.Contains(kif, want) {
+			t.Errorf("KIF lacks %q:\n%s", want, kif)
+		}
+	}
+	code, _, p := call(t, shared, "POST", "/v1/records/parse", map[string]any{"record": kif})
+	if code != 200 {
+		t.Fatalf("parse back: %d %v", code, p)
+	}
+	moves := p["position"].(map[string]any)["moves"].([]any)
+	plies := p["plies"].([]any)
+	alt := plies[1].(map[string]any)["variations"].([]any)[0].([]any)
+	if len(moves) != 3 || moves[2] != "8h2b+" || p["end"] != "resign" || len(alt) != 2 || alt[1].(map[string]any)["move"] != "2g2f" ||
+		plies[1].(map[string]any)["comment"] != "角道" || plies[0].(map[string]any)["time_ms"] != 12000.0 {
+		t.Errorf("read back: %v", p)
+	}
+
+	// A handicap start is written as its 手合割, any other start as a board.
+	code, _, v = call(t, shared, "POST", "/v1/records/export", map[string]any{"sfen": "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1", "plies": []map[string]any{{"move": "3c3d"}}})
+	if code != 200 || !strings.Contains(v["kif"].(string), "手合割：飛車落ち\n") {
+		t.Errorf("handicap: %d %v", code, v)
+	}
+	code, _, v = call(t, shared, "POST", "/v1/records/export", map[string]any{"sfen": "4k4/9/9/9/9/9/9/9/4K4 b G 1", "plies": []map[string]any{{"move": "G*5b"}}})
+	if code != 200 || !strings.Contains(v["kif"].(string), "先手の持駒：金") {
+		t.Errorf("board diagram: %d %v", code, v)
+	}
+}
+
+func TestRecordsExportErrors(t *testing.T) {
+	long := make([]map[string]any, 0, 1100)
+	for i := 0; len(long) < 1100; i++ {
+		for _, m := range []string{"5i5h", "5a5b", "5h5i", "5b5a"} {
+			long = append(long, map[string]any{"move": m})
+		}
+	}
+	tests := []struct {
+		name  string
+		body  any
+		code  string
+		index float64
+	}{
+		{"illegal move", map[string]any{"plies": []map[string]any{{"move": "7g7f"}, {"move": "3c3e"}}}, "unreachable", 1},
+		{"illegal variation move", map[string]any{"plies": []map[string]any{{"move": "7g7f", "variations": [][]map[string]any{{{"move": "2g2f"}, {"move": "7g7f"}}}}}}, "opponent_piece", 1},
+		{"illegal start", map[string]any{"sfen": "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNK b - 1", "plies": []map[string]any{}}, "two_kings", -1},
+		{"cp and mate", map[string]any{"plies": []map[string]any{{"move": "7g7f", "eval": map[string]any{"cp": 1, "mate": 3}}}}, "invalid_field", -1},
+		{"no score", map[string]any{"plies": []map[string]any{{"move": "7g7f", "eval": map[string]any{"depth": 3}}}}, "invalid_field", -1},
+		{"negative time", map[string]any{"plies": []map[string]any{{"move": "7g7f", "time_ms": -1}}}, "invalid_field", -1},
+		{"empty variation", map[string]any{"plies": []map[string]any{{"move": "7g7f", "variations": [][]map[string]any{{}}}}}, "invalid_field", -1},
+		{"bad end", map[string]any{"end": "won", "plies": []map[string]any{}}, "invalid_field", -1},
+		{"too many moves", map[string]any{"plies": long}, "record_too_long", -1},
+	}
+	for _, tc := range tests {
+		code, _, v := call(t, shared, "POST", "/v1/records/export", tc.body)
+		index, ok := v["move_index"].(float64)
+		if !ok {
+			index = -1
+		}
+		if code != 422 || v["code"] != tc.code || index != tc.index {
+			t.Errorf("%s: %d %v, want 422 %s move_index %v", tc.name, code, v, tc.code, tc.index)
+		}
+	}
+	if code, _, v := call(t, shared, "POST", "/v1/records/export", map[string]any{"plies": []map[string]any{{"move": "7g7f", "kif": "▲７六歩(77)"}}}); code != 400 {
+		t.Errorf("unknown field: %d %v", code, v)
+	}
+}

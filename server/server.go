@@ -139,6 +139,7 @@ func New(cfg Config) *Server {
 		r.Get("/engines", s.engines)
 		r.Post("/validate", s.validate)
 		r.Post("/records/parse", s.parseRecord)
+		r.Post("/records/export", s.exportRecord)
 		r.Post("/analyze", searchRoute(s, (*analyzeRequest).request, s.cfg.Service.Analyze))
 		r.Post("/mate", searchRoute(s, (*mateRequest).request, s.cfg.Service.Mate))
 		r.Get("/ws", s.websocket)

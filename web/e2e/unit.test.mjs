@@ -76,3 +76,175 @@ test('scores are shown from Black\'s side', () => {
   assert.ok(winChance({ cp: 500 }) > 0 && winChance({ cp: 500 }) < 1);
   assert.equal(formatCount(1234567), '1.2M');
 });
+
+// --- game analysis (the contract of /v1/games/analysis), the game tree ----
+
+import fs from 'node:fs';
+import { normalizeJob, evalScore, summarize, GameJob, isTerminal } from '../static/js/gameanalysis.js';
+import { Game } from '../static/js/game.js';
+import { xStep } from '../static/js/evalgraph.js';
+
+// A recorded answer for kifu/testdata/kfw-game-a.kif (38 moves), in the
+// shape /v1/games/analysis is specified to answer: evaluations by
+// fairy-stockfish at depth 8 (POST /v1/analyze per position), judged by the
+// drop in winning chance.
+const RECORDED = JSON.parse(fs.readFileSync(new URL('./testdata/game-analysis.json', import.meta.url)));
+
+test('a game analysis answer is read into Black\'s-view scores, judgements and a summary', () => {
+  const j = normalizeJob(RECORDED, 'b');
+  assert.equal(j.status, 'done');
+  assert.equal(j.positions.length, 39);
+  assert.deepEqual([j.done, j.total], [39, 39]);
+  assert.deepEqual(j.positions[0].score, { cp: 161 });
+  assert.equal(j.positions[23].turn, 'w');
+  assert.deepEqual(j.positions[23].score, { cp: -1597 }, 'Black\'s side, as sent');
+  assert.equal(j.positions[22].judgement, 'blunder');
+  assert.equal(j.positions[22].move, '2h2d');
+  assert.equal(j.positions[38].move, null, 'the last position has no move played');
+  const s = summarize(j.positions);
+  assert.equal(s.b.moves + s.w.moves, 38);
+  const count = (side, what) => j.positions.filter((p) => p.turn === side && p.judgement === what).length;
+  for (const side of ['b', 'w']) {
+    for (const what of ['inaccuracy', 'mistake', 'blunder']) assert.equal(s[side][what], count(side, what), `${side} ${what}`);
+  }
+  assert.ok(s.b.averageLoss > 0);
+  // What the page does not know it leaves alone.
+  const odd = normalizeJob({ id: 'x', status: 'running', positions: [{ ply: 2, judgement: 'brilliant', eval: { cp: 5 } }, { ply: -1 }, null] }, 'w');
+  assert.equal(odd.positions.length, 1);
+  assert.equal(odd.positions[0].judgement, null);
+  assert.equal(odd.positions[0].turn, 'w', 'white moves first in a handicap game');
+  assert.equal(odd.total, null);
+  assert.ok(isTerminal('done') && isTerminal('cancelled') && isTerminal('failed') && !isTerminal('running'));
+});
+
+test('mate evaluations from Black\'s side', () => {
+  assert.deepEqual(evalScore({ mate: 3 }, 'w'), { mate: 3, winner: 'b' });
+  assert.deepEqual(evalScore({ mate: -5 }, 'b'), { mate: -5, winner: 'w' });
+  assert.deepEqual(evalScore({ mate: 0 }, 'w'), { mate: 0, winner: 'b' }, 'White to move and mated');
+  assert.equal(formatScore(evalScore({ mate: -5 }, 'b')), '#-5');
+  assert.equal(evalScore(null, 'b'), null);
+});
+
+test('a GameJob posts, polls until done, and reports each answer', async () => {
+  const calls = [];
+  const answers = [
+    { id: 'g1', status: 'queued', progress: { done: 0, total: 39 }, positions: [] },
+    { ...RECORDED, status: 'running', progress: { done: 10, total: 39 }, positions: RECORDED.positions.slice(0, 10) },
+    { ...RECORDED, status: 'running', progress: { done: 25, total: 39 }, positions: RECORDED.positions.slice(0, 25) },
+    RECORDED,
+  ];
+  const request = async (method, url, body) => { calls.push([method, url, body]); return answers.shift(); };
+  const job = new GameJob(request, { interval: 1 });
+  const seen = [];
+  job.addEventListener('update', (e) => seen.push([e.detail.status, e.detail.done, e.detail.positions.length]));
+  await job.start({ position: { sfen: 'startpos', moves: ['7g7f'] }, engine: 'fairy', limits: { depth: 8 } });
+  assert.deepEqual(calls[0], ['POST', '/v1/games/analysis', { position: { sfen: 'startpos', moves: ['7g7f'] }, engine: 'fairy', limits: { depth: 8 } }]);
+  assert.deepEqual(calls.slice(1).map((c) => c.slice(0, 2)), [['GET', '/v1/games/analysis/g1'], ['GET', '/v1/games/analysis/g1'], ['GET', '/v1/games/analysis/g1']]);
+  assert.deepEqual(seen, [['queued', 0, 0], ['running', 10, 10], ['running', 25, 25], ['done', 39, 39]]);
+});
+
+test('a GameJob cancels with DELETE and stops polling; a vanished job is an error', async () => {
+  const calls = [];
+  let job;
+  const request = async (method, url) => {
+    calls.push(method);
+    if (method === 'GET' && calls.length === 3) job.cancel();
+    return method === 'DELETE' ? { id: 'g2', status: 'cancelled', positions: [] } : { id: 'g2', status: 'running', positions: [] };
+  };
+  job = new GameJob(request, { interval: 1 });
+  let last = null;
+  job.addEventListener('update', (e) => { last = e.detail.status; });
+  await job.start({ position: { sfen: 'startpos', moves: [] }, limits: { depth: 1 } });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(calls, ['POST', 'GET', 'GET', 'DELETE']);
+  assert.equal(last, 'cancelled');
+
+  const gone = new GameJob(async (method) => {
+    if (method === 'POST') return { id: 'g3', status: 'running' };
+    throw Object.assign(new Error('no such job'), { status: 404, code: 'not_found' });
+  }, { interval: 1 });
+  let err = null;
+  gone.addEventListener('error', (e) => { err = e.detail; });
+  await gone.start({ position: { sfen: 'startpos', moves: [] }, limits: { depth: 1 } });
+  assert.equal(err?.code, 'not_found');
+});
+
+// A record as POST /v1/records/parse answers kifu/testdata/variations.kif
+// (trimmed): a main line with variations at moves 2 and 5.
+const VARIATIONS = {
+  format: 'kif',
+  position: { sfen: STARTPOS, moves: ['7g7f', '3c3d', '2g2f', '4c4d', '2f2e'] },
+  header: { black: '甲', white: '乙', fields: [] },
+  end: 'abort',
+  plies: [
+    { move: '7g7f', kif: '▲７六歩(77)', line: 6, time_ms: 1000 },
+    {
+      move: '3c3d', kif: '△３四歩(33)', line: 7, comment: '本譜',
+      variations: [
+        [{ move: '8c8d', kif: '△８四歩(83)', line: 20 }, { move: '2g2f', kif: '▲２六歩(27)', line: 21 }],
+        [{ move: '4a3b', kif: '△３二金(41)', line: 30 }],
+      ],
+    },
+    { move: '2g2f', kif: '▲２六歩(27)', line: 9 },
+    { move: '4c4d', kif: '△４四歩(43)', line: 10 },
+    { move: '2f2e', kif: '▲２五歩(26)', line: 11, variations: [[{ move: '3i4h', kif: '▲４八銀(39)', line: 16 }]] },
+  ],
+};
+
+test('a loaded record keeps its variations; a move mid-game opens one and the main line stays', () => {
+  const g = new Game();
+  const changes = [];
+  g.addEventListener('change', (e) => changes.push(e.detail.what));
+  g.loadRecord(VARIATIONS);
+  assert.equal(g.root, 'startpos');
+  assert.equal(g.cursor, 0);
+  assert.deepEqual(g.moves, VARIATIONS.position.moves);
+  assert.equal(g.tree.children[0].children.length, 3, 'move 2 and its two alternatives');
+  assert.equal(g.line[1].comment, '本譜');
+  assert.equal(g.line[0].timeMs, 1000);
+  assert.equal(g.record.end, 'abort');
+  assert.ok(g.onMainLine);
+
+  // Choosing a stored variation shows its line.
+  const alt = g.tree.children[0].children[1];
+  g.select(alt.id);
+  assert.deepEqual(g.moves, ['7g7f', '8c8d', '2g2f']);
+  assert.equal(g.cursor, 2);
+  assert.equal(g.branchPly(), 1);
+  assert.ok(!g.onMainLine);
+  g.backToMain();
+  assert.deepEqual(g.moves, VARIATIONS.position.moves);
+  assert.equal(g.cursor, 2, 'at the move the variation replaced');
+
+  // A new move in the middle of the game: a variation, nothing deleted.
+  g.goto(3);
+  g.refreshKif = async () => {}; // no usid here
+  g.play('8c8d');
+  assert.deepEqual(g.moves, ['7g7f', '3c3d', '2g2f', '8c8d']);
+  assert.equal(g.cursor, 4);
+  assert.deepEqual(g.mainLine().map((n) => n.move), VARIATIONS.position.moves, 'the game is intact');
+  assert.equal(g.line[2].children.length, 2);
+  assert.equal(toSfen(g.position), 'lnsgkgsnl/1r5b1/p1pppp1pp/1p4p2/9/2P4P1/PP1PPPP1P/1B5R1/LNSGKGSNL b - 5');
+  // Playing it again only steps into it; the main line's own next move steps along the main line.
+  g.goto(3);
+  g.play('8c8d');
+  assert.equal(g.line[2].children.length, 2);
+  g.goto(3);
+  g.play('4c4d');
+  assert.deepEqual(g.moves, VARIATIONS.position.moves);
+  assert.ok(g.onMainLine);
+  assert.equal(g.key(2), 'startpos|7g7f 3c3d');
+  assert.equal(g.keyBefore(g.line[2]), 'startpos|7g7f 3c3d');
+  // At the end of the line a move extends it.
+  g.goto(5);
+  g.play('3a3b');
+  assert.equal(g.mainLine().length, 6);
+  assert.ok(changes.includes('load') && changes.includes('line'));
+});
+
+test('the graph\'s move axis has readable steps', () => {
+  assert.equal(xStep(8), 2);
+  assert.equal(xStep(38), 10);
+  assert.equal(xStep(120), 20);
+  assert.equal(xStep(400), 50);
+});

@@ -1,11 +1,13 @@
 // The analysis board page (/): board, move list, position loading, and live
-// engine analysis over usid's WebSocket.
+// engine analysis over usid's WebSocket. Game records, whole-game analysis
+// and the KIF download live in gamepanel.js.
 
 import { Board } from './board.js';
 import { Game } from './game.js';
 import { UsidSocket } from './ws.js';
 import { EvalBar, EvalGraph } from './evalgraph.js';
 import { MoveList } from './movelist.js';
+import { GamePanel } from './gamepanel.js';
 import { parsePositionText, parseSfen, toSfen } from './sfen.js';
 import { blackScore, formatScore, formatCount, formatSeconds, splitKif, MARK } from './notation.js';
 import * as api from './api.js';
@@ -17,7 +19,7 @@ const game = new Game();
 const board = new Board($('#board'), { onMove: (usi) => game.play(usi) });
 const bar = new EvalBar($('#eval-bar'));
 const graph = new EvalGraph($('#eval-graph'), (ply) => game.goto(ply));
-const moveList = new MoveList($('#move-list'), (ply) => game.goto(ply));
+const moveList = new MoveList($('#move-list'), (id) => (id === 0 ? game.goto(0) : game.select(id)));
 const sock = new UsidSocket();
 const errorBox = $('#error');
 const analysisError = $('#analysis-error');
@@ -38,6 +40,13 @@ const analysis = {
   bestmove: null,
 };
 const evals = new Map(); // game key -> {score (Black's view), depth}
+const panel = new GamePanel({
+  game,
+  engine: () => engineSelect.value,
+  liveEval: (key) => evals.get(key),
+  onChange: () => { renderMoveList(); renderAnalysis(); },
+  errorBox,
+});
 
 let flipped = loadSetting('flipped', false);
 board.setFlipped(flipped);
@@ -53,15 +62,17 @@ game.addEventListener('change', (e) => {
 });
 
 function renderMoveList() {
-  moveList.render(game.moves, game.kif, game.positions[0].turn);
-  moveList.setCurrent(game.cursor);
+  moveList.render(game, (n) => panel.annotate(n));
+  moveList.setCurrent(game.node.id);
 }
 
 function showPosition() {
   const key = game.key();
   board.setPosition(game.position, { lastMove: game.lastMove() });
   board.root.classList.toggle('illegal', !game.legalPosition);
-  moveList.setCurrent(game.cursor);
+  moveList.setCurrent(game.node.id);
+  $('#main-line').hidden = game.onMainLine;
+  panel.renderHeader();
   $('#nav-first').disabled = $('#nav-prev').disabled = game.cursor === 0;
   $('#nav-next').disabled = $('#nav-last').disabled = game.cursor === game.length;
   $('#terminal').hidden = true;
@@ -142,11 +153,9 @@ async function loadText(text, ply) {
   return true;
 }
 
-$('#load-form').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const ok = await loadText($('#position-input').value);
-  if (ok) toast('Position loaded');
-});
+// Pasted text and files are read by usid (gamepanel.js); loadText reads
+// only the page's own URL (#pos=...).
+$('#main-line').addEventListener('click', () => game.backToMain());
 $('#reset').addEventListener('click', () => { loadText('startpos'); $('#position-input').value = ''; });
 $('#copy-sfen').addEventListener('click', async () => {
   toast((await copyText($('#sfen-out').value)) ? 'SFEN copied' : 'Copy failed: select the text');
@@ -404,14 +413,15 @@ function renderAnalysis() {
   renderLines(here);
   const lines = here ? [...analysis.lines.values()].sort((a, b) => (a.multipv || 1) - (b.multipv || 1)) : [];
   board.setArrows(lines.map((l, i) => ({ move: l.pv[0], rank: i })));
-  const ev = evals.get(game.key());
-  bar.set(ev ? ev.score : null);
+  // The live search's evaluation where there is one, else the game analysis'.
+  const scoreAt = (key) => evals.get(key)?.score || panel.resultAt(key)?.score || null;
+  bar.set(scoreAt(game.key()));
   const pts = [];
   for (let ply = 0; ply <= game.length; ply++) {
-    const e = evals.get(game.key(ply));
-    if (e) pts.push({ ply, score: e.score });
+    const score = scoreAt(game.key(ply));
+    if (score) pts.push({ ply, score });
   }
-  graph.draw(pts, game.cursor, game.length);
+  graph.draw({ points: pts, cursor: game.cursor, total: game.length, marks: panel.marks() });
   const bm = analysis.bestmove;
   const bmEl = $('#bestmove');
   if (here && bm && bm.move) {

@@ -7,7 +7,15 @@ export class ApiError extends Error {
     this.status = status;
     this.code = problem.code || `http_${status}`;
     this.title = problem.title || '';
+    if (Number.isInteger(problem.line)) this.line = problem.line; // the record's line (records/parse)
+    if (Number.isInteger(problem.move_index)) this.moveIndex = problem.move_index;
   }
+}
+
+// request is one JSON call: the answer's JSON (null for 204 No Content), or
+// an ApiError.
+export async function request(method, url, body) {
+  return call(method, url, body);
 }
 
 async function call(method, url, body) {
@@ -25,6 +33,7 @@ async function call(method, url, body) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { /* not JSON: reported below */ }
   if (!res.ok) throw new ApiError(res.status, data && typeof data === 'object' ? data : { detail: text.slice(0, 200) });
+  if (res.status === 204) return null;
   if (data === null) throw new ApiError(res.status, { code: 'bad_response', detail: 'usid sent no JSON' });
   return data;
 }
@@ -33,6 +42,26 @@ async function call(method, url, body) {
 // SFEN, legal moves and the moves in KIF notation.
 export function validate(position) {
   return call('POST', '/v1/validate', { position, notation: 'kif' });
+}
+
+// parseRecord reads a game record (KIF, KI2, CSA, USI, SFEN): text as a
+// string, a file as its bytes (base64; usid detects UTF-8 or Shift_JIS).
+export function parseRecord({ text, bytes }) {
+  if (bytes) return call('POST', '/v1/records/parse', { record_base64: toBase64(bytes) });
+  return call('POST', '/v1/records/parse', { record: text });
+}
+
+// exportKIF writes a game as KIF (POST /v1/records/export); game is
+// {sfen, header?, comment?, end?, plies: [{move, comment?, time_ms?, eval?, variations?}]}.
+export function exportKIF(game) {
+  return call('POST', '/v1/records/export', game).then((d) => d.kif);
+}
+
+export function toBase64(bytes) {
+  const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let bin = '';
+  for (let i = 0; i < u8.length; i += 0x8000) bin += String.fromCharCode(...u8.subarray(i, i + 0x8000));
+  return btoa(bin);
 }
 
 export function engines() {

@@ -40,7 +40,7 @@ export async function copyText(text) {
 }
 
 // showErrors fills an error box with usid's errors ({code, message,
-// move_index?}); an empty list hides it. moves, when given, names the move
+// move_index?, line?}); an empty list hides it. moves, when given, names the move
 // a move_index points at.
 export function showErrors(box, errors, { title = '', moves = null } = {}) {
   if (!errors || errors.length === 0) {
@@ -59,7 +59,9 @@ export function showErrors(box, errors, { title = '', moves = null } = {}) {
       const m = moves && moves[e.move_index] ? ` (${escapeHtml(moves[e.move_index])})` : '';
       where = ` <span class="error-where">move ${e.move_index + 1}${m}</span>`;
     }
-    html += `<li><code class="error-code">${escapeHtml(e.code || 'error')}</code> ` +
+    // A record's error names its line first, as editors do: "line 12: ...".
+    const line = Number.isInteger(e.line) && e.line > 0 ? `<span class="error-line" data-testid="error-line">line ${e.line}:</span> ` : '';
+    html += `<li>${line}<code class="error-code">${escapeHtml(e.code || 'error')}</code> ` +
       `<span class="error-message">${escapeHtml(e.message || '')}</span>${where}</li>`;
   }
   box.innerHTML = html + '</ul>';

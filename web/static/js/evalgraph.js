@@ -1,6 +1,6 @@
 // The evaluation bar beside the board and the graph of the evaluation over
-// the moves analysed so far. Both show Black's (sente's) view: sente's share
-// is dark and grows from sente's side of the board.
+// every move of the shown line. Both show Black's (sente's) view: sente's
+// share is dark and grows from sente's side of the board.
 
 import { winChance, formatScore } from './notation.js';
 
@@ -28,6 +28,20 @@ export class EvalBar {
   setFlipped(flipped) { this.el.classList.toggle('flipped', flipped); }
 }
 
+// The y axis is labelled at these Black's-view centipawns (the curve is the
+// win chance, so equal steps in cp are not equal steps on screen).
+const Y_TICKS = [3000, 1000, 0, -1000, -3000];
+
+// xStep is the move-number step of the x axis' labels for a line of n moves.
+export function xStep(n) {
+  if (n <= 12) return 2;
+  if (n <= 30) return 5;
+  if (n <= 80) return 10;
+  if (n <= 200) return 20;
+  if (n <= 500) return 50;
+  return 100;
+}
+
 export class EvalGraph {
   // onPick(ply) is called when the graph is clicked.
   constructor(el, onPick) {
@@ -35,33 +49,54 @@ export class EvalGraph {
     this.W = 600;
     this.H = 120;
     el.classList.add('eval-graph');
+    el.innerHTML = '<div class="g-yaxis" aria-hidden="true"></div><div class="g-plot"></div><div class="g-xaxis" aria-hidden="true"></div>';
+    this.plot = el.querySelector('.g-plot');
+    this.yaxis = el.querySelector('.g-yaxis');
+    this.xaxis = el.querySelector('.g-xaxis');
     const svg = document.createElementNS(SVG_NS, 'svg');
     svg.setAttribute('viewBox', `0 0 ${this.W} ${this.H}`);
     svg.setAttribute('preserveAspectRatio', 'none');
     svg.setAttribute('role', 'img');
     svg.setAttribute('aria-label', 'evaluation graph');
-    el.append(svg);
+    this.plot.append(svg);
     this.svg = svg;
-    svg.addEventListener('click', (e) => {
-      const r = svg.getBoundingClientRect();
-      if (this.total > 0) onPick(Math.round(((e.clientX - r.left) / r.width) * this.total));
+    this.plot.addEventListener('click', (e) => {
+      const r = this.plot.getBoundingClientRect();
+      const f = (e.clientX - r.left) / r.width;
+      const pad = this.pad / this.W;
+      if (this.total > 0) onPick(Math.max(0, Math.min(this.total, Math.round(((f - pad) / (1 - 2 * pad)) * this.total))));
     });
     this.total = 0;
-    this.draw([], 0, 0);
+    this.pad = 8; // keeps the first and last dots inside the frame
+    this.yaxis.innerHTML = Y_TICKS.map((cp) => `<span>${cp === 0 ? '0' : `${cp > 0 ? '+' : '−'}${Math.abs(cp) / 1000}k`}</span>`).join('');
+    // CSP allows no inline style attributes: positions are set through CSSOM.
+    this.yaxis.querySelectorAll('span').forEach((s, i) => { s.style.top = `${(this.y({ cp: Y_TICKS[i] }) / this.H) * 100}%`; });
+    this.draw({ points: [], cursor: 0, total: 0 });
   }
 
-  // draw takes points [{ply, score}] (Black's view), the cursor and the
-  // number of moves in the line.
-  draw(points, cursor, total) {
+  x(ply) { return this.pad + (ply / Math.max(this.total, 1)) * (this.W - 2 * this.pad); }
+  y(s) { return this.H / 2 - winChance(s) * (this.H / 2 - 4); }
+
+  // draw takes points [{ply, score}] (Black's view), the cursor, the
+  // number of moves in the line, marks [{ply, judgement, score?}] (judged
+  // moves, drawn at the position after them) and the number of the first
+  // move (1 unless the record starts later).
+  draw({ points, cursor, total, marks = [] }) {
     const { W, H } = this;
     this.total = total;
-    const n = Math.max(total, 1);
-    const pad = 8; // keeps the first and last dots inside the frame
-    const x = (ply) => pad + (ply / n) * (W - 2 * pad);
-    const y = (s) => H / 2 - winChance(s) * (H / 2 - 4);
+    const x = (p) => this.x(p);
+    const y = (s) => this.y(s);
     const pts = points.filter((p) => p.ply <= total).sort((a, b) => a.ply - b.ply);
     this.el.dataset.points = String(pts.length);
+    this.el.dataset.total = String(total);
     let html = `<rect class="g-gote" x="0" y="0" width="${W}" height="${H}"/>`;
+    const step = xStep(total);
+    for (let p = step; p < total; p += step) {
+      html += `<line class="g-grid" x1="${x(p)}" y1="0" x2="${x(p)}" y2="${H}" vector-effect="non-scaling-stroke"/>`;
+    }
+    for (const cp of Y_TICKS) {
+      if (cp) html += `<line class="g-grid" x1="0" y1="${y({ cp })}" x2="${W}" y2="${y({ cp })}" vector-effect="non-scaling-stroke"/>`;
+    }
     if (pts.length) {
       const line = pts.map((p) => `${x(p.ply).toFixed(1)},${y(p.score).toFixed(1)}`);
       const first = x(pts[0].ply).toFixed(1), last = x(pts.at(-1).ply).toFixed(1);
@@ -73,16 +108,36 @@ export class EvalGraph {
       html += `<line class="g-cursor" x1="${x(cursor)}" y1="0" x2="${x(cursor)}" y2="${H}" vector-effect="non-scaling-stroke"/>`;
     }
     this.svg.innerHTML = html;
-    // Dots are HTML so they stay round whatever the graph's aspect.
-    this.el.querySelectorAll('.g-dot').forEach((d) => d.remove());
+
+    // Dots, marks and labels are HTML so they stay round and readable
+    // whatever the graph's aspect.
+    this.plot.querySelectorAll('.g-dot, .g-mark').forEach((d) => d.remove());
+    const place = (d, ply, score) => {
+      d.style.left = `${(x(ply) / W) * 100}%`;
+      d.style.top = `${(y(score) / H) * 100}%`;
+      this.plot.append(d);
+    };
+    const byPly = new Map(pts.map((p) => [p.ply, p.score]));
     for (const p of pts) {
       const d = document.createElement('span');
       d.className = 'g-dot' + (p.ply === cursor ? ' current' : '');
-      d.style.left = `${(x(p.ply) / W) * 100}%`;
-      d.style.top = `${(y(p.score) / H) * 100}%`;
       d.title = `${p.ply}: ${formatScore(p.score)}`;
-      this.el.append(d);
+      place(d, p.ply, p.score);
     }
+    for (const m of marks) {
+      if (m.ply > total) continue;
+      const d = document.createElement('span');
+      d.className = `g-mark ${m.judgement}`;
+      d.dataset.testid = 'graph-mark';
+      d.dataset.ply = String(m.ply);
+      d.dataset.judgement = m.judgement;
+      d.title = `${m.ply}: ${m.judgement}`;
+      place(d, m.ply, byPly.get(m.ply) || m.score || { cp: 0 });
+    }
+    let labels = '';
+    if (total > 0) for (let p = 0; p <= total; p += step) labels += `<span data-ply="${p}">${p}</span>`;
+    this.xaxis.innerHTML = labels;
+    this.xaxis.querySelectorAll('span').forEach((s) => { s.style.left = `${(x(Number(s.dataset.ply)) / W) * 100}%`; });
     this.el.classList.toggle('empty', pts.length === 0);
   }
 }

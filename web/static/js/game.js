@@ -1,32 +1,93 @@
-// The game being looked at: a start position, one line of moves and a
-// cursor into it. Positions along the line are computed locally for instant
-// navigation; everything that needs the rules — legality, legal moves, check,
-// canonical SFEN, KIF notation — comes from usid's /v1/validate and is
-// cached per position.
+// The game being looked at: a start position and a small tree of moves (the
+// main line, the game, is every node's first child; other children are
+// variations), the line shown (a path from the start through the tree) and a
+// cursor into it. Positions along the shown line are computed locally for
+// instant navigation; everything that needs the rules — legality, legal
+// moves, check, canonical SFEN, KIF notation — comes from usid
+// (/v1/validate, /v1/records/parse) and is cached per position.
 
 import { parseSfen, applyMove, usiPosition, toSfen, STARTPOS } from './sfen.js';
 import * as api from './api.js';
 
+// A node is one move: {id, move (USI), kif, comment, timeMs, parent,
+// children}. The tree's root holds no move.
+function node(id, parent, move, extra = {}) {
+  return { id, parent, move, kif: extra.kif || '', comment: extra.comment || '', timeMs: extra.timeMs ?? null, children: [] };
+}
+
 export class Game extends EventTarget {
   constructor() {
     super();
-    this.reset('startpos', parseSfen(STARTPOS));
     this.verdicts = new Map(); // key -> Promise<verdict>
+    this.reset('startpos', parseSfen(STARTPOS));
   }
 
   reset(root, rootPos, moves = [], errors = null) {
     this.root = root; // 'startpos' or a canonical SFEN, as sent to usid
-    this.moves = moves;
-    this.kif = [];
+    this.nextId = 1;
+    this.nodes = new Map(); // id -> node
+    this.tree = node(0, null, null);
+    this.record = null; // what a loaded record says besides its moves: {format, header, comment, end}
+    this.line = []; // the nodes of the shown line
+    this.moves = []; // their moves (USI)
     this.positions = [rootPos];
-    for (const m of moves) this.positions.push(applyMove(this.positions.at(-1), m));
+    let n = this.tree;
+    for (const m of moves) n = this.addChild(n, m);
+    this.setLine(this.pathTo(n));
     this.cursor = moves.length;
     this.errors = errors; // non-null: the start position itself is illegal
   }
 
-  get length() { return this.moves.length; }
+  addChild(parent, move, extra) {
+    const n = node(this.nextId++, parent, move, extra);
+    parent.children.push(n);
+    this.nodes.set(n.id, n);
+    return n;
+  }
+
+  // setLine shows the line of nodes, keeping the positions it shares with
+  // the line shown before.
+  setLine(nodes) {
+    let i = 0;
+    while (i < nodes.length && i < this.line.length && nodes[i] === this.line[i]) i++;
+    this.positions.length = i + 1;
+    for (let j = i; j < nodes.length; j++) this.positions.push(applyMove(this.positions[j], nodes[j].move));
+    this.line = nodes;
+    this.moves = nodes.map((n) => n.move);
+  }
+
+  // pathTo is the line from the start to n; lineThrough goes on from n
+  // along first children (the line's own continuation).
+  pathTo(n) {
+    const out = [];
+    for (let p = n; p && p.parent; p = p.parent) out.push(p);
+    return out.reverse();
+  }
+
+  lineThrough(n) {
+    const out = this.pathTo(n);
+    for (let p = n.children[0]; p; p = p.children[0]) out.push(p);
+    return out;
+  }
+
+  mainLine() { return this.lineThrough(this.tree); }
+
+  // branchPly is the number of moves the shown line shares with the main
+  // line: equal to the length when the shown line is the main line.
+  branchPly() {
+    for (let i = 0; i < this.line.length; i++) {
+      const n = this.line[i];
+      if (n.parent.children[0] !== n) return i;
+    }
+    return this.line.length;
+  }
+
+  get onMainLine() { return this.branchPly() === this.line.length; }
+  get length() { return this.line.length; }
+  get kif() { return this.line.map((n) => n.kif); }
   get position() { return this.positions[this.cursor]; }
   get legalPosition() { return !this.errors; }
+  get node() { return this.cursor > 0 ? this.line[this.cursor - 1] : this.tree; }
 
   // agrees tells whether the shown position is the one usid reports (board,
   // side to move and hands; the move number may be counted differently).
@@ -48,14 +109,22 @@ export class Game extends EventTarget {
     return `${this.root}|${this.moves.slice(0, ply).join(' ')}`;
   }
 
+  // keyBefore is the key of the position a node's move was played from.
+  keyBefore(n) {
+    return `${this.root}|${this.pathTo(n).slice(0, -1).map((p) => p.move).join(' ')}`;
+  }
+
   usi(ply = this.cursor) { return usiPosition(this.root, this.moves.slice(0, ply)); }
 
   // verdict asks usid about the position after ply moves, once per position.
   verdict(ply = this.cursor) {
-    const key = this.key(ply);
+    return this.verdictOf(this.positionAt(ply), this.key(ply));
+  }
+
+  verdictOf(position, key = `${position.sfen}|${position.moves.join(' ')}`) {
     let v = this.verdicts.get(key);
     if (!v) {
-      v = api.validate(this.positionAt(ply));
+      v = api.validate(position);
       v.catch(() => this.verdicts.delete(key)); // let a failed request be retried
       this.verdicts.set(key, v);
       if (this.verdicts.size > 2000) this.verdicts.delete(this.verdicts.keys().next().value);
@@ -66,24 +135,47 @@ export class Game extends EventTarget {
   emit(what) { this.dispatchEvent(new CustomEvent('change', { detail: { what } })); }
 
   goto(ply) {
-    ply = Math.max(0, Math.min(this.moves.length, ply));
+    ply = Math.max(0, Math.min(this.line.length, ply));
     if (ply === this.cursor) return;
     this.cursor = ply;
     this.emit('cursor');
   }
 
-  // play adds a move at the cursor. The same move as the line's next one just
-  // steps forward; any other move replaces the rest of the line.
+  // select shows the line through a node of the tree, at that node.
+  select(id) {
+    const n = this.nodes.get(id);
+    if (!n) return;
+    const ply = this.pathTo(n).length;
+    if (this.line[ply - 1] === n) { this.goto(ply); return; }
+    this.setLine(this.lineThrough(n));
+    this.cursor = ply;
+    this.emit('line');
+    this.refreshKif();
+  }
+
+  // backToMain shows the main line again, at the move the shown line left it.
+  backToMain() {
+    const at = this.branchPly();
+    if (at === this.line.length) return;
+    this.setLine(this.mainLine());
+    this.cursor = Math.min(at + 1, this.line.length);
+    this.emit('line');
+  }
+
+  // play adds a move at the cursor. The line's next move just steps
+  // forward, as does a move the tree already has there; any other move
+  // opens a variation (or extends the line at its end) and never deletes
+  // moves.
   play(usi) { this.playLine([usi]); }
 
   playLine(list) {
     let changed = false;
     for (const usi of list) {
-      if (this.moves[this.cursor] === usi) { this.cursor++; continue; }
-      this.moves = this.moves.slice(0, this.cursor).concat(usi);
-      this.kif = this.kif.slice(0, this.cursor);
-      this.positions = this.positions.slice(0, this.cursor + 1);
-      this.positions.push(applyMove(this.positions[this.cursor], usi));
+      const next = this.line[this.cursor];
+      if (next && next.move === usi) { this.cursor++; continue; }
+      const parent = this.node;
+      const child = parent.children.find((c) => c.move === usi) || this.addChild(parent, usi);
+      this.setLine(this.lineThrough(child));
       this.cursor++;
       changed = true;
     }
@@ -91,13 +183,13 @@ export class Game extends EventTarget {
     if (changed) this.refreshKif();
   }
 
-  // refreshKif fetches the KIF of the whole line (one request) and sends a
-  // 'kif' change when it arrives, unless the line changed meanwhile.
+  // refreshKif fetches the KIF of the whole shown line (one request) for
+  // the moves that lack it and sends a 'kif' change when it arrives.
   async refreshKif() {
-    const key = this.key(this.moves.length);
-    const v = await this.verdict(this.moves.length);
-    if (key !== this.key(this.moves.length)) return;
-    if (Array.isArray(v.moves_kif)) this.kif = v.moves_kif;
+    if (this.line.every((n) => n.kif)) return;
+    const nodes = this.line;
+    const v = await this.verdictOf(this.positionAt(nodes.length), this.key(nodes.length));
+    if (Array.isArray(v.moves_kif)) nodes.forEach((n, i) => { if (v.moves_kif[i]) n.kif = v.moves_kif[i]; });
     this.emit('kif');
     return v;
   }
@@ -128,5 +220,26 @@ export class Game extends EventTarget {
     this.emit('load');
     this.refreshKif();
     return result;
+  }
+
+  // loadRecord installs a record as POST /v1/records/parse answers it
+  // (usid checked every move of every line): the main line with its
+  // variations, comments and times, shown from the start.
+  loadRecord(rec) {
+    const sfen = rec.position.sfen;
+    this.reset(sfen === STARTPOS ? 'startpos' : sfen, parseSfen(sfen));
+    const grow = (parent, plies) => {
+      let p = parent;
+      for (const ply of plies) {
+        const n = this.addChild(p, ply.move, { kif: ply.kif, comment: ply.comment, timeMs: ply.time_ms });
+        for (const v of ply.variations || []) grow(p, v);
+        p = n;
+      }
+    };
+    grow(this.tree, rec.plies);
+    this.record = { format: rec.format, header: rec.header || { fields: [] }, comment: rec.comment || '', end: rec.end || '' };
+    this.setLine(this.mainLine());
+    this.cursor = 0;
+    this.emit('load');
   }
 }

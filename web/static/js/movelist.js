@@ -1,43 +1,98 @@
-// The move list in Japanese notation: "1 ☗７六歩", one entry per move, with
-// the KIF origin square dimmed. Click an entry to jump to it.
+// The move list in Japanese notation: "1 ☗７六歩", the main line (the game)
+// in two columns, each variation inline under the move it replaces, and
+// under a move an analysis judged its mark (?!, ?, ??) and the best
+// alternative. Click an entry to jump to it.
 
 import { splitKif, MARK } from './notation.js';
 import { escapeHtml } from './dom.js';
 
+export const GLYPH = { inaccuracy: '?!', mistake: '?', blunder: '??' };
+const WORD = { inaccuracy: 'Inaccuracy', mistake: 'Mistake', blunder: 'Blunder' };
+
 export class MoveList {
+  // onPick(id) is called with the tree node id of the clicked entry (0:
+  // the start).
   constructor(ol, onPick) {
     this.ol = ol;
     ol.addEventListener('click', (e) => {
-      const li = e.target.closest('[data-ply]');
-      if (li) onPick(Number(li.dataset.ply));
+      const li = e.target.closest('[data-node]');
+      if (li) onPick(Number(li.dataset.node));
     });
   }
 
-  // render draws the whole list. moves are USI (shown until the KIF
-  // arrives), kif the matching KIF strings, turn0 the side to move at ply 0.
-  render(moves, kif, turn0, firstNumber = 1) {
-    let html = '<li class="start" data-testid="move-start" data-ply="0">開始局面 <small>start</small></li>';
-    moves.forEach((usi, i) => {
-      const side = (i % 2 === 0) === (turn0 === 'b') ? 'b' : 'w';
-      const k = kif[i] ? splitKif(kif[i]) : { text: usi, origin: '' };
-      html += `<li data-testid="move" data-ply="${i + 1}" data-usi="${escapeHtml(usi)}" class="${side}">` +
-        `<span class="num">${firstNumber + i}</span><span class="mark">${MARK[side]}</span>` +
-        `<span class="mv">${escapeHtml(k.text)}</span>` +
-        (k.origin ? `<span class="origin">${k.origin}</span>` : '') + '</li>';
+  // render draws the whole list from a Game. annotate(node), when given,
+  // returns {judgement, best} for a move an analysis judged (best: the
+  // better move's KIF, or '').
+  render(game, annotate = () => null) {
+    const turn0 = game.positions[0].turn;
+    const sideOf = (ply) => ((ply % 2 === 1) === (turn0 === 'b') ? 'b' : 'w'); // the side that plays move number ply
+    const text = (n) => (n.kif ? splitKif(n.kif) : { text: n.move, origin: '' });
+    const shown = new Set(game.line.map((n) => n.id));
+    let html = '<li class="start" data-testid="move-start" data-ply="0" data-node="0">開始局面 <small>start</small></li>';
+    let col = 0; // grid column the next move falls in (0 left, 1 right)
+    const full = (inner) => { html += inner; col = 0; };
+
+    // inline writes a variation from n on, with its own variations in
+    // parentheses.
+    const inline = (n, ply) => {
+      let out = '';
+      for (let p = n, k = ply, first = true; p; p = p.children[0], k++, first = false) {
+        const t = text(p);
+        const side = sideOf(k);
+        const num = first || side === 'b' ? `<span class="num">${k}</span>` : '';
+        const a = annotate(p);
+        const g = a && a.judgement ? `<span class="glyph ${a.judgement}">${GLYPH[a.judgement]}</span>` : '';
+        out += `<span class="vmove ${side}${shown.has(p.id) ? ' shown' : ''}" data-testid="var-move" data-node="${p.id}" data-ply="${k}" data-usi="${escapeHtml(p.move)}">` +
+          `${num}${MARK[side]}${escapeHtml(t.text)}${g}</span> `;
+        for (const alt of p.parent.children.slice(1)) {
+          if (p.parent.children[0] === p) out += `<span class="sub">(${inline(alt, k)})</span> `;
+        }
+      }
+      return out.trim();
+    };
+
+    game.mainLine().forEach((n, i) => {
+      const ply = i + 1;
+      const side = sideOf(ply);
+      const want = side === turn0 ? 0 : 1;
+      if (col !== want) html += '<li class="gap" aria-hidden="true">…</li>';
+      const t = text(n);
+      const a = annotate(n);
+      const j = a && a.judgement;
+      html += `<li data-testid="move" data-ply="${ply}" data-node="${n.id}" data-usi="${escapeHtml(n.move)}" class="${side}${j ? ` judged ${j}` : ''}"` +
+        `${j ? ` data-judgement="${j}"` : ''}>` +
+        `<span class="num">${ply}</span><span class="mark">${MARK[side]}</span>` +
+        `<span class="mv">${escapeHtml(t.text)}</span>` +
+        (t.origin ? `<span class="origin">${t.origin}</span>` : '') +
+        (j ? `<span class="glyph ${j}" title="${WORD[j]}">${GLYPH[j]}</span>` : '') + '</li>';
+      col = 1 - want;
+      if (j) {
+        full(`<li class="note ${j}" data-testid="judgement-note" data-ply="${ply}" data-node="${n.id}">` +
+          `<span class="glyph ${j}">${GLYPH[j]}</span> ${WORD[j]}` +
+          (a.best ? ` — best was <span class="best" data-testid="best-move">${escapeHtml(a.best)}</span>` : '') + '</li>');
+      }
+      const alts = n.parent.children.slice(1);
+      if (alts.length) {
+        full('<li class="variations" data-testid="variations">' +
+          alts.map((v) => `<div class="variation" data-testid="variation">${inline(v, ply)}</div>`).join('') + '</li>');
+      }
     });
     this.ol.innerHTML = html;
   }
 
-  setCurrent(ply) {
-    const prev = this.ol.querySelector('.current');
-    prev?.classList.remove('current');
-    prev?.removeAttribute('aria-current');
-    const li = this.ol.querySelector(`[data-ply="${ply}"]`);
-    if (!li) return;
-    li.classList.add('current');
-    li.setAttribute('aria-current', 'step');
+  // setCurrent marks the entry of the shown node (id; 0 for the start).
+  setCurrent(id) {
+    for (const el of this.ol.querySelectorAll('.current')) {
+      el.classList.remove('current');
+      el.removeAttribute('aria-current');
+    }
+    const el = this.ol.querySelector(`[data-testid="move"][data-node="${id}"], [data-testid="var-move"][data-node="${id}"], [data-node="${id}"].start`);
+    if (!el) return;
+    el.classList.add('current');
+    el.setAttribute('aria-current', 'step');
     // Keep the current move in view inside the list without scrolling the page.
     const box = this.ol;
+    const li = el.closest('li');
     const top = li.offsetTop; // the list is position: relative
     if (top < box.scrollTop) box.scrollTop = top;
     else if (top + li.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top + li.offsetHeight - box.clientHeight;

@@ -1,0 +1,148 @@
+// Whole-game analysis on usid: POST /v1/games/analysis starts a job, GET
+// /v1/games/analysis/{id} reports its progress and the positions done so
+// far, DELETE cancels it. This module is the only one that knows those
+// routes and field names: normalizeJob turns an answer into what the page
+// uses, so a change of the contract is a change here.
+//
+// Answer (contract): {id, status: queued|running|done|cancelled|failed,
+// progress: {done, total}, positions: [{ply, eval: {cp}|{mate} (Black's
+// side), bestmove, pv, depth, move (the move played from this position),
+// loss, judgement: inaccuracy|mistake|blunder|null}], summary}.
+
+export const JUDGEMENTS = ['inaccuracy', 'mistake', 'blunder'];
+const TERMINAL = new Set(['done', 'cancelled', 'failed']);
+
+export function isTerminal(status) { return TERMINAL.has(status); }
+
+// evalScore turns a Black's-side evaluation ({cp} | {mate}, mate > 0 when
+// Black mates) into the page's score shape ({cp} | {mate, winner}); turn
+// is the side to move, for "mate 0" (the side to move is mated).
+export function evalScore(ev, turn) {
+  if (!ev || typeof ev !== 'object') return null;
+  if (typeof ev.mate === 'number') {
+    if (ev.mate === 0) return { mate: 0, winner: turn === 'b' ? 'w' : 'b' };
+    return { mate: ev.mate, winner: ev.mate > 0 ? 'b' : 'w' };
+  }
+  if (typeof ev.cp === 'number') return { cp: ev.cp };
+  return null;
+}
+
+// normalizeJob reads a job answer; turn0 is the side to move at ply 0.
+// Positions come back sorted by ply, unknown judgements as null.
+export function normalizeJob(j, turn0 = 'b') {
+  const positions = [];
+  for (const p of Array.isArray(j?.positions) ? j.positions : []) {
+    if (!p || !Number.isInteger(p.ply) || p.ply < 0) continue;
+    const turn = (p.ply % 2 === 0) === (turn0 === 'b') ? 'b' : 'w';
+    positions.push({
+      ply: p.ply,
+      turn,
+      score: evalScore(p.eval, turn),
+      bestmove: typeof p.bestmove === 'string' ? p.bestmove : null,
+      pv: Array.isArray(p.pv) ? p.pv : [],
+      depth: Number.isFinite(p.depth) ? p.depth : null,
+      move: typeof p.move === 'string' ? p.move : null,
+      loss: Number.isFinite(p.loss) ? p.loss : null,
+      judgement: JUDGEMENTS.includes(p.judgement) ? p.judgement : null,
+    });
+  }
+  positions.sort((a, b) => a.ply - b.ply);
+  const prog = j?.progress || {};
+  return {
+    id: j?.id ?? null,
+    status: typeof j?.status === 'string' ? j.status : 'running',
+    done: Number.isFinite(prog.done) ? prog.done : positions.length,
+    total: Number.isFinite(prog.total) ? prog.total : null,
+    positions,
+    summary: j?.summary || null,
+    error: j?.error || null,
+  };
+}
+
+// summarize counts each side's judged moves and its average loss from the
+// positions (the side of a move is the side to move where it was played).
+export function summarize(positions) {
+  const out = {};
+  for (const side of ['b', 'w']) out[side] = { moves: 0, inaccuracy: 0, mistake: 0, blunder: 0, loss: 0, lossCount: 0 };
+  for (const p of positions) {
+    if (!p.move) continue;
+    const s = out[p.turn];
+    s.moves++;
+    if (p.judgement) s[p.judgement]++;
+    if (p.loss !== null) { s.loss += p.loss; s.lossCount++; }
+  }
+  for (const side of ['b', 'w']) {
+    const s = out[side];
+    s.averageLoss = s.lossCount ? Math.round(s.loss / s.lossCount) : null;
+  }
+  return out;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// GameJob runs one job: start() posts it and polls until it ends, sending
+// an 'update' event (detail: the normalized job) after every answer and
+// 'error' (detail: the error) when it cannot go on. request(method, url,
+// body) is api.request, or a stand-in in tests.
+export class GameJob extends EventTarget {
+  constructor(request, { interval = 500 } = {}) {
+    super();
+    this.request = request;
+    this.interval = interval;
+    this.id = null;
+    this.job = null;
+    this.stopped = false;
+  }
+
+  async start({ position, engine, limits, turn0 = 'b' }) {
+    this.turn0 = turn0;
+    const body = { position, limits };
+    if (engine) body.engine = engine;
+    let j;
+    try {
+      j = await this.request('POST', '/v1/games/analysis', body);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.id = j.id;
+    if (this.stopped) { this.cancel(); return; } // cancelled while the job was being created
+    this.update(j);
+    let misses = 0;
+    while (!this.stopped && !isTerminal(this.job.status)) {
+      await sleep(this.interval);
+      if (this.stopped) break;
+      try {
+        j = await this.request('GET', `/v1/games/analysis/${encodeURIComponent(this.id)}`);
+        misses = 0;
+      } catch (e) {
+        // A 404 (the job is gone) or a server that keeps failing ends it;
+        // a single network hiccup does not.
+        if (e.status === 404 || e.status === 400 || ++misses >= 5) { this.fail(e); return; }
+        continue;
+      }
+      if (this.stopped) break; // cancelled while asking: the cancel's answer is the last word
+      this.update(j);
+    }
+  }
+
+  update(j) {
+    this.job = normalizeJob(j, this.turn0);
+    this.dispatchEvent(new CustomEvent('update', { detail: this.job }));
+  }
+
+  fail(e) {
+    this.stopped = true;
+    this.dispatchEvent(new CustomEvent('error', { detail: e }));
+  }
+
+  // cancel stops polling and asks usid to cancel the job.
+  async cancel() {
+    this.stopped = true;
+    if (!this.id) return;
+    try {
+      const j = await this.request('DELETE', `/v1/games/analysis/${encodeURIComponent(this.id)}`);
+      if (j && typeof j === 'object' && j.status) this.update(j);
+    } catch { /* already gone: nothing to cancel */ }
+  }
+}

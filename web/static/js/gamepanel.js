@@ -1,0 +1,350 @@
+// The analysis board's game features: loading a record (paste, file picker,
+// file drop; usid reads it with POST /v1/records/parse), the record's
+// header and comments, whole-game analysis with its progress, judgements
+// and best alternatives, and the download of the game as KIF
+// (POST /v1/records/export, evaluations written as ShogiHome reads them).
+
+import * as api from './api.js';
+import { GameJob, summarize, isTerminal } from './gameanalysis.js';
+import { splitKif, MARK } from './notation.js';
+import { STARTPOS } from './sfen.js';
+import { $, showErrors, toast, escapeHtml, loadSetting, saveSetting } from './dom.js';
+
+// Per-position limits offered for a game analysis.
+const LIMITS = {
+  d8: { depth: 8 }, d12: { depth: 12 }, d16: { depth: 16 }, t500: { movetime_ms: 500 }, t2000: { movetime_ms: 2000 },
+};
+
+const STATUS_TEXT = {
+  queued: 'Waiting for an engine…', running: 'Analysing the game…', done: 'Game analysed',
+  cancelled: 'Cancelled', failed: 'The analysis failed',
+};
+
+export class GamePanel {
+  // game: the Game; engine(): the chosen engine's name; liveEval(key): the
+  // page's own evaluation of a position, if any; onChange(): results or
+  // the record changed (redraw list and graph); errorBox: where loading
+  // errors show.
+  constructor({ game, engine, liveEval, onChange, errorBox }) {
+    Object.assign(this, { game, engine, liveEval, onChange, errorBox });
+    this.results = new Map(); // position key -> normalized job position (+ bestKif)
+    this.job = null;
+    this.state = null; // last job state shown
+    this.setupLoading();
+    this.setupAnalysis();
+    $('#download-kif').addEventListener('click', () => this.download());
+    // Another game loaded (a record, the start position, a link): the
+    // analysis of the old one no longer applies.
+    game.addEventListener('change', (e) => {
+      if (e.detail.what === 'cursor' || e.detail.what === 'kif') return;
+      const moves = game.mainLine().map((n) => n.move);
+      if (e.detail.what !== 'load' || !this.jobLine ||
+        (game.root === this.jobLine.root && moves.join(' ') === this.jobLine.moves.join(' '))) {
+        this.renderJob(); // the button knows whether there is a game to analyse
+        return;
+      }
+      if (this.running) this.job.cancel();
+      this.job = null;
+      this.jobLine = null;
+      this.state = null;
+      this.results.clear();
+      showErrors($('#game-error'), []);
+      this.renderJob();
+    });
+  }
+
+  // --- loading records ----------------------------------------------------
+
+  setupLoading() {
+    $('#load-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const text = $('#position-input').value;
+      if (!text.trim()) {
+        showErrors(this.errorBox, [{ code: 'record_format', message: 'paste a game record (KIF, KI2, CSA) or a position (SFEN, USI) first' }], { title: 'Nothing to load' });
+        return;
+      }
+      this.load({ text }, 'pasted');
+    });
+    const file = $('#record-file');
+    $('#open-file').addEventListener('click', () => file.click());
+    file.addEventListener('change', () => {
+      if (file.files && file.files[0]) this.loadFile(file.files[0]);
+      file.value = ''; // the same file again is a new choice
+    });
+    // A file dropped anywhere on the page is loaded. Pieces are dragged
+    // with pointer events, not HTML drag and drop, so the two never mix.
+    let depth = 0;
+    const hasFiles = (e) => [...(e.dataTransfer?.types || [])].includes('Files');
+    document.addEventListener('dragenter', (e) => {
+      if (!hasFiles(e)) return;
+      depth++;
+      document.body.classList.add('dropping');
+    });
+    document.addEventListener('dragleave', (e) => {
+      if (!hasFiles(e)) return;
+      if (--depth <= 0) { depth = 0; document.body.classList.remove('dropping'); }
+    });
+    document.addEventListener('dragover', (e) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = 'copy';
+    });
+    document.addEventListener('drop', (e) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth = 0;
+      document.body.classList.remove('dropping');
+      const f = e.dataTransfer.files[0];
+      if (f) this.loadFile(f);
+    });
+  }
+
+  async loadFile(f) {
+    if (f.size > 4 << 20) {
+      showErrors(this.errorBox, [{ code: 'record_too_long', message: `${f.name} is ${Math.round(f.size / 1024)} KB: a game record is much smaller` }], { title: 'Cannot read that file' });
+      return;
+    }
+    // The bytes, not text: a Shift_JIS .kif is decoded by usid.
+    this.load({ bytes: await f.arrayBuffer() }, f.name);
+  }
+
+  // load reads a record with usid and shows it; errors name the line.
+  async load(source, what) {
+    let rec;
+    try {
+      rec = await api.parseRecord(source);
+    } catch (e) {
+      const title = e.status === 422 ? `Cannot read ${what === 'pasted' ? 'that record' : what}` : 'Could not reach usid';
+      showErrors(this.errorBox, [{ code: e.code, message: e.message, line: e.line }], { title });
+      return false;
+    }
+    showErrors(this.errorBox, []);
+    this.game.loadRecord(rec); // the 'load' change clears an analysis of another game
+    this.renderJob();
+    const n = rec.plies.length;
+    toast(`${rec.format.toUpperCase()} loaded: ${n} move${n === 1 ? '' : 's'}`);
+    return true;
+  }
+
+  // renderHeader shows who played, and the comment of the shown move.
+  renderHeader() {
+    const r = this.game.record;
+    const box = $('#record-info');
+    if (!r) { box.hidden = true; box.innerHTML = ''; } else {
+      const h = r.header || {};
+      const parts = [];
+      if (h.black || h.white) parts.push(`${MARK.b}${escapeHtml(h.black || '?')} — ${MARK.w}${escapeHtml(h.white || '?')}`);
+      for (const v of [h.event, h.date, h.handicap && h.handicap !== '平手' ? h.handicap : '']) if (v) parts.push(escapeHtml(v));
+      box.hidden = parts.length === 0;
+      box.innerHTML = parts.join(' · ');
+    }
+    const n = this.game.node;
+    const comment = this.game.cursor === 0 ? (r ? r.comment : '') : n.comment;
+    const c = $('#move-comment');
+    c.hidden = !comment;
+    c.textContent = comment || '';
+  }
+
+  // --- game analysis ------------------------------------------------------
+
+  setupAnalysis() {
+    const sel = $('#game-limit');
+    sel.value = loadSetting('gameLimit', 'd12');
+    if (!LIMITS[sel.value]) sel.value = 'd12';
+    sel.addEventListener('change', () => saveSetting('gameLimit', sel.value));
+    $('#analyse-game').addEventListener('click', () => {
+      if (this.running) this.cancel();
+      else this.start();
+    });
+  }
+
+  get running() { return !!this.job && !this.job.stopped && !(this.job.job && isTerminal(this.job.job.status)); }
+
+  // start analyses the main line: the game, whatever line is shown.
+  start() {
+    const main = this.game.mainLine();
+    if (!main.length) { toast('No moves to analyse'); return; }
+    this.results.clear();
+    const root = this.game.root;
+    const moves = main.map((n) => n.move);
+    const job = new GameJob(api.request);
+    this.job = job;
+    this.jobLine = { root, moves };
+    this.state = { status: 'queued', done: 0, total: moves.length + 1 };
+    showErrors($('#game-error'), []);
+    job.addEventListener('update', (e) => { if (this.job === job) this.onUpdate(e.detail); });
+    job.addEventListener('error', (e) => {
+      if (this.job !== job) return;
+      const err = e.detail;
+      this.state = { ...this.state, status: 'failed' };
+      showErrors($('#game-error'), [{ code: err.code, message: err.message }], { title: 'Game analysis failed' });
+      this.renderJob();
+    });
+    this.renderJob();
+    job.start({
+      position: { sfen: root, moves }, engine: this.engine(), limits: LIMITS[$('#game-limit').value], turn0: this.game.positions[0].turn,
+    });
+  }
+
+  cancel() {
+    if (!this.job) return;
+    this.job.cancel();
+    if (this.state && !isTerminal(this.state.status)) this.state = { ...this.state, status: 'cancelled' };
+    this.renderJob();
+  }
+
+  onUpdate(j) {
+    this.state = { status: j.status, done: j.done, total: j.total ?? this.jobLine.moves.length + 1 };
+    const { root, moves } = this.jobLine;
+    for (const p of j.positions) {
+      if (p.ply > moves.length) continue;
+      const key = `${root}|${moves.slice(0, p.ply).join(' ')}`;
+      const old = this.results.get(key);
+      this.results.set(key, { ...p, bestKif: old && old.bestmove === p.bestmove ? old.bestKif : '' });
+      if (p.judgement && p.bestmove && p.bestmove !== p.move && !(old && old.bestKif)) this.fetchBestKif(key, root, moves.slice(0, p.ply), p.bestmove);
+    }
+    if (j.status === 'failed') showErrors($('#game-error'), [{ code: j.error?.code || 'failed', message: j.error?.message || 'usid could not analyse this game' }], { title: 'Game analysis failed' });
+    this.renderJob();
+    this.onChange();
+  }
+
+  // fetchBestKif asks usid for the KIF of a better move (the notation needs
+  // the rules: 同, 打, 右/左...).
+  async fetchBestKif(key, root, before, best) {
+    try {
+      const v = await this.game.verdictOf({ sfen: root, moves: [...before, best] });
+      const r = this.results.get(key);
+      if (!r || r.bestmove !== best || !v.moves_kif) return;
+      r.bestKif = v.moves_kif.at(-1) || '';
+      this.onChange();
+    } catch { /* the USI move is shown instead */ }
+  }
+
+  renderJob() {
+    const s = this.state;
+    const btn = $('#analyse-game');
+    btn.textContent = this.running ? 'Cancel' : 'Analyse game';
+    btn.classList.toggle('active', this.running);
+    btn.disabled = !this.running && this.game.mainLine().length === 0;
+    const box = $('#game-status');
+    box.hidden = !s;
+    if (!s) { $('#game-summary').innerHTML = ''; return; }
+    box.dataset.state = s.status;
+    const bar = $('#game-progress');
+    bar.max = Math.max(1, s.total || 1);
+    bar.value = Math.min(s.done || 0, bar.max);
+    $('#game-progress-text').textContent = `${STATUS_TEXT[s.status] || s.status} · ${s.done || 0} / ${s.total || '?'} positions`;
+    this.renderSummary();
+  }
+
+  renderSummary() {
+    const positions = [...this.results.values()];
+    const box = $('#game-summary');
+    if (!positions.length) { box.innerHTML = ''; return; }
+    const sum = summarize(positions);
+    const h = this.game.record?.header || {};
+    const names = { b: h.black || 'Sente', w: h.white || 'Gote' };
+    let html = '';
+    for (const side of ['b', 'w']) {
+      const s = sum[side];
+      html += `<div class="sum-row" data-testid="summary-${side}"><span class="sum-name">${MARK[side]}${escapeHtml(names[side])}</span>` +
+        `<span class="inaccuracy" title="inaccuracies">${s.inaccuracy} ?!</span>` +
+        `<span class="mistake" title="mistakes">${s.mistake} ?</span>` +
+        `<span class="blunder" title="blunders">${s.blunder} ??</span>` +
+        `<span class="sum-loss" title="average loss per move">${s.averageLoss === null ? '' : `avg loss ${s.averageLoss}`}</span></div>`;
+    }
+    box.innerHTML = html;
+  }
+
+  // --- what the list, the graph and the bar show --------------------------
+
+  // resultAt is the game analysis of the position after the shown line's
+  // first ply moves.
+  resultAt(key) { return this.results.get(key) || null; }
+
+  // annotate gives the move list a node's judgement and best alternative.
+  annotate(n) {
+    const r = this.results.get(this.game.keyBefore(n));
+    if (!r || r.move !== n.move || !r.judgement) return null;
+    let best = '';
+    if (r.bestmove && r.bestmove !== n.move) {
+      const k = r.bestKif ? splitKif(r.bestKif) : null;
+      best = k ? `${MARK[k.side] || ''}${k.text}` : r.bestmove;
+    }
+    return { judgement: r.judgement, best };
+  }
+
+  // marks lists the judged moves of the shown line, for the graph.
+  marks() {
+    const out = [];
+    for (let ply = 1; ply <= this.game.length; ply++) {
+      const r = this.results.get(this.game.key(ply - 1));
+      if (r && r.judgement && r.move === this.game.moves[ply - 1]) out.push({ ply, judgement: r.judgement });
+    }
+    return out;
+  }
+
+  // --- KIF download -------------------------------------------------------
+
+  // exportBody is the game as POST /v1/records/export takes it: the tree
+  // with comments, times and the evaluation of the position after each
+  // move (the game analysis', else the page's own).
+  exportBody() {
+    const g = this.game;
+    const evalOf = (key) => {
+      const r = this.results.get(key);
+      const score = r ? r.score : this.liveEval(key)?.score;
+      // "Mated" (mate 0) is no evaluation a KIF comment can say.
+      if (!score || score.mate === 0) return null;
+      const e = score.mate !== undefined ? { mate: score.winner === 'b' ? Math.abs(score.mate) : -Math.abs(score.mate) } : { cp: score.cp };
+      if (r && r.depth) e.depth = r.depth;
+      else if (!r && this.liveEval(key)?.depth) e.depth = this.liveEval(key).depth;
+      if (r && r.pv.length) e.pv = r.pv;
+      return e;
+    };
+    const line = (n, before) => {
+      const out = [];
+      for (let p = n, moves = before; p; p = p.children[0]) {
+        moves = [...moves, p.move];
+        const ply = { move: p.move };
+        if (p.comment) ply.comment = p.comment;
+        if (Number.isFinite(p.timeMs)) ply.time_ms = p.timeMs;
+        const e = evalOf(`${g.root}|${moves.join(' ')}`);
+        if (e) ply.eval = e;
+        const alts = p.parent.children[0] === p ? p.parent.children.slice(1) : [];
+        if (alts.length) ply.variations = alts.map((a) => line(a, moves.slice(0, -1)));
+        out.push(ply);
+      }
+      return out;
+    };
+    const body = { sfen: g.root === 'startpos' ? STARTPOS : g.root, plies: g.tree.children[0] ? line(g.tree.children[0], []) : [] };
+    const r = g.record;
+    if (r) {
+      body.header = { fields: r.header.fields || [] };
+      if (r.comment) body.comment = r.comment;
+      if (r.end) body.end = r.end;
+    }
+    return body;
+  }
+
+  async download() {
+    let kif;
+    try {
+      kif = await api.exportKIF(this.exportBody());
+    } catch (e) {
+      showErrors(this.errorBox, [{ code: e.code, message: e.message }], { title: 'Could not write the KIF' });
+      return;
+    }
+    const h = this.game.record?.header || {};
+    const stamp = new Date().toISOString().slice(0, 10).replaceAll('-', '');
+    const who = [h.black, h.white].filter(Boolean).join('-vs-').replace(/[\\/:*?"<>|\s]+/g, '_');
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([kif], { type: 'text/plain;charset=utf-8' }));
+    a.download = `${who || 'usid-game'}-${stamp}.kif`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    toast('KIF downloaded');
+  }
+}
