@@ -84,10 +84,10 @@ import { normalizeJob, evalScore, summarize, GameJob, isTerminal } from '../stat
 import { Game } from '../static/js/game.js';
 import { xStep } from '../static/js/evalgraph.js';
 
-// A recorded answer for kifu/testdata/kfw-game-a.kif (38 moves), in the
-// shape /v1/games/analysis is specified to answer: evaluations by
-// fairy-stockfish at depth 8 (POST /v1/analyze per position), judged by the
-// drop in winning chance.
+// A recorded answer of usid's POST /v1/games/analysis for
+// kifu/testdata/kfw-game-a.kif (38 moves) at depth 8 on fairy-stockfish:
+// evaluations from Black's side, each move judged by the drop of the
+// mover's winning chances (loss, 0..2).
 const RECORDED = JSON.parse(fs.readFileSync(new URL('./testdata/game-analysis.json', import.meta.url)));
 
 test('a game analysis answer is read into Black\'s-view scores, judgements and a summary', () => {
@@ -107,7 +107,7 @@ test('a game analysis answer is read into Black\'s-view scores, judgements and a
   for (const side of ['b', 'w']) {
     for (const what of ['inaccuracy', 'mistake', 'blunder']) assert.equal(s[side][what], count(side, what), `${side} ${what}`);
   }
-  assert.ok(s.b.averageLoss > 0);
+  assert.ok(s.b.averageLoss > 0 && s.b.averageLoss <= 100, `average loss ${s.b.averageLoss}% of winning chances`);
   // What the page does not know it leaves alone.
   const odd = normalizeJob({ id: 'x', status: 'running', positions: [{ ply: 2, judgement: 'brilliant', eval: { cp: 5 } }, { ply: -1 }, null] }, 'w');
   assert.equal(odd.positions.length, 1);

@@ -7,7 +7,8 @@
 // Answer (contract): {id, status: queued|running|done|cancelled|failed,
 // progress: {done, total}, positions: [{ply, eval: {cp}|{mate} (Black's
 // side), bestmove, pv, depth, move (the move played from this position),
-// loss, judgement: inaccuracy|mistake|blunder|null}], summary}.
+// loss (drop of 2·winrate−1, 0..2), judgement: inaccuracy|mistake|blunder|ok},
+// null while not analysed], summary}.
 
 export const JUDGEMENTS = ['inaccuracy', 'mistake', 'blunder'];
 const TERMINAL = new Set(['done', 'cancelled', 'failed']);
@@ -61,6 +62,8 @@ export function normalizeJob(j, turn0 = 'b') {
 
 // summarize counts each side's judged moves and its average loss from the
 // positions (the side of a move is the side to move where it was played).
+// A loss is the drop of 2·winrate−1 (0..2); averageLoss is in points of
+// win rate (0..100), as lishogi shows it.
 export function summarize(positions) {
   const out = {};
   for (const side of ['b', 'w']) out[side] = { moves: 0, inaccuracy: 0, mistake: 0, blunder: 0, loss: 0, lossCount: 0 };
@@ -73,7 +76,7 @@ export function summarize(positions) {
   }
   for (const side of ['b', 'w']) {
     const s = out[side];
-    s.averageLoss = s.lossCount ? Math.round(s.loss / s.lossCount) : null;
+    s.averageLoss = s.lossCount ? Math.round((50 * s.loss) / s.lossCount) : null;
   }
   return out;
 }

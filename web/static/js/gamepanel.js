@@ -251,7 +251,7 @@ export class GamePanel {
         `<span class="inaccuracy" title="inaccuracies">${s.inaccuracy} ?!</span>` +
         `<span class="mistake" title="mistakes">${s.mistake} ?</span>` +
         `<span class="blunder" title="blunders">${s.blunder} ??</span>` +
-        `<span class="sum-loss" title="average loss per move">${s.averageLoss === null ? '' : `avg loss ${s.averageLoss}`}</span></div>`;
+        `<span class="sum-loss" title="average drop of the mover's win rate per move">${s.averageLoss === null ? '' : `avg loss ${s.averageLoss}%`}</span></div>`;
     }
     box.innerHTML = html;
   }
