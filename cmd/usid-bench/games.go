@@ -112,6 +112,7 @@ type gameView struct {
 		Eval      json.RawMessage `json:"eval"`
 		Move      string          `json:"move"`
 		Judgement string          `json:"judgement"`
+		Cached    bool            `json:"cached"`
 	} `json:"positions"`
 	CreatedAt  time.Time  `json:"created_at"`
 	FinishedAt *time.Time `json:"finished_at"`
@@ -120,9 +121,15 @@ type gameView struct {
 // gameJob runs one game analysis to its end and checks it; it returns the
 // job's own time, from its creation to its end.
 func (b *bench) gameJob(ctx context.Context, u *usidProc, body []byte, game position) (time.Duration, error) {
+	d, _, err := b.gameJobView(ctx, u, body, game)
+	return d, err
+}
+
+// gameJobView is gameJob, with the job's answer.
+func (b *bench) gameJobView(ctx context.Context, u *usidProc, body []byte, game position) (time.Duration, *gameView, error) {
 	status, resp, err := post(ctx, b.http, u.url("/v1/games/analysis"), body)
 	if err != nil || status != http.StatusAccepted {
-		return 0, fmt.Errorf("POST: %d %s %v", status, resp, err)
+		return 0, nil, fmt.Errorf("POST: %d %s %v", status, resp, err)
 	}
 	var job struct{ ID string }
 	json.Unmarshal(resp, &job)
@@ -130,46 +137,46 @@ func (b *bench) gameJob(ctx context.Context, u *usidProc, body []byte, game posi
 	for {
 		v = gameView{}
 		if err := u.getJSON(ctx, "/v1/games/analysis/"+job.ID, &v); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		if v.FinishedAt != nil {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return 0, nil, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	if v.Status != "done" || len(v.Positions) != len(game.Moves)+1 {
-		return 0, fmt.Errorf("job %s: %d positions, want %d", v.Status, len(v.Positions), len(game.Moves)+1)
+		return 0, nil, fmt.Errorf("job %s: %d positions, want %d", v.Status, len(v.Positions), len(game.Moves)+1)
 	}
 	p, errs := shogi.Load(game.SFEN, nil)
 	if errs != nil {
-		return 0, errs[0]
+		return 0, nil, errs[0]
 	}
 	for i, x := range v.Positions {
 		if x == nil || x.Ply != i || len(x.Eval) == 0 {
-			return 0, fmt.Errorf("position %d: %+v", i, x)
+			return 0, nil, fmt.Errorf("position %d: %+v", i, x)
 		}
 		if !x.Checkmate && x.BestMove != "resign" && x.BestMove != "win" {
 			if _, err := p.CheckMove(x.BestMove); err != nil {
-				return 0, fmt.Errorf("position %d: best move %s: %w", i, x.BestMove, err)
+				return 0, nil, fmt.Errorf("position %d: best move %s: %w", i, x.BestMove, err)
 			}
 		}
 		if i == len(game.Moves) {
 			break
 		}
 		if x.Move != game.Moves[i] || x.Judgement == "" {
-			return 0, fmt.Errorf("position %d: move %q judged %q", i, x.Move, x.Judgement)
+			return 0, nil, fmt.Errorf("position %d: move %q judged %q", i, x.Move, x.Judgement)
 		}
 		m, err := p.CheckMove(x.Move)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		p.Play(m)
 	}
-	return v.FinishedAt.Sub(v.CreatedAt), nil
+	return v.FinishedAt.Sub(v.CreatedAt), &v, nil
 }
 
 // restPositions analyses every position through /v1/analyze with clients
@@ -215,4 +222,77 @@ func firstInfos(ctx context.Context, u *usidProc, runs int) ([]time.Duration, er
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// (8) The evaluation cache and whole-game analysis: games that share an
+// opening, analysed one after another on an empty cache (cold: the shared
+// positions are searched once, then answered from the cache), then the same
+// games again (warm: every position from the cache). Every answer is
+// checked as in (7) and the cached positions counted.
+func benchGameCache(ctx context.Context, b *bench) (err error) {
+	games, shared, plies, depth := 4, 30, 100, 8
+	if b.short {
+		games, shared, plies, depth = 2, 3, 6, 2
+	}
+	cfg := newConfig(b.fairyEngine(2))
+	cfg.Cache.Enabled = true
+	u, err := b.startUsid(ctx, "gamecache", cfg)
+	if err != nil {
+		return err
+	}
+	defer stopUsid(u, &err)
+	opening := gamePositions(shared + 1)[shared].Moves
+	var bodies [][]byte
+	var finals []position
+	for i := range games {
+		g := branchGame(opening, plies+1, uint64(100+i))
+		final := g[len(g)-1]
+		body, _ := json.Marshal(map[string]any{"position": final, "engine": "fairy", "limits": map[string]int{"depth": depth}})
+		bodies, finals = append(bodies, body), append(finals, final)
+	}
+	type pass struct {
+		total, first    time.Duration
+		positions, hits int
+	}
+	runAll := func() (pass, error) {
+		var p pass
+		for i, body := range bodies {
+			d, v, err := b.gameJobView(ctx, u, body, finals[i])
+			if err != nil {
+				return p, err
+			}
+			if i == 0 {
+				p.first = d
+			}
+			p.total += d
+			for _, x := range v.Positions {
+				p.positions++
+				if x.Cached {
+					p.hits++
+				}
+			}
+		}
+		return p, nil
+	}
+	cold, err := runAll()
+	if err != nil {
+		return fmt.Errorf("cold: %w", err)
+	}
+	warm, err := runAll()
+	if err != nil {
+		return fmt.Errorf("warm: %w", err)
+	}
+	if warm.hits != warm.positions {
+		return fmt.Errorf("warm: %d of %d positions from the cache, want all", warm.hits, warm.positions)
+	}
+	searched := cold.positions - cold.hits
+	perSearch := cold.total / time.Duration(max(searched, 1))
+	rate := func(p pass) string { return fmt.Sprintf("%.0f positions/s", float64(p.positions)/p.total.Seconds()) }
+	b.rep.add(fmt.Sprintf("game analysis with the evaluation cache: %d games of %d positions sharing %d plies, depth %d", games, plies+1, shared, depth),
+		fmt.Sprintf("cold %s (%d searched, %d from the cache: about %.1f s of the jobs' time saved at %s per searched position); warm %s (all %d cached)",
+			rate(cold), searched, cold.hits, (time.Duration(cold.hits) * perSearch).Seconds(), ms(perSearch), rate(warm), warm.positions),
+		"second analysis of a game ≥ 20× faster",
+		fmt.Sprintf("%s: %.0f× (the first game %s cold, %s warm)", verdict(cold.first >= 20*warm.first), cold.first.Seconds()/warm.first.Seconds(),
+			ms(cold.first), ms(warm.first)))
+	return nil
 }

@@ -12,6 +12,8 @@
 //  6. /v1/validate requests per second and the in-process validation rate
 //  7. whole-game analysis: positions per second through a game analysis job
 //     against REST /v1/analyze, and an interactive first info during one
+//  8. games sharing an opening analysed with the evaluation cache, cold and
+//     warm: positions per second, searches saved (games.go)
 //
 // usage:
 //
@@ -145,6 +147,7 @@ var measurements = []measurement{
 	{"memory per idle WebSocket connection", benchIdleMemory},
 	{"position validation rate", benchValidate},
 	{"whole-game analysis", benchGames},
+	{"whole-game analysis with the evaluation cache, cold and warm", benchGameCache},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -22,11 +22,24 @@ const outOfBook = "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2
 // positions in every run and on both sides of a comparison, all legal, and
 // different from each other so that the engine's hash does not answer
 // repeated searches. Position i has i moves.
-func gamePositions(n int) []position {
-	rnd := rand.New(rand.NewPCG(10, 22))
+func gamePositions(n int) []position { return branchGame(nil, n, 22) }
+
+// branchGame continues the game of moves (nil: from the start) with random
+// legal moves (seed) until it has n positions: games of one opening that
+// part ways there.
+func branchGame(moves []string, n int, seed uint64) []position {
+	rnd := rand.New(rand.NewPCG(10, seed))
 	p := shogi.Startpos()
-	var moves []string
 	out := []position{{SFEN: "startpos", Moves: []string{}}}
+	moves = append([]string(nil), moves...)
+	for i, mv := range moves {
+		m, err := p.CheckMove(mv)
+		if err != nil {
+			panic(err) // a prefix the tool made itself
+		}
+		p.Play(m)
+		out = append(out, position{SFEN: "startpos", Moves: append([]string(nil), moves[:i+1]...)})
+	}
 	for len(out) < n {
 		legal := p.LegalMoves()
 		if len(legal) == 0 {
