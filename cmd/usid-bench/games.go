@@ -290,7 +290,7 @@ func benchGameCache(ctx context.Context, b *bench) (err error) {
 	rate := func(p pass) string { return fmt.Sprintf("%.0f positions/s", float64(p.positions)/p.total.Seconds()) }
 	b.rep.add(fmt.Sprintf("game analysis with the evaluation cache: %d games of %d positions sharing %d plies, depth %d", games, plies+1, shared, depth),
 		fmt.Sprintf("cold %s (%d searched, %d from the cache: about %.1f s of the jobs' time saved at %s per searched position); warm %s (all %d cached)",
-			rate(cold), searched, cold.hits, (time.Duration(cold.hits) * perSearch).Seconds(), ms(perSearch), rate(warm), warm.positions),
+			rate(cold), searched, cold.hits, (time.Duration(cold.hits)*perSearch).Seconds(), ms(perSearch), rate(warm), warm.positions),
 		"second analysis of a game ≥ 20× faster",
 		fmt.Sprintf("%s: %.0f× (the first game %s cold, %s warm)", verdict(cold.first >= 20*warm.first), cold.first.Seconds()/warm.first.Seconds(),
 			ms(cold.first), ms(warm.first)))
