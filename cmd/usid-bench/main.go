@@ -14,6 +14,8 @@
 //     against REST /v1/analyze, and an interactive first info during one
 //  8. games sharing an opening analysed with the evaluation cache, cold and
 //     warm: positions per second, searches saved (games.go)
+//  9. fair sharing of one engine: a light client's wait among four heavy
+//     clients (fair.go)
 //
 // usage:
 //
@@ -148,6 +150,7 @@ var measurements = []measurement{
 	{"position validation rate", benchValidate},
 	{"whole-game analysis", benchGames},
 	{"whole-game analysis with the evaluation cache, cold and warm", benchGameCache},
+	{"fair sharing: a light client among heavy ones on one engine", benchFair},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

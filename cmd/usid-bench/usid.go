@@ -39,9 +39,11 @@ type usidConfig struct {
 		ShutdownGrace time.Duration `yaml:"shutdown_grace"`
 	} `yaml:"server"`
 	Access struct {
-		MaxSessions    int          `yaml:"max_sessions"`
-		MaxPerAddress  int          `yaml:"max_sessions_per_address"`
-		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
+		KeysFile       string        `yaml:"keys_file,omitempty"`
+		Keyed          *server.Quota `yaml:"keyed,omitempty"`
+		MaxSessions    int           `yaml:"max_sessions"`
+		MaxPerAddress  int           `yaml:"max_sessions_per_address"`
+		AnonymousQuota server.Quota  `yaml:"anonymous_quota"`
 	} `yaml:"access"`
 	// Cache is off in these benchmarks: they repeat positions on purpose to
 	// time searches, which the evaluation cache would answer instead.
