@@ -290,6 +290,9 @@ type Event struct {
 	// engine
 	Name    string `json:"name,omitempty"`
 	USIName string `json:"usi_name,omitempty"`
+	// Restored (engine events): the options the session had set on this
+	// engine kind, set again on the engine just leased.
+	Restored []string `json:"restored,omitempty"`
 	// queued
 	Position int `json:"position,omitempty"`
 	// info

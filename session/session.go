@@ -132,6 +132,13 @@ type Session struct {
 	// clientOpts: the client set engine options on the lease held now;
 	// the worker's alone (it owns the lease).
 	clientOpts bool
+	// kept is the options the client set per engine kind, in the order
+	// first set, re-applied to every engine the session leases later, so
+	// that giving an idle engine back (idle_release, another client
+	// waiting, max_lease) never changes the opponent. (The game state needs
+	// no keeping: the pool hands out every engine with usinewgame sent.)
+	// The worker's alone.
+	kept map[string]*kept
 
 	mu        sync.Mutex
 	cur       *run            // the search request the worker is on
@@ -460,8 +467,54 @@ func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string
 		return nil, acquireError(engine, err)
 	}
 	s.clientOpts = false // a fresh lease has the configured options
-	s.out.push(&Event{Type: EventEngine, ID: id, Name: engine, USIName: l.Engine().ID().Name})
+	restored := s.restore(l, engine)
+	s.out.push(&Event{Type: EventEngine, ID: id, Name: engine, USIName: l.Engine().ID().Name, Restored: restored})
 	return l, nil
+}
+
+// kept is what a client set on one engine kind during the session.
+type kept struct {
+	names  []string // option names, in the order first set
+	values map[string]string
+}
+
+// keep records an option the engine took.
+func (s *Session) keep(engine string, r *Request) {
+	if s.kept == nil {
+		s.kept = map[string]*kept{}
+	}
+	k := s.kept[engine]
+	if k == nil {
+		k = &kept{values: map[string]string{}}
+		s.kept[engine] = k
+	}
+	if _, ok := k.values[r.Name]; !ok {
+		k.names = append(k.names, r.Name)
+	}
+	k.values[r.Name] = r.Value
+}
+
+// restore re-applies to a fresh lease what the client set on engine's kind
+// before, and returns the option names it set again. An option the engine
+// no longer takes is forgotten (and logged): the lease is of the same kind,
+// so that only happens when the operator changed the configuration.
+func (s *Session) restore(l *pool.Lease, engine string) []string {
+	k := s.kept[engine]
+	if k == nil {
+		return nil
+	}
+	var done []string
+	for _, name := range slices.Clone(k.names) {
+		if err := l.SetOption(name, k.values[name]); err != nil {
+			s.log.Warn("option not restored on a new lease", "engine", engine, "option", name, "err", err)
+			delete(k.values, name)
+			k.names = slices.DeleteFunc(k.names, func(n string) bool { return n == name })
+			continue
+		}
+		done = append(done, name)
+	}
+	s.clientOpts = len(done) > 0
+	return done
 }
 
 // serve runs one search request to its terminal event.
@@ -572,6 +625,7 @@ func (s *Session) control(r *Request, held *pool.Lease) *pool.Lease {
 		err = lease.SetOption(r.Name, r.Value)
 		if err == nil {
 			s.clientOpts = true
+			s.keep(engine, r)
 			// Echo the value as the engine was sent it (5, not +5 or 05).
 			v, ok := lease.Engine().OptionValue(r.Name)
 			if !ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -160,5 +161,91 @@ func TestStoppedEngineMidSearch(t *testing.T) {
 		if st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); !strings.Contains(string(st), ") Z") {
 			t.Errorf("the stopped engine %d still exists: %s", pid, st)
 		}
+	}
+}
+
+// TestOptionsRestoredOnNewLease: the options a client set are set again on the engine it gets after giving its idle engine
+// back, even when another client used that engine in between (issue 17:
+// a human thinking longer than idle_release used to play another opponent).
+func TestOptionsRestoredOnNewLease(t *testing.T) {
+	p, err := pool.New([]pool.EngineConfig{{Name: "fake", Path: fakeengine.Path(), Instances: 1,
+		Env:           []string{fakeengine.EnvMode + "=" + fakeengine.EchoOptions},
+		ClientOptions: map[string]pool.OptionRule{"Style": {Values: []string{"Solid", "Normal", "Risky"}}}}}, pool.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		p.Close(ctx)
+	})
+	svc := NewService(Config{Pool: p, IdleRelease: 50 * time.Millisecond})
+	s := svc.NewSession()
+	defer s.Close()
+	echo := func(id string) (restored []string, text string) {
+		t.Helper()
+		s.Handle([]byte(sprintf(`{"type":"analyze","id":"%s","limits":{"depth":1}}`, id)))
+		for _, e := range events(t, s, id) {
+			switch {
+			case e.Type == EventEngine:
+				restored = e.Restored
+			case e.Type == EventInfo && strings.HasPrefix(e.Text, "Style="):
+				text = e.Text
+			}
+		}
+		return restored, text
+	}
+	control := func(msg, id, want string) {
+		t.Helper()
+		s.Handle([]byte(msg))
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		for {
+			evs, err := s.Next(ctx)
+			if err != nil {
+				t.Fatalf("%s: no %s event: %v", id, want, err)
+			}
+			for _, e := range evs {
+				if e.ID == id && (e.Type == want || e.Type == EventError) {
+					if e.Type != want {
+						t.Fatalf("%s: %+v", id, e)
+					}
+					return
+				}
+			}
+		}
+	}
+	control(`{"type":"setoption","id":"o","name":"Style","value":"Risky"}`, "o", EventOption)
+	control(`{"type":"newgame","id":"n"}`, "n", EventReady)
+	if _, text := echo("a1"); text != "Style=Risky newgame=true" {
+		t.Fatalf("first lease: the engine says %q", text)
+	}
+	// Idle: the engine goes back to the pool, which resets it; another
+	// client searches on it.
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Status()[0].Idle != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle session still holds its engine: %+v", p.Status()[0])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	other := svc.NewSession()
+	defer other.Close()
+	other.Handle([]byte(`{"type":"analyze","id":"x","limits":{"depth":1}}`))
+	for _, e := range events(t, other, "x") {
+		if e.Type == EventInfo && strings.HasPrefix(e.Text, "Style=") && e.Text != "Style=Normal newgame=true" {
+			t.Errorf("another client's engine was told %q: the first client's option leaked", e.Text)
+		}
+	}
+	other.Close()
+	for p.Status()[0].Idle != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the other session still holds the engine: %+v", p.Status()[0])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	restored, text := echo("a2")
+	if text != "Style=Risky newgame=true" || !slices.Equal(restored, []string{"Style"}) {
+		t.Errorf("after a new lease: the engine says %q, restored %v; want Style=Risky newgame=true, [Style]", text, restored)
 	}
 }

@@ -56,6 +56,9 @@ const (
 
 	// Faults.
 	IllegalBestMove = "illegal-bestmove" // from the start position, a plain go answers bestmove 5a5c (illegal)
+
+	// Instruments.
+	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool>": what the engine was told
 )
 
 // RunIfRequested runs the fake engine and exits the process when EnvMode is
@@ -125,6 +128,7 @@ func Main(mode string) int {
 	move := "7g7f"         // the answer for the current position
 	hash := 16
 	newGame, mated := false, false
+	style := "Normal"
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		if !hangAt.IsZero() && time.Now().After(hangAt) {
@@ -163,6 +167,9 @@ func Main(mode string) int {
 			if len(words) == 5 && words[2] == "USI_Hash" {
 				hash, _ = strconv.Atoi(words[4])
 			}
+			if len(words) == 5 && words[2] == "Style" {
+				style = words[4]
+			}
 		case "position":
 			move = legalMove(in.Text())
 		case "usinewgame":
@@ -188,6 +195,9 @@ func Main(mode string) int {
 			}
 			say("readyok")
 		case "go":
+			if mode == EchoOptions {
+				say(fmt.Sprintf("info string Style=%s newgame=%v", style, newGame))
+			}
 			if mode == AbortOn {
 				for _, p := range strings.Split(arg, "_") {
 					if contains(words, p) {
