@@ -17,22 +17,55 @@ type Lease struct {
 	k        *kind
 	in       *instance
 	acquired time.Time
+	client   string
+	class    Class
 
 	mu       sync.Mutex
 	released bool
+	held     time.Duration   // from acquisition to release, once released
 	changed  map[string]bool // options this lease set, to restore on release
 	played   bool            // a search ran in the current game: it needs a gameover
 	mated    bool            // a mate search ran on it
 }
 
-func (k *kind) newLeaseLocked(in *instance) *Lease {
+func (k *kind) newLeaseLocked(in *instance, client string, class Class) *Lease {
 	k.leasesOut++
 	k.p.m.leases.WithLabelValues(k.cfg.Name).Inc()
-	return &Lease{k: k, in: in, acquired: time.Now()}
+	k.q.granted(client)
+	return &Lease{k: k, in: in, acquired: time.Now(), client: client, class: class}
 }
 
-// Acquired is when the lease began.
+// Acquired is when the lease began: when the pool handed the engine over.
 func (l *Lease) Acquired() time.Time { return l.acquired }
+
+// Held is the engine time the lease holds or held: from acquisition to
+// release, or to now while it is not released. It is what the pool charges
+// the client for fair sharing, and what a quota should charge.
+func (l *Lease) Held() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.released {
+		return l.held
+	}
+	return time.Since(l.acquired)
+}
+
+// Client is the client the lease was acquired for.
+func (l *Lease) Client() string { return l.client }
+
+// Class is the priority class the lease was acquired in.
+func (l *Lease) Class() Class { return l.class }
+
+// Wanted is closed when someone waits for an engine of this kind and none
+// is idle, so that a holder not using its engine can release it at once.
+// It costs nothing to watch (no goroutine, no timer). Once closed, it stays
+// closed: call Wanted again after a search to watch for the next caller.
+func (l *Lease) Wanted() <-chan struct{} {
+	k := l.k
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.wanted
+}
 
 // Engine returns the leased engine. Do not use it after Release.
 func (l *Lease) Engine() *usi.Engine { return l.in.eng }
@@ -223,6 +256,8 @@ func (l *Lease) release(retire string) {
 		return
 	}
 	l.released = true
+	now := time.Now()
+	l.held = now.Sub(l.acquired)
 	changed := sortedKeys(l.changed)
 	mated, played := l.mated, l.played
 	l.mu.Unlock()
@@ -230,6 +265,10 @@ func (l *Lease) release(retire string) {
 	k, in := l.k, l.in
 	k.mu.Lock()
 	k.setState(in, stateResetting)
+	k.q.charge(l.client, l.held, now)
+	if k.q.n > 0 {
+		k.renumberLocked() // the client's engine time moved it
+	}
 	k.mu.Unlock()
 	k.p.wg.Go(func() {
 		if retire == "" {
@@ -249,6 +288,27 @@ func (l *Lease) release(retire string) {
 			in.retireFor(retire)
 		}
 	})
+}
+
+// handBack returns the engine of a lease granted to a waiter that had
+// already given up: nobody used it, so it goes to the next waiter as it is,
+// and the client is not charged.
+func (l *Lease) handBack() {
+	l.mu.Lock()
+	l.released = true
+	l.mu.Unlock()
+	k := l.k
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if u := k.q.usage[l.client]; u != nil && u.held > 0 {
+		u.held--
+	}
+	k.leasesOut--
+	if k.leasesOut == 0 && k.leasesGo != nil {
+		close(k.leasesGo)
+		k.leasesGo = nil
+	}
+	k.offerLocked(l.in)
 }
 
 // reset brings a released engine back to a known state; it returns a reason

@@ -40,8 +40,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "usid_pool_engines", Help: "Engine processes by engine and state.",
 		}, []string{"engine", "state"}),
 		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "usid_pool_queue_length", Help: "Callers waiting for a free engine.",
-		}, []string{"engine"}),
+			Name: "usid_pool_queue_length", Help: "Callers waiting for a free engine, by priority class (interactive, background).",
+		}, []string{"engine", "class"}),
 		utilization: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "usid_pool_utilization",
 			Help: "Demand on the pool: (leased + waiting) / configured instances. Above 1 means callers queue; the autoscaling signal.",
@@ -51,9 +51,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"engine"}),
 		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "usid_pool_lease_wait_seconds",
-			Help:    "Time from Acquire to a lease (or failure).",
+			Help:    "Time from Acquire to a lease (or failure), by priority class (interactive, background).",
 			Buckets: []float64{.0001, .001, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
-		}, []string{"engine"}),
+		}, []string{"engine", "class"}),
 		leases: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "usid_pool_leases_total", Help: "Leases granted.",
 		}, []string{"engine"}),

@@ -23,12 +23,42 @@
 // Lease.Go), and gameover when a lease that searched ends. isready never
 // follows usinewgame.
 //
-// Acquire hands out a free engine at once or queues the caller (FIFO, at most
+// Acquire hands out a free engine at once or queues the caller (at most
 // Queue waiters, until the caller's context ends). A Lease is released with
 // Release; the pool then stops any search still running (and consumes its
 // bestmove), ends the game, restores the options the lease changed, and,
 // when the profile allows, waits for readyok before the engine serves
 // anyone else. An engine that cannot be brought back is replaced.
+//
+// # Fair sharing
+//
+// The scarce thing is engine time, so the queue shares engine time, not
+// turns. AcquireWith names the caller's Client and Class. When an engine
+// frees up it goes to a waiter of the first class that has any
+// (Interactive before Background: background work waits as long as people
+// do); within the class, to the client with the least recent engine time
+// on this kind; and of that client's waiters, to the oldest. A client's
+// engine time is what its leases held (Lease.Held), charged at release,
+// decaying with a half-life of a minute; a lease it holds now counts as an
+// average lease until it ends. Ties go to the earlier arrival.
+//
+// This is deficit round robin by engine time rather than plain round
+// robin over waiting clients: with round robin, a client asking for 100 ms
+// now and then waits behind every client that keeps the queue busy with
+// 1 s searches (one turn each, so N heavy searches); ordered by engine time,
+// it goes next and waits at most for the lease in progress, while heavy
+// clients still take turns among themselves (each one served goes behind
+// the others). The decay forgives old use: a client is never behind for
+// long, and one that has been away gets at most a bounded head start.
+//
+// OnQueue tells a waiter its place in that order, 1 being next, whenever it
+// changes (arrivals, departures, grants, charges). Place 1 is exact; later
+// places assume each lease costs the average, and are corrected as leases
+// end.
+//
+// Lease.Wanted is closed while anyone waits for the kind (there is then no
+// idle engine), so that a session holding an engine it is not using can
+// give it back at once and lease one again when it needs it.
 //
 // # Concurrency and ownership
 //
@@ -143,17 +173,25 @@ func (p *Pool) Config(name string) (EngineConfig, bool) {
 	return k.cfg, true
 }
 
-// Acquire leases a free engine of the named kind, waiting in a FIFO queue
-// while all are busy, until ctx ends. onQueue, if not nil, is called in the
-// caller's goroutine with the caller's place in the queue (1 is next) each
-// time it changes. Errors: ErrUnknownEngine, ErrQueueFull, ErrUnavailable,
-// ErrClosed, or ctx's error.
+// Acquire is AcquireWith for an Interactive caller of client "".
 func (p *Pool) Acquire(ctx context.Context, name string, onQueue func(position int)) (*Lease, error) {
+	return p.AcquireWith(ctx, name, AcquireOptions{OnQueue: onQueue})
+}
+
+// AcquireWith leases a free engine of the named kind, or waits while all
+// are busy, until ctx ends. Waiters are served by class, then in turn by
+// client (see the package doc), each client's in the order they came.
+// Errors: ErrUnknownEngine, ErrQueueFull, ErrUnavailable, ErrClosed, or
+// ctx's error.
+func (p *Pool) AcquireWith(ctx context.Context, name string, o AcquireOptions) (*Lease, error) {
 	k := p.kinds[name]
 	if k == nil {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEngine, name)
 	}
-	return k.acquire(ctx, onQueue)
+	if o.Class < 0 || o.Class >= numClasses {
+		return nil, fmt.Errorf("pool: unknown class %d", int(o.Class))
+	}
+	return k.acquire(ctx, o)
 }
 
 // Profile returns what usid knows of an engine kind (package probe), or nil
@@ -188,11 +226,7 @@ func (p *Pool) Close(ctx context.Context) error {
 	for _, k := range p.kinds {
 		k.mu.Lock()
 		k.closed = true
-		for _, w := range k.waiters {
-			w.ch <- grant{err: ErrClosed}
-		}
-		k.waiters = nil
-		k.updateMetricsLocked()
+		k.failWaitersLocked(ErrClosed)
 		k.mu.Unlock()
 	}
 	var err error
@@ -209,13 +243,18 @@ func (p *Pool) Close(ctx context.Context) error {
 
 // grant is what a waiter receives: an engine, or why there will be none.
 type grant struct {
-	inst *instance
-	err  error
+	lease *Lease
+	err   error
 }
 
 type waiter struct {
-	ch  chan grant // capacity 1: the grant never blocks the pool
-	pos chan int   // capacity 1: the latest queue position
+	ch     chan grant // capacity 1: the grant never blocks the pool
+	pos    chan int   // capacity 1: the latest queue position
+	client string
+	class  Class
+	seq    uint64 // arrival order, set by queue.push
+	told   int    // the position last sent on pos
+	start  time.Time
 }
 
 // kind is the state of one configured engine kind. mu guards everything
@@ -227,7 +266,7 @@ type kind struct {
 
 	mu        sync.Mutex
 	idle      []*instance // warm and free; the most recently used last
-	waiters   []*waiter   // FIFO
+	q         queue       // callers waiting for an engine
 	counts    map[string]int
 	failures  []time.Time // recent failures, within FailureWindow
 	downUntil time.Time   // unavailable until then
@@ -236,6 +275,11 @@ type kind struct {
 	leasesGo  chan struct{} // closed when leasesOut drops to 0 while closed
 	id        usi.ID        // from the latest engine that started
 	options   []usi.Option
+	// wanted is closed while someone waits (so no engine is idle), for
+	// lease holders to notice without a goroutine; a fresh one replaces it
+	// when the queue empties.
+	wanted       chan struct{}
+	wantedClosed bool
 	// profile is what usid knows of the engine: nil until discovered
 	// (loaded or probed), which happens before any slot starts; then fixed.
 	profile    *probe.Profile
@@ -244,7 +288,9 @@ type kind struct {
 }
 
 func newKind(p *Pool, cfg EngineConfig) *kind {
-	return &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int)}
+	k := &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int), wanted: make(chan struct{})}
+	k.q.init()
+	return k
 }
 
 // instance is one engine process and its bookkeeping; state is guarded by kind.mu.
@@ -287,8 +333,10 @@ func (k *kind) updateMetricsLocked() {
 	for _, s := range states {
 		m.engines.WithLabelValues(n, s).Set(float64(k.counts[s]))
 	}
-	m.queue.WithLabelValues(n).Set(float64(len(k.waiters)))
-	m.utilization.WithLabelValues(n).Set(float64(k.counts[stateBusy]+len(k.waiters)) / float64(k.cfg.Instances))
+	for _, c := range classes {
+		m.queue.WithLabelValues(n, c.String()).Set(float64(k.q.count[c]))
+	}
+	m.utilization.WithLabelValues(n).Set(float64(k.counts[stateBusy]+k.q.n) / float64(k.cfg.Instances))
 	avail := 1.0
 	if k.down() {
 		avail = 0
@@ -296,7 +344,7 @@ func (k *kind) updateMetricsLocked() {
 	m.available.WithLabelValues(n).Set(avail)
 }
 
-func (k *kind) acquire(ctx context.Context, onQueue func(int)) (*Lease, error) {
+func (k *kind) acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
 	start := time.Now()
 	k.mu.Lock()
 	switch {
@@ -307,66 +355,77 @@ func (k *kind) acquire(ctx context.Context, onQueue func(int)) (*Lease, error) {
 		err := k.unavailableLocked()
 		k.mu.Unlock()
 		return nil, err
-	case len(k.waiters) == 0 && len(k.idle) > 0 && k.idle[len(k.idle)-1].eng.Err() == nil:
+	case k.q.n == 0 && len(k.idle) > 0 && k.idle[len(k.idle)-1].eng.Err() == nil:
 		in := k.idle[len(k.idle)-1]
 		k.idle = k.idle[:len(k.idle)-1]
 		k.setState(in, stateBusy)
-		l := k.newLeaseLocked(in)
+		l := k.newLeaseLocked(in, o.Client, o.Class)
 		k.mu.Unlock()
-		k.observeWait(start)
+		k.observeWait(o.Class, start)
 		return l, nil
-	case len(k.waiters) >= k.cfg.Queue:
+	case k.q.n >= k.cfg.Queue:
 		k.mu.Unlock()
 		return nil, fmt.Errorf("%w: %d waiting for %q", ErrQueueFull, k.cfg.Queue, k.cfg.Name)
 	}
-	w := &waiter{ch: make(chan grant, 1), pos: make(chan int, 1)}
-	k.waiters = append(k.waiters, w)
-	w.pos <- len(k.waiters)
-	k.updateMetricsLocked()
+	w := &waiter{ch: make(chan grant, 1), pos: make(chan int, 1), client: o.Client, class: o.Class, start: start}
+	k.q.push(w)
+	if !k.wantedClosed {
+		close(k.wanted)
+		k.wantedClosed = true
+	}
+	k.renumberLocked()
 	k.mu.Unlock()
 
 	for {
 		select {
 		case g := <-w.ch:
-			k.observeWait(start)
+			k.observeWait(o.Class, start)
 			if g.err != nil {
 				return nil, g.err
 			}
-			k.mu.Lock()
-			l := k.newLeaseLocked(g.inst)
-			k.mu.Unlock()
-			return l, nil
+			return g.lease, nil
 		case n := <-w.pos:
-			if onQueue != nil {
-				onQueue(n)
+			if o.OnQueue != nil {
+				o.OnQueue(n)
 			}
 		case <-ctx.Done():
 			k.mu.Lock()
-			if i := slices.Index(k.waiters, w); i >= 0 {
-				k.waiters = slices.Delete(k.waiters, i, i+1)
-				k.renumberLocked(i)
+			if k.q.remove(w) {
+				k.queueChangedLocked()
 				k.mu.Unlock()
 			} else {
 				// The grant raced with the cancellation: hand the engine on.
 				k.mu.Unlock()
-				if g := <-w.ch; g.inst != nil {
-					k.offer(g.inst)
+				if g := <-w.ch; g.lease != nil {
+					g.lease.handBack()
 				}
 			}
-			k.observeWait(start)
+			k.observeWait(o.Class, start)
 			return nil, ctx.Err()
 		}
 	}
 }
 
-func (k *kind) observeWait(start time.Time) {
-	k.p.m.wait.WithLabelValues(k.cfg.Name).Observe(time.Since(start).Seconds())
+func (k *kind) observeWait(c Class, start time.Time) {
+	k.p.m.wait.WithLabelValues(k.cfg.Name, c.String()).Observe(time.Since(start).Seconds())
 }
 
-// renumberLocked tells the waiters from index i on their new place.
-func (k *kind) renumberLocked(i int) {
-	for ; i < len(k.waiters); i++ {
-		w := k.waiters[i]
+// queueChangedLocked follows a change of the queue: a fresh wanted
+// channel when it emptied, new places for the waiters, the metrics.
+func (k *kind) queueChangedLocked() {
+	if k.q.n == 0 && k.wantedClosed {
+		k.wanted, k.wantedClosed = make(chan struct{}), false
+	}
+	k.renumberLocked()
+}
+
+// renumberLocked tells every waiter whose place changed its new place.
+func (k *kind) renumberLocked() {
+	for i, w := range k.q.order(time.Now()) {
+		if w.told == i+1 {
+			continue
+		}
+		w.told = i + 1
 		select { // replace a position the waiter has not read yet
 		case <-w.pos:
 		default:
@@ -374,6 +433,19 @@ func (k *kind) renumberLocked(i int) {
 		w.pos <- i + 1
 	}
 	k.updateMetricsLocked()
+}
+
+// failWaitersLocked ends every wait with err.
+func (k *kind) failWaitersLocked(err error) {
+	for _, c := range classes {
+		for _, ws := range k.q.byClass[c] {
+			for _, w := range ws {
+				w.ch <- grant{err: err}
+			}
+		}
+	}
+	k.q.clear()
+	k.queueChangedLocked()
 }
 
 // offer gives a warm engine to the first waiter, or puts it with the idle ones.
@@ -387,12 +459,13 @@ func (k *kind) offerLocked(in *instance) {
 	if in.gone {
 		return
 	}
-	if len(k.waiters) > 0 {
-		w := k.waiters[0]
-		k.waiters = k.waiters[1:]
+	if w := k.q.next(time.Now()); w != nil {
+		k.q.remove(w)
 		k.setState(in, stateBusy)
-		w.ch <- grant{inst: in}
-		k.renumberLocked(0)
+		// The lease starts now, not when the waiter's goroutine runs: the
+		// engine is the client's from here, and its time counts.
+		w.ch <- grant{lease: k.newLeaseLocked(in, w.client, w.class)}
+		k.queueChangedLocked()
 		return
 	}
 	k.setState(in, stateIdle)
@@ -435,11 +508,7 @@ func (k *kind) warmLocked() int {
 // markDownLocked makes Acquire fail fast for d, and fails the waiters.
 func (k *kind) markDownLocked(d time.Duration) {
 	k.downUntil = time.Now().Add(d)
-	for _, w := range k.waiters {
-		w.ch <- grant{err: k.unavailableLocked()}
-	}
-	k.waiters = nil
-	k.updateMetricsLocked()
+	k.failWaitersLocked(k.unavailableLocked())
 	// The gauge flips back when the cooldown ends, whether or not anyone asks.
 	time.AfterFunc(d, k.updateMetrics)
 }

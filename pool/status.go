@@ -47,7 +47,7 @@ func (p *Pool) Status() []EngineStatus {
 			Starting:      k.counts[stateStarting],
 			Resetting:     k.counts[stateResetting],
 			Checking:      k.counts[stateChecking],
-			Queue:         len(k.waiters),
+			Queue:         k.q.n,
 			Available:     !k.down() && !k.closed,
 		}
 		if k.down() {

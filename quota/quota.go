@@ -1,0 +1,257 @@
+// Package quota keeps engine-time budgets per client: a token bucket whose
+// tokens are engine-seconds. A client may start a search while its balance
+// is above zero; when the search ends it is charged the engine time it
+// actually held, which may take the balance below zero. The debt is paid
+// back by the refill, and until it is the client is refused, with the time
+// until its balance is positive again as the retry-after. So a 10 ms search
+// costs a hundredth of a 1 s one, a client that searches one position after
+// another is never refused for being sequential, and a client's long
+// searches are bounded by its budget, not by a count of requests.
+//
+// A Budget is Seconds of engine time per Period, with up to Burst seconds
+// saved: the bucket holds at most Burst and refills at Seconds/Period per
+// second of wall time. A client not seen before starts full.
+//
+// Two stores keep the balances: Memory, in this process, bounded in the
+// number of clients; and Redis, shared by every usid process that points at
+// the same server, so that N pods enforce one budget per client. Redis
+// computes the balance in one script with its own clock (TIME), so the pods'
+// clocks do not matter, and each key expires when its bucket would be full
+// again, so idle clients leave nothing behind.
+//
+// Failure policy: a quota never fails its caller. While Redis does not
+// answer (an error or a call slower than the timeout), the Redis store
+// counts the error (usid_quota_errors_total), logs a warning when Redis goes
+// away (not at every call), leaves Redis alone for Backoff, and meanwhile
+// keeps balances in memory: each pod then enforces the budget on its own
+// (a client may get up to N budgets across N pods, but not an unlimited
+// amount). What was charged in memory is not carried to Redis afterwards.
+//
+// # Concurrency and ownership
+//
+// Memory and Redis are safe for concurrent use. Whoever calls NewRedis must
+// call Close. The package imports nothing of usid.
+package quota
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Budget is a client's engine time: Seconds per Period, at most Burst saved.
+type Budget struct {
+	// Seconds of engine time refilled per Period; 0 means no limit.
+	Seconds float64 `yaml:"seconds" json:"seconds"`
+	// Period over which Seconds refill; default one minute.
+	Period time.Duration `yaml:"period" json:"period"`
+	// Burst is the most a client can save and spend at once, in
+	// engine-seconds; default Seconds (one period's worth).
+	Burst float64 `yaml:"burst" json:"burst"`
+}
+
+// Check reports what is wrong with b, if anything.
+func (b Budget) Check() error {
+	var errs []error
+	if b.Seconds < 0 || math.IsNaN(b.Seconds) || math.IsInf(b.Seconds, 0) {
+		errs = append(errs, fmt.Errorf("seconds %v: want 0 (no limit) or more", b.Seconds))
+	}
+	if b.Period < 0 {
+		errs = append(errs, fmt.Errorf("period %v: want a positive duration", b.Period))
+	}
+	if b.Burst < 0 || math.IsNaN(b.Burst) || math.IsInf(b.Burst, 0) {
+		errs = append(errs, fmt.Errorf("burst %v: want 0 (as seconds) or more", b.Burst))
+	}
+	return errors.Join(errs...)
+}
+
+// Unlimited reports whether b sets no limit.
+func (b Budget) Unlimited() bool { return !(b.Seconds > 0) || b.Check() != nil }
+
+// rate is the refill in engine-seconds per second, and capacity the most
+// the bucket holds.
+func (b Budget) rate() float64 {
+	p := b.Period
+	if p <= 0 {
+		p = time.Minute
+	}
+	return b.Seconds / p.Seconds()
+}
+
+func (b Budget) capacity() float64 {
+	if b.Burst > 0 {
+		return b.Burst
+	}
+	return b.Seconds
+}
+
+// Store keeps the balances of clients.
+type Store interface {
+	// Allow returns 0 when client may start a search (its balance is above
+	// zero), else how long until it may.
+	Allow(ctx context.Context, client string, b Budget) (retryAfter time.Duration)
+	// Charge debits the engine time a search held. Call it with a context
+	// that outlives the request (context.WithoutCancel): the time was spent
+	// whether or not the client is still there.
+	Charge(ctx context.Context, client string, b Budget, held time.Duration)
+}
+
+// retryAfter is how long until a balance of tokens (at or below zero) is
+// above zero, rounded up to the next millisecond.
+func retryAfter(tokens float64, b Budget) time.Duration {
+	if tokens > 0 {
+		return 0
+	}
+	d := time.Duration(math.Ceil(-tokens/b.rate()*1e3)+1) * time.Millisecond
+	if d <= 0 || d > 100*365*24*time.Hour { // an absurd charge: cap, never overflow
+		d = 100 * 365 * 24 * time.Hour
+	}
+	return d
+}
+
+// bucket is one client's balance: tokens at time at.
+type bucket struct {
+	tokens float64
+	at     time.Time
+	b      Budget // the budget it was last used with, to tell when it is full
+}
+
+// balance is the bucket's tokens at now under budget b.
+func (k *bucket) balance(now time.Time, b Budget) float64 {
+	t := k.tokens
+	if dt := now.Sub(k.at).Seconds(); dt > 0 {
+		t += dt * b.rate()
+	}
+	return min(t, b.capacity())
+}
+
+// MemoryConfig sets up a Memory store. Zero fields take the defaults shown.
+type MemoryConfig struct {
+	// MaxClients bounds the clients with a balance below full (100000).
+	// Past it, new clients share one bucket until some refill.
+	MaxClients int
+	Now        func() time.Time      // the clock (time.Now); tests set it
+	Registerer prometheus.Registerer // usid_quota_clients; nil: not registered
+}
+
+// Memory keeps balances in this process: a table in shards, each with its
+// own lock, holding only clients whose bucket is below full (a full bucket
+// is the same as none, so it is dropped).
+type Memory struct {
+	now      func() time.Time
+	max      int64
+	n        atomic.Int64
+	seed     maphash.Seed
+	shards   [64]memShard
+	overflow struct {
+		sync.Mutex
+		bucket
+	}
+}
+
+type memShard struct {
+	mu    sync.Mutex
+	m     map[string]*bucket
+	sweep time.Time
+}
+
+// sweepEvery is how often a shard drops the buckets that refilled.
+const sweepEvery = 10 * time.Second
+
+// NewMemory returns an empty Memory store.
+func NewMemory(cfg MemoryConfig) *Memory {
+	m := &Memory{now: cfg.Now, max: int64(cfg.MaxClients), seed: maphash.MakeSeed()}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.max <= 0 {
+		m.max = 100000
+	}
+	if cfg.Registerer != nil {
+		cfg.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "usid_quota_clients", Help: "Clients whose engine-time balance is below full (in memory).",
+		}, func() float64 { return float64(m.Len()) }))
+	}
+	return m
+}
+
+// Len returns how many clients have a balance below full.
+func (m *Memory) Len() int { return int(m.n.Load()) }
+
+func (m *Memory) shard(client string) *memShard {
+	return &m.shards[maphash.String(m.seed, client)%uint64(len(m.shards))]
+}
+
+// Allow implements Store.
+func (m *Memory) Allow(_ context.Context, client string, b Budget) time.Duration {
+	if b.Unlimited() {
+		return 0
+	}
+	now := m.now()
+	sh := m.shard(client)
+	sh.mu.Lock()
+	k := sh.m[client]
+	if k != nil {
+		t := k.balance(now, b)
+		sh.mu.Unlock()
+		return retryAfter(t, b)
+	}
+	sh.mu.Unlock()
+	if m.n.Load() >= m.max {
+		// It may have been charged to the shared bucket.
+		m.overflow.Lock()
+		defer m.overflow.Unlock()
+		if m.overflow.at.IsZero() {
+			return 0
+		}
+		return retryAfter(m.overflow.balance(now, b), b)
+	}
+	return 0
+}
+
+// Charge implements Store.
+func (m *Memory) Charge(_ context.Context, client string, b Budget, held time.Duration) {
+	if b.Unlimited() || held <= 0 {
+		return
+	}
+	now := m.now()
+	sh := m.shard(client)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.m == nil {
+		sh.m = map[string]*bucket{}
+	}
+	k := sh.m[client]
+	if k == nil && (now.Sub(sh.sweep) >= sweepEvery || m.n.Load() >= m.max && now.Sub(sh.sweep) >= time.Second) {
+		sh.sweep = now
+		for id, x := range sh.m {
+			if x.balance(now, x.b) >= x.b.capacity() {
+				delete(sh.m, id)
+				m.n.Add(-1)
+			}
+		}
+	}
+	if k == nil {
+		if m.n.Load() >= m.max {
+			m.overflow.Lock()
+			defer m.overflow.Unlock()
+			o := &m.overflow.bucket
+			if o.at.IsZero() {
+				o.tokens, o.at = b.capacity(), now
+			}
+			o.tokens, o.at, o.b = o.balance(now, b)-held.Seconds(), now, b
+			return
+		}
+		k = &bucket{tokens: b.capacity(), at: now}
+		sh.m[client] = k
+		m.n.Add(1)
+	}
+	k.tokens, k.at, k.b = k.balance(now, b)-held.Seconds(), now, b
+}

@@ -1,0 +1,196 @@
+package quota
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// clock is a settable time for the memory store.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+// TestMemoryArithmetic: a client starts full, may start a search while its
+// balance is above zero, goes into debt by what its searches held, and is
+// told exactly when the refill brings it back above zero.
+func TestMemoryArithmetic(t *testing.T) {
+	ck := newClock()
+	m := NewMemory(MemoryConfig{Now: ck.now})
+	ctx := t.Context()
+	b := Budget{Seconds: 10, Period: time.Minute, Burst: 20} // 1/6 engine-second per second, 20 saved
+	if d := m.Allow(ctx, "a", b); d != 0 {
+		t.Fatalf("new client refused for %v", d)
+	}
+	m.Charge(ctx, "a", b, 15*time.Second)
+	if d := m.Allow(ctx, "a", b); d != 0 {
+		t.Fatalf("balance 5s refused for %v", d)
+	}
+	m.Charge(ctx, "a", b, 10*time.Second) // balance -5s
+	if d := m.Allow(ctx, "a", b); d != 30001*time.Millisecond {
+		t.Fatalf("balance -5s: retry after %v, want 30.001s (5s at 1/6 per second, rounded up)", d)
+	}
+	if d := m.Allow(ctx, "b", b); d != 0 {
+		t.Errorf("another client refused for %v", d)
+	}
+	ck.advance(30 * time.Second) // balance exactly 0: not above it
+	if d := m.Allow(ctx, "a", b); d <= 0 || d > 2*time.Millisecond {
+		t.Errorf("balance 0: retry after %v, want about 1ms", d)
+	}
+	ck.advance(30001*time.Millisecond - 30*time.Second)
+	if d := m.Allow(ctx, "a", b); d != 0 {
+		t.Errorf("after the retry-after: still refused for %v", d)
+	}
+	// The balance never rises above Burst: after an hour, 20s, not 600s.
+	ck.advance(time.Hour)
+	m.Charge(ctx, "a", b, 20*time.Second)
+	if d := m.Allow(ctx, "a", b); d != 1*time.Millisecond {
+		t.Errorf("after saving an hour and spending Burst: retry after %v, want 1ms", d)
+	}
+	if m.Len() != 1 {
+		t.Errorf("Len %d, want 1", m.Len())
+	}
+	// Refilled buckets are dropped at the next sweep.
+	ck.advance(time.Hour)
+	for i := range 200 {
+		m.Charge(ctx, fmt.Sprint("c", i), b, time.Second)
+	}
+	if m.Len() != 200 {
+		t.Errorf("Len %d after the full bucket's sweep, want 200", m.Len())
+	}
+}
+
+func TestBudgetDefaults(t *testing.T) {
+	ck := newClock()
+	m := NewMemory(MemoryConfig{Now: ck.now})
+	ctx := t.Context()
+	b := Budget{Seconds: 6} // per minute, Burst 6
+	m.Charge(ctx, "a", b, 12*time.Second)
+	if d := m.Allow(ctx, "a", b); d != 60001*time.Millisecond {
+		t.Errorf("retry after %v, want 60.001s", d)
+	}
+	for _, u := range []Budget{{}, {Seconds: 0, Burst: 5}} {
+		m.Charge(ctx, "u", u, time.Hour)
+		if d := m.Allow(ctx, "u", u); d != 0 || !u.Unlimited() {
+			t.Errorf("%+v: refused for %v; want no limit", u, d)
+		}
+	}
+	for _, bad := range []Budget{{Seconds: -1}, {Seconds: 1, Period: -time.Second}, {Seconds: 1, Burst: -1}} {
+		if bad.Check() == nil {
+			t.Errorf("%+v passes Check", bad)
+		}
+	}
+	if (Budget{Seconds: 1, Period: time.Second, Burst: 3}).Check() != nil {
+		t.Error("a good budget fails Check")
+	}
+}
+
+// TestMemoryBounded: past MaxClients, new clients share one bucket rather
+// than grow the table.
+func TestMemoryBounded(t *testing.T) {
+	ck := newClock()
+	m := NewMemory(MemoryConfig{Now: ck.now, MaxClients: 2})
+	ctx := t.Context()
+	b := Budget{Seconds: 1, Period: time.Hour, Burst: 10}
+	m.Charge(ctx, "a", b, time.Second)
+	m.Charge(ctx, "b", b, time.Second)
+	m.Charge(ctx, "c", b, 11*time.Second)
+	if m.Len() != 2 {
+		t.Errorf("Len %d, want 2", m.Len())
+	}
+	if d := m.Allow(ctx, "d", b); d == 0 {
+		t.Error("a client past MaxClients is not held to the shared bucket's debt")
+	}
+	if d := m.Allow(ctx, "a", b); d != 0 {
+		t.Errorf("a tracked client refused for %v", d)
+	}
+}
+
+// FuzzMemory: whatever the sequence of waits and searches, the engine time
+// admitted over a span T is at most Burst + T*rate + the longest search
+// (a search starts only with a positive balance, and may then overdraw it
+// by its own length), and the balance never exceeds Burst.
+func FuzzMemory(f *testing.F) {
+	f.Add([]byte{0, 0, 10, 0, 0, 0, 0, 200})
+	f.Add([]byte{255, 255, 0, 1, 3, 0, 0, 9, 0, 0, 9, 9})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		ck := newClock()
+		m := NewMemory(MemoryConfig{Now: ck.now})
+		ctx := context.Background()
+		b := Budget{Seconds: 2, Period: 10 * time.Second, Burst: 5}
+		var span, admitted, longest time.Duration
+		for ; len(ops) >= 4; ops = ops[4:] {
+			wait := time.Duration(binary.BigEndian.Uint16(ops)) * time.Millisecond
+			held := time.Duration(binary.BigEndian.Uint16(ops[2:])) * time.Millisecond
+			ck.advance(wait)
+			span += wait
+			if m.Allow(ctx, "c", b) != 0 {
+				continue
+			}
+			m.Charge(ctx, "c", b, held)
+			admitted += held
+			longest = max(longest, held)
+			if admitted.Seconds() > b.capacity()+span.Seconds()*b.rate()+longest.Seconds()+1e-6 {
+				t.Fatalf("admitted %v over %v: more than the budget allows", admitted, span)
+			}
+		}
+		sh := m.shard("c")
+		if k := sh.m["c"]; k != nil && k.balance(ck.now(), b) > b.capacity() {
+			t.Fatalf("balance %v above Burst", k.balance(ck.now(), b))
+		}
+	})
+}
+
+func BenchmarkMemory(b *testing.B) {
+	m := NewMemory(MemoryConfig{})
+	bud := Budget{Seconds: 1e6, Period: time.Second, Burst: 1e6}
+	ctx := context.Background()
+	b.Run("Allow", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				m.Allow(ctx, clients[i%len(clients)], bud)
+				i++
+			}
+		})
+	})
+	b.Run("Charge", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				m.Charge(ctx, clients[i%len(clients)], bud, time.Millisecond)
+				i++
+			}
+		})
+	})
+}
+
+var clients = func() []string {
+	c := make([]string, 1000)
+	for i := range c {
+		c[i] = fmt.Sprint("ip:10.0.", i/256, ".", i%256)
+	}
+	return c
+}()

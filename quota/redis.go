@@ -1,0 +1,163 @@
+package quota
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisConfig sets up a Redis store. Zero fields take the defaults shown.
+type RedisConfig struct {
+	URL    string // redis://[:password@]host:port/db; required
+	Prefix string // key prefix ("usid:quota:")
+	// Timeout bounds one call (100ms); after a failure Redis is left alone
+	// for Backoff (5s) and balances are kept in memory meanwhile.
+	Timeout, Backoff time.Duration
+	// MaxClients bounds the memory fallback (as MemoryConfig.MaxClients).
+	MaxClients int
+	Logger     *slog.Logger          // nil discards
+	Registerer prometheus.Registerer // usid_quota_errors_total; nil: not registered
+}
+
+// Redis keeps balances in Redis, shared by every process using the same
+// server and prefix: one hash per client (t: tokens, s and us: Redis's
+// TIME when they were counted), expiring when the bucket would be full.
+type Redis struct {
+	cl       *redis.Client
+	prefix   string
+	timeout  time.Duration
+	backoff  time.Duration
+	log      *slog.Logger
+	errors   prometheus.Counter
+	downTil  atomic.Int64 // unix nanos until which Redis is not asked
+	fallback *Memory
+}
+
+// bucketScript brings a client's bucket up to date with Redis's clock and
+// charges it (ARGV[3] > 0), in one step, so that concurrent pods charge one
+// balance. It returns the balance after the charge, as a string (Lua
+// numbers would be truncated to integers on the way out).
+//
+// KEYS[1]: the bucket. ARGV: rate (engine-seconds per second), capacity,
+// charge (engine-seconds).
+var bucketScript = redis.NewScript(`
+local now = redis.call('TIME')
+local rate, cap, charge = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local v = redis.call('HMGET', KEYS[1], 't', 's', 'us')
+local t, s, us = tonumber(v[1]), tonumber(v[2]), tonumber(v[3])
+if t == nil or s == nil or us == nil then
+  t = cap
+else
+  local dt = (tonumber(now[1]) - s) + (tonumber(now[2]) - us) / 1e6
+  if dt > 0 then t = t + dt * rate end
+  if t > cap then t = cap end
+end
+if charge > 0 then
+  t = t - charge
+  redis.call('HSET', KEYS[1], 't', string.format('%.17g', t), 's', now[1], 'us', now[2])
+  redis.call('PEXPIRE', KEYS[1], math.ceil((cap - t) / rate * 1000) + 1000)
+end
+return string.format('%.17g', t)
+`)
+
+// NewRedis returns a Redis store; it does not connect until first used.
+func NewRedis(cfg RedisConfig) (*Redis, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("quota: redis url is required")
+	}
+	opt, err := redis.ParseURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "usid:quota:"
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 100 * time.Millisecond
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 5 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = cfg.Timeout*5, cfg.Timeout, cfg.Timeout
+	// A failed call falls back to memory: no retries, one dial attempt; the
+	// backoff decides when Redis is asked again.
+	opt.MaxRetries, opt.DialerRetries = -1, 1
+	r := &Redis{
+		cl: redis.NewClient(opt), prefix: cfg.Prefix, timeout: cfg.Timeout, backoff: cfg.Backoff, log: cfg.Logger,
+		errors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "usid_quota_errors_total", Help: "Failed calls to the quota's Redis; balances were kept in memory instead.",
+		}),
+		fallback: NewMemory(MemoryConfig{MaxClients: cfg.MaxClients}),
+	}
+	if cfg.Registerer != nil {
+		cfg.Registerer.MustRegister(r.errors)
+	}
+	return r, nil
+}
+
+// Close closes the Redis client.
+func (r *Redis) Close() error { return r.cl.Close() }
+
+func (r *Redis) up() bool { return time.Now().UnixNano() >= r.downTil.Load() }
+
+// run runs the script; ok is false when Redis failed (and the caller falls
+// back to memory).
+func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64) (tokens float64, ok bool) {
+	if !r.up() {
+		return 0, false
+	}
+	cctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	s, err := bucketScript.Run(cctx, r.cl, []string{r.prefix + client},
+		strconv.FormatFloat(b.rate(), 'g', -1, 64), strconv.FormatFloat(b.capacity(), 'g', -1, 64),
+		strconv.FormatFloat(charge, 'g', -1, 64)).Text()
+	if err == nil {
+		tokens, err = strconv.ParseFloat(s, 64)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, false // the caller went away: not Redis's fault
+		}
+		r.errors.Inc()
+		if r.up() {
+			r.log.Warn("quota: redis failed; keeping engine-time balances in this process for a while", "err", err, "retry_in", r.backoff)
+		}
+		r.downTil.Store(time.Now().Add(r.backoff).UnixNano())
+		return 0, false
+	}
+	return tokens, true
+}
+
+// Allow implements Store.
+func (r *Redis) Allow(ctx context.Context, client string, b Budget) time.Duration {
+	if b.Unlimited() {
+		return 0
+	}
+	t, ok := r.run(ctx, client, b, 0)
+	if !ok {
+		if ctx.Err() != nil {
+			return 0
+		}
+		return r.fallback.Allow(ctx, client, b)
+	}
+	return retryAfter(t, b)
+}
+
+// Charge implements Store.
+func (r *Redis) Charge(ctx context.Context, client string, b Budget, held time.Duration) {
+	if b.Unlimited() || held <= 0 {
+		return
+	}
+	if _, ok := r.run(ctx, client, b, held.Seconds()); !ok {
+		r.fallback.Charge(ctx, client, b, held)
+	}
+}
