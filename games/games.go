@@ -48,6 +48,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
 )
 
@@ -146,10 +147,11 @@ func New(cfg Config) *Manager {
 		jobs: map[string]*job{}, active: map[string]int{}, running: map[*job]struct{}{}}
 }
 
-// Start checks req and queues a job for client; it returns the job as it
-// stands (queued or running).
-func (m *Manager) Start(client string, req *Request) (*View, *session.Error) {
-	j, err := m.start(client, req, nil)
+// Start checks req and queues a job for who (its Client owns the job; its
+// Charge, if set, is told each search's engine time); it returns the job as
+// it stands (queued or running).
+func (m *Manager) Start(who session.Caller, req *Request) (*View, *session.Error) {
+	j, err := m.start(who, req, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -200,18 +202,18 @@ func (m *Manager) find(client, id string) *job {
 	return j
 }
 
-// For returns the session.GameRunner of one client, for its WebSocket
+// For returns the session.GameRunner of one caller, for its WebSocket
 // sessions.
-func (m *Manager) For(client string) session.GameRunner { return runner{m, client} }
+func (m *Manager) For(who session.Caller) session.GameRunner { return runner{m, who} }
 
 type runner struct {
-	m      *Manager
-	client string
+	m   *Manager
+	who session.Caller
 }
 
 func (r runner) StartGame(req *session.Request, emit func(*session.Event)) (session.GameHandle, *session.Error) {
 	s := &sub{id: req.ID, emit: emit}
-	j, err := r.m.start(r.client, &Request{Position: req.Position, Record: req.Record, Engine: req.Engine, Limits: req.Limits, Notation: req.Notation}, s)
+	j, err := r.m.start(r.who, &Request{Position: req.Position, Record: req.Record, Engine: req.Engine, Limits: req.Limits, Notation: req.Notation}, s)
 	if err != nil {
 		return nil, err
 	}
@@ -227,11 +229,15 @@ func (h handle) Cancel() { h.j.m.cancel(h.j, nil) }
 func (h handle) Detach() { h.j.detach(h.s) }
 
 // start checks req, then queues a job with s (if not nil) subscribed.
-func (m *Manager) start(client string, req *Request, s *sub) (*job, *session.Error) {
+func (m *Manager) start(who session.Caller, req *Request, s *sub) (*job, *session.Error) {
+	client := who.Client
 	j, err := m.newJob(client, req)
 	if err != nil {
 		return nil, err
 	}
+	// The job's searches wait behind interactive callers, and give way to
+	// them; their engine time is the client's.
+	j.caller = session.Caller{Client: client, Class: pool.Background, Charge: who.Charge}
 	if s != nil {
 		j.subs = []*sub{s}
 	}
@@ -367,11 +373,12 @@ func newID() string {
 	return hex.EncodeToString(b)
 }
 
-// search runs one position's search. Every search of a game job goes
-// through here: the place to pass the pool's background priority class
-// once it has one, so that interactive requests go first.
-func (m *Manager) search(ctx context.Context, r *session.Request) (*session.AnalyzeResult, *session.Error) {
-	return m.svc.Analyze(ctx, r)
+// search runs one position's search for client. Every search of a game
+// job goes through here, in the pool's Background class: an engine goes to
+// any interactive caller first, and a search under way gives way to one
+// (session.CodePreempted).
+func (m *Manager) search(ctx context.Context, who session.Caller, r *session.Request) (*session.AnalyzeResult, *session.Error) {
+	return m.svc.Analyze(session.WithCaller(ctx, who), r)
 }
 
 // spare reports whether engine has an idle instance that nobody waits for:

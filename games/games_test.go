@@ -12,7 +12,9 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/usid/usid/internal/fakeengine"
+
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
 	"github.com/usid/usid/shogi"
@@ -189,7 +191,7 @@ func checkAnalysis(t *testing.T, v *View, start string, moves []string) {
 
 func TestAnalyseGame(t *testing.T) {
 	m := newManager(t, nil)
-	v, err := m.Start("c1", &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{Depth: 3}, Notation: "kif"})
+	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{Depth: 3}, Notation: "kif"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +215,7 @@ func TestAnalyseCheckmatedGame(t *testing.T) {
 	m := newManager(t, nil)
 	start := "9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1"
 	moves := []string{"G*8f", "9f9g", "8f8g", "9g9h", "8g8h"}
-	v, err := m.Start("c1", &Request{Position: &session.Position{SFEN: start, Moves: moves}, Limits: &session.Limits{Depth: 4}})
+	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{SFEN: start, Moves: moves}, Limits: &session.Limits{Depth: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +251,7 @@ func TestRefusals(t *testing.T) {
 		{"not a record", Request{Record: &rec, Limits: &session.Limits{Depth: 1}}, "record_format", -1},
 		{"record and position", Request{Record: &rec, Position: &session.Position{}, Limits: &session.Limits{Depth: 1}}, session.CodeInvalidField, -1},
 	} {
-		_, err := m.Start("c1", &tc.req)
+		_, err := m.Start(session.Caller{Client: "c1"}, &tc.req)
 		if err == nil || err.Code != tc.code || err.MoveIndex != tc.at {
 			t.Errorf("%s: got %v, want %s at %d", tc.name, err, tc.code, tc.at)
 		}
@@ -264,11 +266,11 @@ func TestRefusals(t *testing.T) {
 func TestRecord(t *testing.T) {
 	m := newManager(t, nil)
 	bad := "1 ７六歩(77)\n2 ３四歩(33)\n3 ２二角成(99)\n"
-	if _, err := m.Start("c1", &Request{Record: &bad, Limits: &session.Limits{Depth: 1}}); err == nil || err.Code == "" || !strings.Contains(err.Message, "line 3") {
+	if _, err := m.Start(session.Caller{Client: "c1"}, &Request{Record: &bad, Limits: &session.Limits{Depth: 1}}); err == nil || err.Code == "" || !strings.Contains(err.Message, "line 3") {
 		t.Errorf("bad record: %v, want a refusal naming line 3", err)
 	}
 	rec := "1 ７六歩(77)\n2 ３四歩(33)\n"
-	v, err := m.Start("c1", &Request{Record: &rec, Limits: &session.Limits{Depth: 1}})
+	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Record: &rec, Limits: &session.Limits{Depth: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +280,7 @@ func TestRecord(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	m := newManager(t, nil)
-	v, err := m.Start("c1", &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 300}})
+	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,25 +322,25 @@ func TestCancel(t *testing.T) {
 func TestBounds(t *testing.T) {
 	m := newManager(t, func(c *Config) { c.MaxJobs = 3; c.MaxRunning = 1 })
 	req := &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 200}}
-	a1, err := m.Start("a", req)
+	a1, err := m.Start(session.Caller{Client: "a"}, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a2, err := m.Start("a", req)
+	a2, err := m.Start(session.Caller{Client: "a"}, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a2.Status != StatusQueued {
 		t.Errorf("second job: %s, want queued (one runs at a time)", a2.Status)
 	}
-	if _, err := m.Start("a", req); err == nil || err.Code != session.CodeTooManyRequests || session.RetryAfter(err) <= 0 {
+	if _, err := m.Start(session.Caller{Client: "a"}, req); err == nil || err.Code != session.CodeTooManyRequests || session.RetryAfter(err) <= 0 {
 		t.Errorf("a third job of one client: %v, want too_many_requests", err)
 	}
-	b1, err := m.Start("b", req)
+	b1, err := m.Start(session.Caller{Client: "b"}, req)
 	if err != nil {
 		t.Fatalf("another client: %v", err)
 	}
-	if _, err := m.Start("c", req); err == nil || err.Code != session.CodeQueueFull {
+	if _, err := m.Start(session.Caller{Client: "c"}, req); err == nil || err.Code != session.CodeQueueFull {
 		t.Errorf("past MaxJobs: %v, want queue_full", err)
 	}
 	if _, err := m.Get("b", a1.ID); err == nil || err.Code != CodeNotFound {
@@ -349,7 +351,7 @@ func TestBounds(t *testing.T) {
 	if c.Status != StatusCancelled || c.StartedAt != nil || c.Progress.Done != 0 {
 		t.Errorf("queued job cancelled: %+v", c)
 	}
-	if _, err := m.Start("a", req); err != nil {
+	if _, err := m.Start(session.Caller{Client: "a"}, req); err != nil {
 		t.Errorf("after a cancel: %v", err)
 	}
 	for _, id := range []struct{ c, id string }{{"a", a1.ID}, {"b", b1.ID}} {
@@ -361,9 +363,9 @@ func TestBounds(t *testing.T) {
 func TestRetention(t *testing.T) {
 	m := newManager(t, func(c *Config) { c.MaxKept = 1 })
 	req := &Request{Position: &session.Position{Moves: opening[:1]}, Limits: &session.Limits{Depth: 1}}
-	first, _ := m.Start("c1", req)
+	first, _ := m.Start(session.Caller{Client: "c1"}, req)
 	wait(t, m, "c1", first.ID, time.Minute)
-	second, _ := m.Start("c1", req)
+	second, _ := m.Start(session.Caller{Client: "c1"}, req)
 	wait(t, m, "c1", second.ID, time.Minute)
 	if _, err := m.Get("c1", first.ID); err == nil || err.Code != CodeNotFound {
 		t.Errorf("the older of two ended jobs with MaxKept 1: %v, want not_found", err)
@@ -386,12 +388,12 @@ func TestDrain(t *testing.T) {
 	var mu sync.Mutex
 	var evs []*session.Event
 	emit := func(ev *session.Event) { mu.Lock(); evs = append(evs, ev); mu.Unlock() }
-	h, err := m.For("c1").StartGame(&session.Request{ID: "g1", Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 400}}, emit)
+	h, err := m.For(session.Caller{Client: "c1"}).StartGame(&session.Request{ID: "g1", Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 400}}, emit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = h
-	queued, _ := m.Start("c2", &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 400}})
+	queued, _ := m.Start(session.Caller{Client: "c2"}, &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 400}})
 	time.Sleep(100 * time.Millisecond) // the first positions are being searched
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -419,7 +421,7 @@ func TestDrain(t *testing.T) {
 	if q.Status != StatusCancelled || q.Error == nil || q.Error.Code != session.CodeShuttingDown {
 		t.Errorf("queued job after the drain: %+v", q)
 	}
-	if _, err := m.Start("c3", &Request{Position: &session.Position{}, Limits: &session.Limits{Depth: 1}}); err == nil || err.Code != session.CodeShuttingDown {
+	if _, err := m.Start(session.Caller{Client: "c3"}, &Request{Position: &session.Position{}, Limits: &session.Limits{Depth: 1}}); err == nil || err.Code != session.CodeShuttingDown {
 		t.Errorf("start after close: %v", err)
 	}
 	waitIdle(t)
@@ -441,7 +443,7 @@ func TestFollowerEvents(t *testing.T) {
 		}
 	}
 	moves := opening[:6]
-	h, err := m.For("c1").StartGame(&session.Request{ID: "g1", Position: &session.Position{Moves: moves}, Limits: &session.Limits{Depth: 2}}, emit)
+	h, err := m.For(session.Caller{Client: "c1"}).StartGame(&session.Request{ID: "g1", Position: &session.Position{Moves: moves}, Limits: &session.Limits{Depth: 2}}, emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +487,7 @@ func TestFollowerEvents(t *testing.T) {
 // named.
 func TestEngineFailure(t *testing.T) {
 	m := newManager(t, nil)
-	v, err := m.Start("c1", &Request{Engine: "dying", Position: &session.Position{Moves: opening[:2]}, Limits: &session.Limits{MoveTimeMS: 2000}})
+	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Engine: "dying", Position: &session.Position{Moves: opening[:2]}, Limits: &session.Limits{MoveTimeMS: 2000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -567,4 +569,41 @@ func FuzzNewJob(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestInteractiveFirst: an interactive request arriving while a game job
+// holds every engine gets one at once (the job's search gives way and is
+// searched again), and the job still analyses every position.
+func TestInteractiveFirst(t *testing.T) {
+	m := newManager(t, nil)
+	moves := opening[:3]
+	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: moves}, Limits: &session.Limits{MoveTimeMS: 1500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for busy := false; !busy; {
+		for _, st := range shared.Status() {
+			busy = busy || (st.Name == "fairy" && st.Idle == 0)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job never held both engines: %+v", shared.Status())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Far less than a job's search: without preemption this is no_engine.
+	person := session.NewService(session.Config{Pool: shared, DefaultEngine: "fairy", AcquireTimeout: 300 * time.Millisecond})
+	ctx := session.WithCaller(t.Context(), session.Caller{Client: "person"})
+	res, perr := person.Analyze(ctx, &session.Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{Depth: 1}})
+	if perr != nil {
+		t.Fatalf("interactive analysis during a game job: %v", perr)
+	}
+	if res.BestMove == "" {
+		t.Fatalf("no best move: %+v", res)
+	}
+	v = wait(t, m, "c1", v.ID, time.Minute)
+	checkAnalysis(t, v, "startpos", moves)
+	if n := testutil.ToFloat64(m.m.positions.WithLabelValues("preempted")); n < 1 {
+		t.Errorf("preempted searches counted: %v, want at least 1", n)
+	}
 }

@@ -86,6 +86,7 @@ type job struct {
 	m      *Manager
 	id     string
 	client string
+	caller session.Caller // whom its searches are for: client, Background
 	engine string
 	limits session.Limits
 	kif    bool
@@ -283,7 +284,7 @@ func (j *job) analyse(ply int) (*Ply, *session.Error) {
 	}
 	backoff, retried := time.Second, false
 	for {
-		res, err := j.m.search(j.ctx, r)
+		res, err := j.m.search(j.ctx, j.caller, r)
 		if j.ctx.Err() != nil {
 			return nil, nil // stopped: whatever it found honoured no limit
 		}
@@ -297,6 +298,9 @@ func (j *job) analyse(ply int) (*Ply, *session.Error) {
 			return j.evaluated(&p), nil
 		}
 		switch err.Code {
+		case session.CodePreempted:
+			// An interactive caller took the engine: queue again, behind it.
+			j.m.m.positions.WithLabelValues("preempted").Inc()
 		case session.CodeNoEngine, session.CodeQueueFull:
 			// Busy engines: a background job waits its turn. (An engine
 			// kind that keeps failing, engine_unavailable, fails the job.)

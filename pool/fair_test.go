@@ -423,3 +423,36 @@ func BenchmarkQueueOrder(b *testing.B) {
 		}
 	}
 }
+
+// TestUrgent: Urgent closes for an Interactive waiter only, and opens again
+// once none waits.
+func TestUrgent(t *testing.T) {
+	p, _ := newPool(t, fake(fakeengine.Normal, 1))
+	waitIdle(t, p, "fake", 1)
+	held := acquire(t, p, "fake")
+	bg := enqueue(t, p, "fake", "bg", "job", Background, nil)
+	if !isClosed(held.Wanted()) {
+		t.Fatal("Wanted not closed with a background caller waiting")
+	}
+	if isClosed(held.Urgent()) {
+		t.Fatal("Urgent closed for a background caller")
+	}
+	fg := enqueue(t, p, "fake", "fg", "person", Interactive, nil)
+	if !isClosed(held.Urgent()) {
+		t.Fatal("Urgent not closed with an interactive caller waiting")
+	}
+	held.Release() // the interactive caller goes first
+	r := <-fg.done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if isClosed(r.l.Urgent()) {
+		t.Error("Urgent still closed with only a background caller left")
+	}
+	r.l.Release()
+	if r := <-bg.done; r.err != nil {
+		t.Fatal(r.err)
+	} else {
+		r.l.Release()
+	}
+}

@@ -67,6 +67,16 @@ func (l *Lease) Wanted() <-chan struct{} {
 	return k.wanted
 }
 
+// Urgent is closed while an Interactive caller waits for an engine of this
+// kind: a Background holder watches it during a search to give way (stop,
+// release, and ask again later). Like Wanted, it stays closed once closed.
+func (l *Lease) Urgent() <-chan struct{} {
+	k := l.k
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.urgent
+}
+
 // Engine returns the leased engine. Do not use it after Release.
 func (l *Lease) Engine() *usi.Engine { return l.in.eng }
 

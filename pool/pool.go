@@ -280,6 +280,10 @@ type kind struct {
 	// when the queue empties.
 	wanted       chan struct{}
 	wantedClosed bool
+	// urgent is the same for Interactive waiters alone: what a Background
+	// holder watches to give way during a search (Lease.Urgent).
+	urgent       chan struct{}
+	urgentClosed bool
 	// profile is what usid knows of the engine: nil until discovered
 	// (loaded or probed), which happens before any slot starts; then fixed.
 	profile    *probe.Profile
@@ -288,7 +292,7 @@ type kind struct {
 }
 
 func newKind(p *Pool, cfg EngineConfig) *kind {
-	k := &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int), wanted: make(chan struct{})}
+	k := &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int), wanted: make(chan struct{}), urgent: make(chan struct{})}
 	k.q.init()
 	return k
 }
@@ -373,6 +377,10 @@ func (k *kind) acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
 		close(k.wanted)
 		k.wantedClosed = true
 	}
+	if o.Class == Interactive && !k.urgentClosed {
+		close(k.urgent)
+		k.urgentClosed = true
+	}
 	k.renumberLocked()
 	k.mu.Unlock()
 
@@ -415,6 +423,9 @@ func (k *kind) observeWait(c Class, start time.Time) {
 func (k *kind) queueChangedLocked() {
 	if k.q.n == 0 && k.wantedClosed {
 		k.wanted, k.wantedClosed = make(chan struct{}), false
+	}
+	if k.q.count[Interactive] == 0 && k.urgentClosed {
+		k.urgent, k.urgentClosed = make(chan struct{}), false
 	}
 	k.renumberLocked()
 }

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/usid/usid/quota"
 	"github.com/usid/usid/session"
 )
 
@@ -56,14 +57,24 @@ type Access struct {
 	TicketSecret []byte
 	// TicketTTL is how long a WebSocket ticket is good for (60s).
 	TicketTTL time.Duration
+	// Budgets keeps each client's engine-time balance (Quota.EngineTime):
+	// in this process (nil: a quota.Memory), or in Redis so that every pod
+	// enforces one budget (quota.Redis).
+	Budgets quota.Store
 }
 
-// Quota bounds one client.
+// Quota bounds one client. The scarce thing is engine time: EngineTime is
+// the budget; Rate and Burst only guard against floods of requests (a
+// client that waits for each answer never meets them).
 type Quota struct {
-	Rate     float64 `yaml:"rate"` // search requests (REST analyze/mate, WebSocket analyze/go/mate) per second
-	Burst    int     `yaml:"burst"`
-	Sessions int     `yaml:"sessions"` // open WebSocket sessions
-	Leases   int     `yaml:"leases"`   // engine leases at once: REST searches in flight plus WebSocket sessions
+	// EngineTime is the engine-seconds a client's searches may hold per
+	// period (a token bucket charged with each search's real time, from go
+	// to bestmove). Zero fields take the defaults; seconds: -1 is no limit.
+	EngineTime quota.Budget `yaml:"engine_time"`
+	Rate       float64      `yaml:"rate"` // search requests (REST analyze/mate, WebSocket analyze/go/mate, game analyses) per second
+	Burst      int          `yaml:"burst"`
+	Sessions   int          `yaml:"sessions"` // open WebSocket sessions
+	Leases     int          `yaml:"leases"`   // engine leases at once: REST searches in flight plus WebSocket sessions
 	// Messages is a flood guard over every WebSocket message (control
 	// messages such as newgame, gameover, setoption and stop included, and
 	// malformed ones), per second, with a burst of twice that.
@@ -72,7 +83,19 @@ type Quota struct {
 
 func (a *Access) withDefaults() *Access {
 	c := *a
-	def := func(q *Quota, r float64, b, s, l int) {
+	def := func(q *Quota, engine quota.Budget, r float64, b, s, l int) {
+		switch {
+		case q.EngineTime.Seconds < 0:
+			q.EngineTime = quota.Budget{} // no limit
+		case q.EngineTime.Seconds == 0:
+			q.EngineTime.Seconds = engine.Seconds
+		}
+		if q.EngineTime.Seconds > 0 && q.EngineTime.Period <= 0 {
+			q.EngineTime.Period = engine.Period
+		}
+		if q.EngineTime.Seconds > 0 && q.EngineTime.Burst <= 0 {
+			q.EngineTime.Burst = engine.Burst * q.EngineTime.Seconds / engine.Seconds
+		}
 		if q.Messages <= 0 {
 			q.Messages = 50
 		}
@@ -89,8 +112,14 @@ func (a *Access) withDefaults() *Access {
 			q.Leases = l
 		}
 	}
-	def(&c.Keyed, 20, 40, 64, 64)
-	def(&c.AnonymousQuota, 5, 20, 4, 4)
+	// Anonymous: an engine's whole time, on average, and two minutes saved
+	// up; a client searching one position after another never runs out.
+	// Keyed: four engines' time. The rates are flood guards only.
+	def(&c.Keyed, quota.Budget{Seconds: 240, Period: time.Minute, Burst: 600}, 100, 200, 64, 64)
+	def(&c.AnonymousQuota, quota.Budget{Seconds: 60, Period: time.Minute, Burst: 120}, 50, 100, 4, 4)
+	if c.Budgets == nil {
+		c.Budgets = quota.NewMemory(quota.MemoryConfig{MaxClients: max(c.MaxClients, 1)})
+	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 10000
 	}
@@ -362,12 +391,32 @@ func (g *gate) trusted(a netip.Addr) bool {
 	return false
 }
 
-// allow takes one search request from the client's rate.
-func (g *gate) allow(c *client) *session.Error {
-	if c.limiter.Allow() {
+// allow takes one search request from the client's rate, and lets it
+// search only while its engine-time budget is not spent.
+func (g *gate) allow(ctx context.Context, c *client) *session.Error {
+	if !c.limiter.Allow() {
+		return &session.Error{Code: session.CodeTooManyRequests, Message: "search requests arrive faster than this client's rate allows", MoveIndex: -1}
+	}
+	b := c.quota.EngineTime
+	if b.Unlimited() {
 		return nil
 	}
-	return &session.Error{Code: session.CodeTooManyRequests, Message: "search requests arrive faster than this client's rate allows", MoveIndex: -1}
+	if wait := g.cfg.Budgets.Allow(ctx, c.id, b); wait > 0 {
+		wait = wait.Round(time.Second) + time.Second // whole seconds, never early: as Retry-After says it
+		return &session.Error{Code: session.CodeTooManyRequests, MoveIndex: -1, Retry: wait,
+			Message: fmt.Sprintf("this client's engine time is spent (%g engine-seconds per %v, %g saved up at most); retry in %v", b.Seconds, b.Period, b.Burst, wait)}
+	}
+	return nil
+}
+
+// caller is whom c's searches are for: its identity, and its budget to
+// charge their engine time to (REST, WebSocket and game analysis alike).
+func (g *gate) caller(c *client) session.Caller {
+	who := session.Caller{Client: c.id}
+	if b := c.quota.EngineTime; !b.Unlimited() {
+		who.Charge = func(ctx context.Context, d time.Duration) { g.cfg.Budgets.Charge(ctx, c.id, b, d) }
+	}
+	return who
 }
 
 // allowMessage takes one WebSocket message from the client's flood guard.

@@ -12,6 +12,7 @@ import (
 	"github.com/usid/usid"
 	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/internal/redistest"
+	"github.com/usid/usid/quota"
 	"github.com/usid/usid/session"
 )
 
@@ -27,7 +28,7 @@ func cachedEnv(t *testing.T, cfg evalcache.Config) (*env, *prometheus.Registry) 
 	svc := session.NewService(session.Config{Pool: shared.pool, Cache: c, IdleRelease: 2 * time.Second, AcquireTimeout: 5 * time.Second,
 		Caps: session.Caps{MaxMultiPV: 5, MaxAnalysis: time.Minute}})
 	srv := New(Config{Service: svc, Pool: shared.pool, OpenAPI: usid.OpenAPI,
-		Access: &Access{Anonymous: true, AnonymousQuota: Quota{Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
+		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
 	e := &env{pool: shared.pool, srv: srv, http: httptest.NewServer(srv)}
 	t.Cleanup(func() {
 		e.http.Close()

@@ -23,6 +23,7 @@ import (
 	"github.com/usid/usid/games"
 	"github.com/usid/usid/internal/fakeengine"
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/quota"
 	"github.com/usid/usid/session"
 )
 
@@ -115,7 +116,7 @@ func newEnv(tweak func(*session.Config)) (*env, error) {
 	svc := session.NewService(cfg)
 	gm := games.New(games.Config{Service: svc, Registerer: reg, Logger: log, SpareCheck: 20 * time.Millisecond})
 	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log, Games: gm,
-		Access: &Access{Anonymous: true, AnonymousQuota: Quota{Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
+		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
 	e := &env{pool: p, games: gm, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
 	// Wait for every engine, so that timing in tests is about searches.
 	deadline := time.Now().Add(30 * time.Second)

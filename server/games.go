@@ -27,11 +27,11 @@ func (s *Server) startGameAnalysis(w http.ResponseWriter, r *http.Request) {
 	c := clientOf(r)
 	// A job is charged to the client's search rate once; it holds no lease
 	// slot (it runs in the background, bounded per client by games).
-	if err := s.gate.allow(c); err != nil {
+	if err := s.gate.allow(r.Context(), c); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	v, err := s.cfg.Games.Start(c.id, &req)
+	v, err := s.cfg.Games.Start(s.gate.caller(c), &req)
 	if err != nil {
 		s.problem(w, r, err)
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/usid/usid/internal/fakeengine"
 	"github.com/usid/usid/internal/proc"
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/quota"
 	"github.com/usid/usid/session"
 )
 
@@ -190,7 +191,7 @@ func fakeServerWith(t *testing.T, tweak func(*session.Config), cfgs ...pool.Engi
 	}
 	svc := session.NewService(sc)
 	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, Logger: testLog(t),
-		Access: &Access{Anonymous: true, AnonymousQuota: Quota{Rate: 1e6, Burst: 1e6, Sessions: 1000, Leases: 1000, Messages: 1e6}}})
+		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1e6, Burst: 1e6, Sessions: 1000, Leases: 1000, Messages: 1e6}}})
 	hs := httptest.NewServer(srv)
 	e := &env{pool: p, srv: srv, http: hs, reg: reg}
 	t.Cleanup(e.close)

@@ -187,7 +187,7 @@ func searchRoute[B any, R any](s *Server, request func(*B) *session.Request, run
 // searchContext is r's context, ended too when a drain runs out of grace
 // (Server.cut); the returned func releases it.
 func (s *Server) searchContext(r *http.Request) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := context.WithCancel(session.WithCaller(r.Context(), s.gate.caller(clientOf(r))))
 	stop := context.AfterFunc(s.cut, cancel)
 	return ctx, func() { stop(); cancel() }
 }
@@ -208,7 +208,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) func() {
 		return nil
 	}
 	c := clientOf(r)
-	if err := s.gate.allow(c); err != nil {
+	if err := s.gate.allow(r.Context(), c); err != nil {
 		s.problem(w, r, err)
 		return nil
 	}

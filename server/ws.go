@@ -25,8 +25,12 @@ type wsConn struct {
 
 	writing atomic.Bool    // a writer goroutine runs (or has closed the connection)
 	writers sync.WaitGroup // the writer goroutines, for serve to wait
-	pinger  *time.Timer
-	sess    *session.Session
+	// wakeMu orders writers.Add against serve's Wait (a WaitGroup must not
+	// grow from zero while waited on): once ended, wake-ups start nothing.
+	wakeMu sync.Mutex
+	ended  bool
+	pinger *time.Timer
+	sess   *session.Session
 
 	ctx    context.Context // ends when the connection is done
 	cancel context.CancelFunc
@@ -73,8 +77,9 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	wc := &wsConn{s: s, c: c, conn: lean.conn, client: cl, sess: s.cfg.Service.NewSession(), ctx: ctx, cancel: cancel,
 		closeCode: websocket.StatusNormalClosure}
 	wc.sess.SetReady(wc.wakeWriter)
+	wc.sess.SetCaller(s.gate.caller(cl))
 	if s.cfg.Games != nil {
-		wc.sess.SetGames(s.cfg.Games.For(cl.id))
+		wc.sess.SetGames(s.cfg.Games.For(s.gate.caller(cl)))
 	}
 
 	s.mu.Lock()
@@ -158,6 +163,9 @@ func (wc *wsConn) serve() {
 	wc.sess.Close() // the last wake-up: the writer sees the end and closes
 	wc.cancel()
 	wc.pinger.Stop()
+	wc.wakeMu.Lock()
+	wc.ended = true // a later Close (a drain's) wakes nobody: the writer above has the end
+	wc.wakeMu.Unlock()
 	wc.writers.Wait()
 	wc.c.CloseNow()
 }
@@ -166,6 +174,11 @@ func (wc *wsConn) serve() {
 // runs (or the last one has closed the connection). It runs with the
 // session's outbox locked, so it only starts the goroutine.
 func (wc *wsConn) wakeWriter() {
+	wc.wakeMu.Lock()
+	defer wc.wakeMu.Unlock()
+	if wc.ended {
+		return
+	}
 	if wc.writing.CompareAndSwap(false, true) {
 		wc.writers.Add(1)
 		go func() {
@@ -242,7 +255,7 @@ func (wc *wsConn) admit(req *session.Request, perr *session.Error) *session.Erro
 		return err
 	}
 	if perr == nil && req.IsSearch() {
-		return wc.s.gate.allow(wc.client)
+		return wc.s.gate.allow(wc.ctx, wc.client)
 	}
 	return nil
 }

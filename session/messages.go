@@ -31,6 +31,10 @@ const (
 	CodeBusy             = "busy"               // an option change or new game during a search
 	CodeTooManyRequests  = "too_many_requests"  // requests arrive faster than they are served
 	CodeShuttingDown     = "shutting_down"      // the server is draining
+	// CodePreempted ends a Background caller's search that gave its engine
+	// to an interactive caller (Caller.Class); game analysis searches the
+	// position again later. Interactive callers never get it.
+	CodePreempted = "preempted"
 )
 
 // Error is a refusal with a stable code, as error events and REST problems carry it.

@@ -104,7 +104,7 @@ func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
 // the error it ended with.
 func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Event, *Error) {
 	actx, cancel := context.WithTimeout(ctx, c.AcquireTimeout)
-	lease, err := c.Pool.Acquire(actx, j.engine, nil)
+	lease, err := c.acquire(actx, j.engine, CallerOf(ctx), nil)
 	cancel()
 	if err != nil {
 		return nil, acquireError(j.engine, err)

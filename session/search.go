@@ -312,7 +312,12 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			}
 		}
 	}
+	who := CallerOf(ctx)
+	searched := time.Now()
 	s, err := lease.Go(ctx, j.pos.USI, p.cmd)
+	if err == nil {
+		defer func() { who.charge(ctx, time.Since(searched)) }()
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errorEvent(j.id, errorf(CodeCancelled, "stopped before the search started")), false
@@ -348,6 +353,13 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	var frozen atomic.Bool
 	watched := make(chan struct{})
 	defer close(watched)
+	// A Background search gives way to an interactive caller waiting for
+	// the kind: stopped at once, answered preempted, searched again later.
+	var urgent <-chan struct{}
+	var preempted atomic.Bool
+	if who.Class == pool.Background {
+		urgent = lease.Urgent()
+	}
 	go func() {
 		t := time.NewTicker(c.frozenCheck())
 		defer t.Stop()
@@ -355,6 +367,10 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			select {
 			case <-watched:
 				return
+			case <-urgent:
+				preempted.Store(true)
+				stop()
+				urgent = nil
 			case <-t.C:
 				if lease.Frozen() {
 					frozen.Store(true)
@@ -402,6 +418,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	}
 	if hung.Load() {
 		discard = true // it answered, but only when prodded: don't trust it with the next search
+	}
+	if preempted.Load() {
+		return errorEvent(j.id, errorf(CodePreempted, "the engine went to an interactive caller; search again")), discard
 	}
 	term = c.resultEvent(j, res, stoppedByUs.Load())
 	if term.Type == EventBestMove {

@@ -139,6 +139,9 @@ type Session struct {
 	// no keeping: the pool hands out every engine with usinewgame sent.)
 	// The worker's alone.
 	kept map[string]*kept
+	// caller is whom the session searches for (SetCaller); set before
+	// the first request, then only read.
+	caller Caller
 
 	mu        sync.Mutex
 	cur       *run            // the search request the worker is on
@@ -186,6 +189,15 @@ func (svc *Service) NewSession() *Session {
 }
 
 func (s *Session) start() { s.once.Do(func() { go s.worker() }) }
+
+// SetCaller says whom the session searches for (an API key's or an
+// address's identity): its turn in the pool's fair queue and where its
+// engine time is charged. Sessions are interactive whatever who.Class says.
+// Call it before the first Handle.
+func (s *Session) SetCaller(who Caller) {
+	who.Class = pool.Interactive
+	s.caller = who
+}
 
 // Next returns the next events to send to the client, waiting for them. It
 // returns an error when the session is over: ErrSlowClient when the client
@@ -403,8 +415,25 @@ func (s *Session) worker() {
 	}()
 	for {
 		var item any
+		// While the session is between requests, a caller waiting for its
+		// engine's kind gets the engine at once (Lease.Wanted): an idle
+		// lease yields, and the next request leases again, with the
+		// client's options restored.
+		var wanted <-chan struct{}
+		if lease != nil {
+			wanted = lease.Wanted()
+		}
 		select {
 		case item = <-s.work:
+		case <-wanted:
+			select {
+			case item = <-s.work: // a request came too: it keeps the engine
+			default:
+				s.log.Debug("idle engine given to a waiting caller", "engine", lease.Name())
+				lease.Release()
+				lease = nil
+				continue
+			}
 		case <-s.ctx.Done():
 			return
 		}
@@ -460,7 +489,7 @@ func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string
 	}
 	actx, cancel := context.WithTimeout(ctx, s.svc.QueueTimeout)
 	defer cancel()
-	l, err := s.svc.Pool.Acquire(actx, engine, func(pos int) {
+	l, err := s.svc.acquire(actx, engine, s.caller, func(pos int) {
 		s.out.push(&Event{Type: EventQueued, ID: id, Position: pos})
 	})
 	if err != nil {
@@ -519,7 +548,7 @@ func (s *Session) restore(l *pool.Lease, engine string) []string {
 
 // serve runs one search request to its terminal event.
 func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
-	ctx, cancel := context.WithCancel(s.ctx)
+	ctx, cancel := context.WithCancel(WithCaller(s.ctx, s.caller))
 	defer cancel()
 	r := &run{id: j.id, cancel: cancel, unbounded: (j.kind == jobAnalyze && !j.bounded) || (j.kind == jobPlay && j.ponder)}
 	defer s.markEnded(j.id) // every way out of serve has sent j's terminal event

@@ -83,6 +83,11 @@ type Config struct {
 		MaxClients     int          `yaml:"max_clients"`
 		Keyed          server.Quota `yaml:"keyed"`
 		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
+		// Redis, when set, keeps the engine-time balances there, so that
+		// every usid sharing it enforces one budget per client; RedisPrefix
+		// starts their keys.
+		Redis       string `yaml:"redis"`
+		RedisPrefix string `yaml:"redis_prefix"`
 	} `yaml:"access"`
 	Cache CacheConfig `yaml:"cache"`
 }
@@ -184,6 +189,7 @@ type Main struct {
 
 	pool   *pool.Pool
 	cache  *evalcache.Cache // nil when cache.enabled is false
+	quotas io.Closer        // the Redis budget store, if any
 	games  *games.Manager
 	server *server.Server
 	http   *http.Server
@@ -207,6 +213,10 @@ func (m *Main) Run() error {
 		return err
 	}
 	m.pool = p
+	if err := m.openBudgets(access, reg); err != nil {
+		p.Close(context.Background())
+		return err
+	}
 	if m.cache, err = openCache(&c.Cache, reg, m.Logger.With("component", "evalcache")); err != nil {
 		p.Close(context.Background())
 		return err
@@ -243,6 +253,7 @@ func (m *Main) Run() error {
 		m.games.Close(context.Background())
 		p.Close(context.Background())
 		m.closeCache()
+		m.closeBudgets()
 		return err
 	}
 	m.http = m.server.HTTPServer()
@@ -285,6 +296,7 @@ func (m *Main) Close(ctx context.Context) error {
 	}
 	perr := m.pool.Close(ctx)
 	m.closeCache()
+	m.closeBudgets()
 	if e := <-m.served; !errors.Is(e, http.ErrServerClosed) {
 		err = errors.Join(err, e)
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/usid/usid/evalcache"
+	"github.com/usid/usid/quota"
+	"github.com/usid/usid/server"
 )
 
 // CacheConfig is the cache: section of usid.yaml (documented there).
@@ -47,5 +49,31 @@ func (m *Main) closeCache() {
 			m.Logger.Warn("closing the evaluation cache", "err", err)
 		}
 		m.cache = nil
+	}
+}
+
+// openBudgets sets where engine-time balances live: Redis when
+// access.redis is set (one budget over every usid sharing it), else the
+// server's own memory.
+func (m *Main) openBudgets(a *server.Access, reg prometheus.Registerer) error {
+	c := m.Config.Access
+	if c.Redis == "" {
+		return nil
+	}
+	r, err := quota.NewRedis(quota.RedisConfig{URL: c.Redis, Prefix: c.RedisPrefix, MaxClients: c.MaxClients,
+		Logger: m.Logger.With("component", "quota"), Registerer: reg})
+	if err != nil {
+		return fmt.Errorf("access.redis: %w", err)
+	}
+	a.Budgets, m.quotas = r, r
+	return nil
+}
+
+func (m *Main) closeBudgets() {
+	if m.quotas != nil {
+		if err := m.quotas.Close(); err != nil {
+			m.Logger.Warn("closing the engine-time budgets' Redis", "err", err)
+		}
+		m.quotas = nil
 	}
 }

@@ -1,0 +1,49 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/usid/usid/pool"
+)
+
+// Caller is who a search is for: the client identity that fair sharing
+// (the pool's queue) counts, the priority class it waits in, and where its
+// engine time is charged. The zero Caller is an anonymous interactive
+// caller that nobody charges.
+type Caller struct {
+	Client string
+	Class  pool.Class
+	// Charge, if set, is told the engine time of each search made for the
+	// caller (from go to bestmove): the server's engine-time budgets. It
+	// may block briefly (a Redis call).
+	Charge func(ctx context.Context, engineTime time.Duration)
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying c, for Service.Analyze and Service.Mate:
+// the REST handlers and game analysis jobs say whom they search for.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerOf returns the Caller ctx carries (the zero Caller if none).
+func CallerOf(ctx context.Context) Caller {
+	c, _ := ctx.Value(callerKey{}).(Caller)
+	return c
+}
+
+// acquire leases an engine for caller, in its class and turn.
+func (c *Service) acquire(ctx context.Context, engine string, who Caller, onQueue func(int)) (*pool.Lease, error) {
+	return c.Pool.AcquireWith(ctx, engine, pool.AcquireOptions{Class: who.Class, Client: who.Client, OnQueue: onQueue})
+}
+
+// charge counts a search's engine time against its caller's budget. It
+// outlives the request's context: a client that goes away mid-search still
+// pays for the search it started.
+func (who Caller) charge(ctx context.Context, d time.Duration) {
+	if who.Charge != nil && d > 0 {
+		who.Charge(context.WithoutCancel(ctx), d)
+	}
+}
