@@ -117,9 +117,6 @@ func (a *Access) withDefaults() *Access {
 	// Keyed: four engines' time. The rates are flood guards only.
 	def(&c.Keyed, quota.Budget{Seconds: 240, Period: time.Minute, Burst: 600}, 100, 200, 64, 64)
 	def(&c.AnonymousQuota, quota.Budget{Seconds: 60, Period: time.Minute, Burst: 120}, 50, 100, 4, 4)
-	if c.Budgets == nil {
-		c.Budgets = quota.NewMemory(quota.MemoryConfig{MaxClients: max(c.MaxClients, 1)})
-	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 10000
 	}
@@ -135,6 +132,9 @@ func (a *Access) withDefaults() *Access {
 	if len(c.TicketSecret) == 0 {
 		c.TicketSecret = make([]byte, 32)
 		rand.Read(c.TicketSecret)
+	}
+	if c.Budgets == nil {
+		c.Budgets = quota.NewMemory(quota.MemoryConfig{MaxClients: c.MaxClients})
 	}
 	return &c
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/usid/usid/quota"
 	"github.com/usid/usid/server"
 )
 
@@ -40,7 +41,7 @@ func benchFair(ctx context.Context, b *bench) (err error) {
 	}
 	cfg := newConfig(b.fairyEngine(1))
 	cfg.Access.KeysFile = keysFile
-	cfg.Access.Keyed = &server.Quota{Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20, Messages: 1e9}
+	cfg.Access.Keyed = &server.Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20, Messages: 1e9}
 	u, err := b.startUsid(ctx, "fair", cfg)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/usid/usid/internal/fakeengine"
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/quota"
 	"github.com/usid/usid/server"
 )
 
@@ -77,7 +78,7 @@ func newConfig(engines ...engineConfig) usidConfig {
 	c.Server.ShutdownGrace = 10 * time.Second
 	c.Access.MaxSessions = 1 << 20
 	c.Access.MaxPerAddress = 1 << 20 // usid.yaml's 500 would stop (5) at 500
-	c.Access.AnonymousQuota = server.Quota{Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20, Messages: 1e9}
+	c.Access.AnonymousQuota = server.Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20, Messages: 1e9}
 	return c
 }
 
