@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -172,7 +173,12 @@ func searchRoute[B any, R any](s *Server, request func(*B) *session.Request, run
 		defer done()
 		ctx, end := s.searchContext(r)
 		defer end()
+		ctx, timing := session.WithTiming(ctx)
 		res, err := run(ctx, request(&body))
+		// Where the time went (W3C Server-Timing): the wait for an engine,
+		// and the engine's search. Absent parts (a cached answer) are 0.
+		w.Header().Set("Server-Timing", fmt.Sprintf("queue;dur=%.1f, search;dur=%.1f",
+			float64(timing.Queue.Microseconds())/1000, float64(timing.Search.Microseconds())/1000))
 		if cut := s.wasCut(r); cut != nil {
 			err = cut
 		}

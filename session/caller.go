@@ -47,3 +47,23 @@ func (who Caller) charge(ctx context.Context, d time.Duration) {
 		who.Charge(context.WithoutCancel(ctx), d)
 	}
 }
+
+// Timing is where a one-shot search's time went (Service.Analyze, Mate):
+// waiting for an engine, and the search itself (go to bestmove). REST
+// answers pass it on in a Server-Timing header.
+type Timing struct {
+	Queue, Search time.Duration
+}
+
+type timingKey struct{}
+
+// WithTiming returns ctx with a Timing that a search made under it fills in.
+func WithTiming(ctx context.Context) (context.Context, *Timing) {
+	t := &Timing{}
+	return context.WithValue(ctx, timingKey{}, t), t
+}
+
+func timingOf(ctx context.Context) *Timing {
+	t, _ := ctx.Value(timingKey{}).(*Timing)
+	return t
+}

@@ -104,8 +104,12 @@ func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
 // the error it ended with.
 func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Event, *Error) {
 	actx, cancel := context.WithTimeout(ctx, c.AcquireTimeout)
+	asked := time.Now()
 	lease, err := c.acquire(actx, j.engine, CallerOf(ctx), nil)
 	cancel()
+	if t := timingOf(ctx); t != nil {
+		t.Queue = time.Since(asked)
+	}
 	if err != nil {
 		return nil, acquireError(j.engine, err)
 	}

@@ -316,7 +316,13 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	searched := time.Now()
 	s, err := lease.Go(ctx, j.pos.USI, p.cmd)
 	if err == nil {
-		defer func() { who.charge(ctx, time.Since(searched)) }()
+		defer func() {
+			d := time.Since(searched)
+			who.charge(ctx, d)
+			if t := timingOf(ctx); t != nil {
+				t.Search = d
+			}
+		}()
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,9 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/usid/usid/quota"
-	"github.com/usid/usid/server"
 )
 
 // (9) Fair sharing of one engine: heavy clients (API keys h1..h4) send 1 s
@@ -41,14 +39,16 @@ func benchFair(ctx context.Context, b *bench) (err error) {
 	}
 	cfg := newConfig(b.fairyEngine(1))
 	cfg.Access.KeysFile = keysFile
-	cfg.Access.Keyed = &server.Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20, Messages: 1e9}
+	cfg.Access.Keyed = noLimits()
 	u, err := b.startUsid(ctx, "fair", cfg)
 	if err != nil {
 		return err
 	}
 	defer stopUsid(u, &err)
 
-	search := func(ctx context.Context, key string, ms int) (time.Duration, error) {
+	// search returns usid's own account of the request (Server-Timing):
+	// the wait for the engine and the search.
+	search := func(ctx context.Context, key string, ms int) (queue, searched time.Duration, err error) {
 		body, _ := json.Marshal(map[string]any{"position": map[string]any{"sfen": "startpos", "moves": []string{}}, "engine": "fairy",
 			"limits": map[string]int{"movetime_ms": ms}})
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u.url("/v1/analyze"), strings.NewReader(string(body)))
@@ -57,16 +57,25 @@ func benchFair(ctx context.Context, b *bench) (err error) {
 		start := time.Now()
 		resp, err := b.http.Do(req)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		defer resp.Body.Close()
 		var res struct {
 			BestMove string `json:"bestmove"`
 		}
 		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || resp.StatusCode != http.StatusOK || res.BestMove == "" {
-			return 0, fmt.Errorf("POST /v1/analyze (%dms): %d %v", ms, resp.StatusCode, err)
+			return 0, 0, fmt.Errorf("POST /v1/analyze (%dms): %d %v", ms, resp.StatusCode, err)
 		}
-		return time.Since(start), nil
+		var q, s float64
+		if st := resp.Header.Get("Server-Timing"); st == "" {
+			// A usid from before Server-Timing (a -usid baseline): the
+			// answer's time less what was asked for, and the search as asked.
+			asked := time.Duration(ms) * time.Millisecond
+			return max(0, time.Since(start)-asked), asked, nil
+		} else if _, err := fmt.Sscanf(st, "queue;dur=%g, search;dur=%g", &q, &s); err != nil {
+			return 0, 0, fmt.Errorf("Server-Timing %q: %v", st, err)
+		}
+		return time.Duration(q * float64(time.Millisecond)), time.Duration(s * float64(time.Millisecond)), nil
 	}
 
 	wctx, cancel := context.WithTimeout(ctx, window)
@@ -81,36 +90,41 @@ func benchFair(ctx context.Context, b *bench) (err error) {
 		mu.Unlock()
 		cancel()
 	}
-	heavyDone := 0
+	var heavySearches []time.Duration
 	var wg sync.WaitGroup
 	for i := 1; i <= heavyN; i++ {
 		key := keys[fmt.Sprintf("h%d", i)]
 		wg.Go(func() {
 			for wctx.Err() == nil {
-				if _, err := search(wctx, key, heavyMS); err != nil {
+				_, d, err := search(wctx, key, heavyMS)
+				if err != nil {
 					fail(err)
 					return
 				}
 				mu.Lock()
-				heavyDone++
+				heavySearches = append(heavySearches, d)
 				mu.Unlock()
 			}
 		})
 	}
-	// The light client starts once the heavy ones have filled the queue.
+	// The light client starts in the steady state: once each heavy client
+	// has had about one search (at the very start every client has used
+	// nothing, and ties go to the earlier arrival).
 	var waits []time.Duration
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	time.Sleep(time.Duration(heavyMS) * time.Millisecond)
+	time.Sleep(time.Duration((heavyN+1)*heavyMS) * time.Millisecond)
+	// Arrivals a second apart on average, at random moments (a fixed
+	// seed): a light client in step with the heavy searches would always
+	// arrive just after one started, and measure only the worst case.
+	rnd := rand.New(rand.NewPCG(9, 17))
 	for wctx.Err() == nil {
-		took, err := search(wctx, keys["light"], lightMS)
+		wait, _, err := search(wctx, keys["light"], lightMS)
 		if err != nil {
 			fail(err)
 			break
 		}
-		waits = append(waits, max(0, took-time.Duration(lightMS)*time.Millisecond))
+		waits = append(waits, wait)
 		select {
-		case <-tick.C:
+		case <-time.After(time.Duration(500+rnd.IntN(1000)) * time.Millisecond):
 		case <-wctx.Done():
 		}
 	}
@@ -122,10 +136,17 @@ func benchFair(ctx context.Context, b *bench) (err error) {
 	if len(waits) < 2 {
 		return fmt.Errorf("only %d light searches in the window", len(waits))
 	}
-	heavy := time.Duration(heavyMS) * time.Millisecond
+	if len(heavySearches) == 0 {
+		return fmt.Errorf("no heavy search ended in the window")
+	}
+	heavy := pct(heavySearches, 0.5) // what one heavy search really takes
+	// Between two leases the engine is reset (options restored, usinewgame):
+	// a few milliseconds that any waiter waits too.
+	const reset = 20 * time.Millisecond
 	p99 := pct(waits, 0.99)
 	b.rep.add(fmt.Sprintf("fair sharing of 1 engine: %d heavy clients (%d ms searches back to back), 1 light (%d ms each second)", heavyN, heavyMS, lightMS),
-		fmt.Sprintf("light client's wait p50 %s, p99 %s, max %s over %d searches; heavy searches answered %d", ms(pct(waits, 0.5)), ms(p99), ms(slices.Max(waits)), len(waits), heavyDone),
-		"light wait p99 ≤ one heavy search ("+ms(heavy)+")", verdict(p99 <= heavy))
+		fmt.Sprintf("light client's wait for the engine p50 %s, p99 %s, max %s over %d searches; %d heavy searches, p50 %s each (usid's Server-Timing)",
+			ms(pct(waits, 0.5)), ms(p99), ms(slices.Max(waits)), len(waits), len(heavySearches), ms(heavy)),
+		"light wait p99 ≤ one heavy search (+ the reset between leases, ≤ 20 ms)", verdict(p99 <= heavy+reset))
 	return nil
 }

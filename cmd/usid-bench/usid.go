@@ -21,7 +21,6 @@ import (
 	"github.com/usid/usid/internal/fakeengine"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
-	"github.com/usid/usid/server"
 )
 
 // envServe makes this binary a usid server (serveChild) instead of the tool.
@@ -40,11 +39,11 @@ type usidConfig struct {
 		ShutdownGrace time.Duration `yaml:"shutdown_grace"`
 	} `yaml:"server"`
 	Access struct {
-		KeysFile       string        `yaml:"keys_file,omitempty"`
-		Keyed          *server.Quota `yaml:"keyed,omitempty"`
-		MaxSessions    int           `yaml:"max_sessions"`
-		MaxPerAddress  int           `yaml:"max_sessions_per_address"`
-		AnonymousQuota server.Quota  `yaml:"anonymous_quota"`
+		KeysFile       string      `yaml:"keys_file,omitempty"`
+		Keyed          *benchQuota `yaml:"keyed,omitempty"`
+		MaxSessions    int         `yaml:"max_sessions"`
+		MaxPerAddress  int         `yaml:"max_sessions_per_address"`
+		AnonymousQuota benchQuota  `yaml:"anonymous_quota"`
 	} `yaml:"access"`
 	// Cache is off in these benchmarks: they repeat positions on purpose to
 	// time searches, which the evaluation cache would answer instead.
@@ -52,6 +51,31 @@ type usidConfig struct {
 		Enabled bool `yaml:"enabled"`
 	} `yaml:"cache"`
 }
+
+// benchQuota is server.Quota with no engine-time budget, written so that a
+// usid from before budgets (a -usid baseline) reads it too.
+type benchQuota struct {
+	EngineTime *quota.Budget `yaml:"engine_time,omitempty"`
+	Rate       float64       `yaml:"rate"`
+	Burst      int           `yaml:"burst"`
+	Sessions   int           `yaml:"sessions"`
+	Leases     int           `yaml:"leases"`
+	Messages   float64       `yaml:"messages"`
+}
+
+// noLimits is a quota out of a benchmark's way.
+func noLimits() *benchQuota {
+	return &benchQuota{EngineTime: unlimited, Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20, Messages: 1e9}
+}
+
+// unlimited is an engine-time budget with no limit; nil when the tool
+// measures a usid binary that predates budgets (USID_BENCH_NO_BUDGETS=1).
+var unlimited = func() *quota.Budget {
+	if os.Getenv("USID_BENCH_NO_BUDGETS") != "" {
+		return nil
+	}
+	return &quota.Budget{Seconds: -1}
+}()
 
 // engineConfig is pool.EngineConfig's YAML form, with empty fields left out
 // so that usid applies its defaults (an empty capabilities list would mean
@@ -78,7 +102,7 @@ func newConfig(engines ...engineConfig) usidConfig {
 	c.Server.ShutdownGrace = 10 * time.Second
 	c.Access.MaxSessions = 1 << 20
 	c.Access.MaxPerAddress = 1 << 20 // usid.yaml's 500 would stop (5) at 500
-	c.Access.AnonymousQuota = server.Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1e9, Burst: 1 << 30, Sessions: 1 << 20, Leases: 1 << 20, Messages: 1e9}
+	c.Access.AnonymousQuota = *noLimits()
 	return c
 }
 
