@@ -33,6 +33,12 @@ import (
 	"github.com/usid/usid/web"
 )
 
+// DefaultListen is the address served when neither --addr nor listen says.
+const DefaultListen = ":8080"
+
+// DefaultShutdownGrace is server.shutdown_grace when the configuration sets none.
+const DefaultShutdownGrace = 30 * time.Second
+
 // Config is the configuration file (see usid.yaml at the repository's top).
 type Config struct {
 	Listen  string              `yaml:"listen"`
@@ -171,7 +177,7 @@ func ParseConfig(layers ...[]byte) (*Config, error) {
 		}
 	}
 	if c.Server.ShutdownGrace <= 0 {
-		c.Server.ShutdownGrace = 30 * time.Second
+		c.Server.ShutdownGrace = DefaultShutdownGrace
 	}
 	return &c, nil
 }
@@ -259,7 +265,7 @@ func (m *Main) Run() error {
 		addr = c.Listen
 	}
 	if addr == "" {
-		addr = ":8080"
+		addr = DefaultListen
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
