@@ -145,6 +145,7 @@ func New(cfg Config) *Server {
 		r.Use(s.sameSite, s.authenticate)
 		r.Post("/ws-ticket", s.wsTicket)
 		r.Get("/engines", s.engines)
+		r.Get("/limits", s.limits)
 		r.Post("/validate", s.validate)
 		r.Post("/records/parse", s.parseRecord)
 		r.Post("/records/export", s.exportRecord)
