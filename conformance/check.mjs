@@ -368,6 +368,7 @@ if (drainSocket) {
 let declared = 0, reached = 0;
 for (const [path, item] of Object.entries(spec.paths)) {
   for (const [method, op] of Object.entries(item)) {
+    if (!op || !op.responses) continue; // path-level parameters, summary: not an operation
     for (const status of Object.keys(op.responses)) {
       declared++;
       const key = `${method} ${path} ${status}`;
