@@ -128,6 +128,11 @@ const cases = [
   { op: 'get /v1/engines', status: 200, headers: { Origin: 'https://usid.example' }, note: 'a page of the service' },
   { op: 'get /v1/engines', status: 403, headers: foreign },
   { op: 'get /v1/engines', status: 421, ...misdirected },
+  { op: 'get /v1/limits', status: 200 },
+  { op: 'get /v1/limits', status: 200, headers: { Authorization: 'Bearer ' + apiKey }, note: 'with a key' },
+  { op: 'get /v1/limits', status: 401, headers: wrongKey, bad: true },
+  { op: 'get /v1/limits', status: 403, headers: foreign },
+  { op: 'get /v1/limits', status: 421, ...misdirected },
 
   { op: 'post /v1/validate', status: 200, body: 'example' },
   { op: 'post /v1/validate', status: 200, body: { position: { sfen: nifu } }, note: 'an illegal position is an answer' },
@@ -363,6 +368,7 @@ if (drainSocket) {
 let declared = 0, reached = 0;
 for (const [path, item] of Object.entries(spec.paths)) {
   for (const [method, op] of Object.entries(item)) {
+    if (!op || !op.responses) continue; // path-level parameters, summary: not an operation
     for (const status of Object.keys(op.responses)) {
       declared++;
       const key = `${method} ${path} ${status}`;

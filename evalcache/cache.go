@@ -113,9 +113,9 @@ type write struct {
 	file  bool
 }
 
-// New opens the cache: the file (read into memory) and the Redis client, if
-// configured. A Redis that is down is not an error: it is retried later.
-func New(cfg Config, reg prometheus.Registerer) (*Cache, error) {
+// WithDefaults returns cfg with the defaults New applies filled in (the
+// values documented on Config's fields).
+func (cfg Config) WithDefaults() Config {
 	if cfg.MaxEntries <= 0 {
 		cfg.MaxEntries = 100000
 	}
@@ -140,6 +140,13 @@ func New(cfg Config, reg prometheus.Registerer) (*Cache, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	return cfg
+}
+
+// New opens the cache: the file (read into memory) and the Redis client, if
+// configured. A Redis that is down is not an error: it is retried later.
+func New(cfg Config, reg prometheus.Registerer) (*Cache, error) {
+	cfg = cfg.WithDefaults()
 	c := &Cache{cfg: cfg, log: cfg.Logger, lru: list.New(), items: map[string]*list.Element{},
 		writes: make(chan write, cfg.QueueSize), done: make(chan struct{})}
 	c.m = newMetrics(reg, c)

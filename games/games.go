@@ -117,8 +117,9 @@ type Manager struct {
 	cutTimer *time.Timer
 }
 
-// New makes a Manager; Close it.
-func New(cfg Config) *Manager {
+// WithDefaults returns cfg with the defaults New applies filled in (the
+// values documented on Config's fields).
+func (cfg Config) WithDefaults() Config {
 	if cfg.MaxPerClient <= 0 {
 		cfg.MaxPerClient = 2
 	}
@@ -143,6 +144,12 @@ func New(cfg Config) *Manager {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	return cfg
+}
+
+// New makes a Manager; Close it.
+func New(cfg Config) *Manager {
+	cfg = cfg.WithDefaults()
 	return &Manager{cfg: cfg, svc: cfg.Service, log: cfg.Logger, m: newMetrics(cfg.Registerer),
 		jobs: map[string]*job{}, active: map[string]int{}, running: map[*job]struct{}{}}
 }

@@ -66,6 +66,23 @@ end
 return string.format('%.17g', t)
 `)
 
+// WithDefaults returns c with its zero fields set to the defaults.
+func (c RedisConfig) WithDefaults() RedisConfig {
+	if c.Prefix == "" {
+		c.Prefix = "usid:quota:"
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 100 * time.Millisecond
+	}
+	if c.Backoff <= 0 {
+		c.Backoff = 5 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
 // NewRedis returns a Redis store; it does not connect until first used.
 func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if cfg.URL == "" {
@@ -75,18 +92,7 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Prefix == "" {
-		cfg.Prefix = "usid:quota:"
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 100 * time.Millisecond
-	}
-	if cfg.Backoff <= 0 {
-		cfg.Backoff = 5 * time.Second
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg = cfg.WithDefaults()
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = cfg.Timeout*5, cfg.Timeout, cfg.Timeout
 	// A failed call falls back to memory: no retries, one dial attempt; the
 	// backoff decides when Redis is asked again.

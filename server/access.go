@@ -81,7 +81,11 @@ type Quota struct {
 	Messages float64 `yaml:"messages"`
 }
 
-func (a *Access) withDefaults() *Access {
+// WithDefaults returns a copy of a with the defaults the server applies
+// filled in: those documented on its fields; quotas keyed rate 20, burst 40,
+// 64 sessions, 64 leases, anonymous 5, 20, 4, 4, messages 50 for both; a
+// random TicketSecret when none is set.
+func (a *Access) WithDefaults() *Access {
 	c := *a
 	def := func(q *Quota, engine quota.Budget, r float64, b, s, l int) {
 		switch {
@@ -283,7 +287,7 @@ func (u *usedTickets) use(mac string, exp, now int64) error {
 }
 
 func newGate(a *Access) *gate {
-	g := &gate{cfg: a.withDefaults(), keyHashes: map[string][32]byte{}, misconfigured: a.Check()}
+	g := &gate{cfg: a.WithDefaults(), keyHashes: map[string][32]byte{}, misconfigured: a.Check()}
 	g.clients.max = int64(g.cfg.MaxClients)
 	g.clients.overflow = newClient("ip:overflow", g.cfg.AnonymousQuota)
 	for name, k := range g.cfg.Keys {

@@ -407,7 +407,7 @@ func BenchmarkForgedIdentities(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		g := newGate((&Access{Anonymous: true, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}).withDefaults())
+		g := newGate((&Access{Anonymous: true, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}).WithDefaults())
 		r := httptest.NewRequest("GET", "/v1/engines", nil)
 		r.RemoteAddr = "10.0.0.1:1"
 		start := time.Now()

@@ -92,8 +92,10 @@ type Server struct {
 	cutSearches context.CancelFunc
 }
 
-// New builds the router.
-func New(cfg Config) *Server {
+// WithDefaults returns cfg with the defaults New applies filled in (the
+// values documented on Config's fields; Access's own defaults apply when
+// the server is built).
+func (cfg Config) WithDefaults() Config {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 64 << 10
 	}
@@ -121,6 +123,12 @@ func New(cfg Config) *Server {
 	if cfg.Access == nil {
 		cfg.Access = &Access{Anonymous: true}
 	}
+	return cfg
+}
+
+// New builds the router.
+func New(cfg Config) *Server {
+	cfg = cfg.WithDefaults()
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: make(map[*wsConn]struct{}), m: newMetrics(cfg.Registerer), gate: newGate(cfg.Access)}
 	s.cut, s.cutSearches = context.WithCancel(context.Background())
 	r := chi.NewRouter()
@@ -137,6 +145,7 @@ func New(cfg Config) *Server {
 		r.Use(s.sameSite, s.authenticate)
 		r.Post("/ws-ticket", s.wsTicket)
 		r.Get("/engines", s.engines)
+		r.Get("/limits", s.limits)
 		r.Post("/validate", s.validate)
 		r.Post("/records/parse", s.parseRecord)
 		r.Post("/records/export", s.exportRecord)

@@ -18,7 +18,7 @@ import (
 type Caps struct {
 	MaxMoveTime time.Duration // movetime_ms (default 60s)
 	MaxAnalysis time.Duration // analysis "until stop" and pondering (default 10m)
-	MaxMateTime time.Duration // mate timeout_ms (default 60s)
+	MaxMateTime time.Duration // mate timeout_ms (default 2m: the tsume page offers "2 min")
 	MaxClock    time.Duration // btime, wtime, byoyomi, binc, winc (default 6h)
 	MaxDepth    int           // default 128
 	MaxNodes    int64         // default 10^10
@@ -37,7 +37,7 @@ func (c Caps) withDefaults() Caps {
 	}
 	def(&c.MaxMoveTime, time.Minute)
 	def(&c.MaxAnalysis, 10*time.Minute)
-	def(&c.MaxMateTime, time.Minute)
+	def(&c.MaxMateTime, 2*time.Minute)
 	def(&c.MaxClock, 6*time.Hour)
 	def(&c.WatchdogMargin, 5*time.Second)
 	if c.MaxDepth <= 0 {

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -31,6 +32,12 @@ import (
 	"github.com/usid/usid/session"
 	"github.com/usid/usid/web"
 )
+
+// DefaultListen is the address served when neither --addr nor listen says.
+const DefaultListen = ":8080"
+
+// DefaultShutdownGrace is server.shutdown_grace when the configuration sets none.
+const DefaultShutdownGrace = 30 * time.Second
 
 // Config is the configuration file (see usid.yaml at the repository's top).
 type Config struct {
@@ -160,24 +167,46 @@ func (c *Config) ServerAccess(env func(string) string) (*server.Access, error) {
 // before it: a key a layer sets replaces the earlier value (a list, such as
 // engines, as a whole), a key it leaves out keeps it. cmd/usid passes the
 // built-in usid.yaml, then the --config file, so a file holding only
-// access: or only engines: works. Every layer is read strictly: unknown keys
-// are errors, so a typo does not silently fall back to a default.
+// access: or only engines: works. Every layer is read strictly: an unknown
+// key is an error naming its line, its path and the keys valid there (see
+// checkKeys), so a typo does not silently fall back to a default.
 func ParseConfig(layers ...[]byte) (*Config, error) {
 	var c Config
 	for i, b := range layers {
-		dec := yaml.NewDecoder(bytes.NewReader(b))
-		dec.KnownFields(true)
-		if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-			if len(layers) > 1 && i == 0 {
-				return nil, fmt.Errorf("built-in config: %w", err)
-			}
-			return nil, fmt.Errorf("config: %w", err)
+		what := "config"
+		if len(layers) > 1 && i == 0 {
+			what = "built-in config"
+		}
+		if err := decodeLayer(b, &c); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	if c.Server.ShutdownGrace <= 0 {
-		c.Server.ShutdownGrace = 30 * time.Second
+		c.Server.ShutdownGrace = DefaultShutdownGrace
 	}
 	return &c, nil
+}
+
+// decodeLayer lays one YAML document over c: its keys are checked first,
+// then it is decoded (still strictly, so that nothing checkKeys might miss
+// is taken silently).
+func decodeLayer(b []byte, c *Config) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	if len(doc.Content) == 0 {
+		return nil // empty, or only comments
+	}
+	if err := checkKeys(&doc, reflect.TypeFor[Config]()); err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
 }
 
 // Main is the usid service: configuration, pool, server, listener. Tests
@@ -246,7 +275,7 @@ func (m *Main) Run() error {
 		addr = c.Listen
 	}
 	if addr == "" {
-		addr = ":8080"
+		addr = DefaultListen
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

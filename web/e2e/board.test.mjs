@@ -142,6 +142,28 @@ test('an illegal SFEN or USI position shows its error code and message (usid rea
   assert.equal(problems.length, cases.length);
 });
 
+// The line counts and game-analysis limits the board offers are exactly its
+// own choices within the server's caps (GET /v1/limits): run.sh runs usid
+// with max_multipv 4 and max_depth 12 (testdata/usid.yaml), so 5 lines and
+// depth 16 must be gone.
+test('the lines and game-analysis limits offered are those within GET /v1/limits', async () => {
+  const limits = await (await fetch(`${baseURL()}/v1/limits`)).json();
+  const { max_multipv: maxPV, max_depth: maxDepth, max_movetime_ms: maxMS } = limits.caps;
+  if (process.env.USID_E2E_LOWER_CAPS) assert.deepEqual([maxPV, maxDepth], [4, 12], 'run.sh lowers max_multipv and max_depth');
+  const page = await openBoard(browser.context);
+  await page.waitForSelector('[data-testid="multipv-select"][data-limits="server"]');
+  await page.waitForSelector('[data-testid="game-limit"][data-limits="server"]');
+  const values = (id) => page.locator(`[data-testid="${id}"] option`).evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(await values('multipv-select'), ['1', '2', '3', '4', '5'].filter((v) => Number(v) <= maxPV));
+  const builtin = { d8: 8, d12: 12, d16: 16, t500: 500, t2000: 2000 };
+  assert.deepEqual(await values('game-limit'),
+    Object.keys(builtin).filter((k) => (k[0] === 'd' ? builtin[k] <= maxDepth : builtin[k] <= maxMS)));
+  if (maxPV < 5) assert.ok(!(await values('multipv-select')).includes('5'));
+  if (maxDepth < 16) assert.ok(!(await values('game-limit')).includes('d16'));
+  await page.close();
+  assertClean();
+});
+
 test('analysis with multipv 2 shows two deepening lines, plays a line, and stops', { timeout: 90_000 }, async () => {
   const page = await openBoard(browser.context, '#pos=startpos_moves_7g7f_3c3d&ply=2');
   await page.waitForFunction(() => [...document.querySelectorAll('#engine option')].some((o) => o.value));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the web end-to-end tests against a real usid with real engines:
-# builds usid, starts it on a free loopback port with the repository's
-# usid.yaml (or $USID_CONFIG), waits for /readyz, runs the tests with Debian's
+# builds usid, starts it on a free loopback port with testdata/usid.yaml (the
+# built-in configuration with lower caps; or $USID_CONFIG, laid over the
+# built-in one likewise), waits for /readyz, runs the tests with Debian's
 # chromium, and stops usid again. With USID_URL already set it only runs the
 # tests against that server.
 #
@@ -47,7 +48,9 @@ cleanup() {
 trap cleanup EXIT
 
 if [ -z "${USID_URL:-}" ]; then
-  config=${USID_CONFIG:-$root/usid.yaml}
+  config=${USID_CONFIG:-$here/testdata/usid.yaml}
+  # The tests check that choices beyond these lowered caps are not offered.
+  [ -n "${USID_CONFIG:-}" ] || export USID_E2E_LOWER_CAPS=1
   (cd "$root" && go build -o "$tmp/usid" ./cmd/usid)
   # A free loopback port: bind port 0, read what the kernel gave, let it go.
   port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')

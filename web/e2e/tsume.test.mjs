@@ -114,3 +114,39 @@ test('an illegal problem shows its error', async () => {
   await page.close();
   assert.deepEqual(takeProblems(browser.context), []);
 });
+
+// The time limits the page offers are exactly its own choices within the
+// server's caps.max_mate_time_ms (GET /v1/limits). run.sh runs usid with
+// max_mate_time 60s (testdata/usid.yaml), so "2 min" must be gone; if
+// /v1/limits cannot be had, the page keeps its own choices.
+test('the time limits offered are those within GET /v1/limits', async () => {
+  const builtin = [3000, 10000, 30000, 60000, 120000];
+  const limits = await (await fetch(`${baseURL()}/v1/limits`)).json();
+  const cap = limits.caps.max_mate_time_ms;
+  if (process.env.USID_E2E_LOWER_CAPS) assert.equal(cap, 60000, 'run.sh lowers max_mate_time to 60s');
+  const page = await openTsume();
+  await page.waitForSelector('[data-testid="time-limit"][data-limits="server"]');
+  const offered = () => page.locator('[data-testid="time-limit"] option').evaluateAll((os) => os.map((o) => Number(o.value)));
+  assert.deepEqual(await offered(), builtin.filter((v) => v <= cap));
+  if (cap < 120000) assert.ok(!(await offered()).includes(120000), '2 min is beyond the cap');
+  assert.equal(await page.locator('[data-testid="time-limit"]').inputValue(), '10000', 'the default choice stays');
+  await page.close();
+
+  // A cap below every choice: the cap itself is offered.
+  const low = await browser.context.newPage();
+  await low.route('**/v1/limits', (r) => r.fulfill({ json: { ...limits, caps: { ...limits.caps, max_mate_time_ms: 2000 } } }));
+  await low.goto(`${baseURL()}/tsume`);
+  await low.waitForSelector('[data-testid="time-limit"][data-limits="server"]');
+  assert.deepEqual(await low.locator('[data-testid="time-limit"] option').evaluateAll((os) => os.map((o) => [o.value, o.textContent])), [['2000', '2.0 s']]);
+  await low.close();
+
+  // usid cannot say: the page's own choices.
+  const down = await browser.context.newPage();
+  await down.route('**/v1/limits', (r) => r.fulfill({ status: 404, contentType: 'application/problem+json', body: '{"code":"not_found"}' }));
+  await down.goto(`${baseURL()}/tsume`);
+  await down.waitForSelector('[data-testid="time-limit"][data-limits="builtin"]');
+  assert.deepEqual(await down.locator('[data-testid="time-limit"] option').evaluateAll((os) => os.map((o) => Number(o.value))), builtin);
+  await down.close();
+  const problems = takeProblems(browser.context);
+  assert.deepEqual(problems.filter((p) => !/status of 404/.test(p)), []);
+});

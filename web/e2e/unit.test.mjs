@@ -248,3 +248,15 @@ test('the graph\'s move axis has readable steps', () => {
   assert.equal(xStep(120), 20);
   assert.equal(xStep(400), 50);
 });
+
+import { fit } from '../static/js/limits.js';
+
+test('fit keeps the choices within a cap and picks the nearest below the one chosen', () => {
+  const times = [3000, 10000, 30000, 60000, 120000];
+  const under = (max) => (v) => v <= max;
+  assert.deepEqual(fit(times, 10000, under(60000)), { keep: [3000, 10000, 30000, 60000], pick: 10000 });
+  assert.deepEqual(fit(times, 120000, under(60000)), { keep: [3000, 10000, 30000, 60000], pick: 60000 });
+  assert.deepEqual(fit(times, 30000, under(5000)), { keep: [3000], pick: 3000 });
+  assert.deepEqual(fit(times, 3000, under(1000)), { keep: [], pick: undefined });
+  assert.deepEqual(fit(times, undefined, under(1e9)), { keep: times, pick: times[0] });
+});

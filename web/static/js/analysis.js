@@ -11,6 +11,7 @@ import { GamePanel } from './gamepanel.js';
 import { parsePositionText, parseSfen, toSfen } from './sfen.js';
 import { blackScore, formatScore, formatCount, formatSeconds, splitKif, MARK } from './notation.js';
 import * as api from './api.js';
+import { serverLimits, fitSelect } from './limits.js';
 import {
   $, toast, copyText, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams,
 } from './dom.js';
@@ -235,6 +236,12 @@ engineSelect.addEventListener('change', () => {
   saveSetting('engine', engineSelect.value);
   if (analysis.on) scheduleAnalyze();
 });
+// Only the line counts usid accepts (caps.max_multipv).
+async function fitMultiPV() {
+  const max = (await serverLimits())?.caps?.max_multipv;
+  if (max > 0) fitSelect(multipvSelect, (o) => Number(o.value) <= max, () => ({ value: '1', text: '1' }));
+  multipvSelect.dataset.limits = max > 0 ? 'server' : 'builtin';
+}
 multipvSelect.addEventListener('change', () => {
   saveSetting('multipv', Number(multipvSelect.value));
   if (analysis.on) scheduleAnalyze();
@@ -472,6 +479,7 @@ $('#pv-lines').addEventListener('click', (e) => {
 
 sock.connect();
 loadEngines();
+fitMultiPV();
 const fromHash = readHash();
 renderMoveList();
 showPosition();

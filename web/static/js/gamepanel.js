@@ -5,6 +5,7 @@
 // (POST /v1/records/export, evaluations written as ShogiHome reads them).
 
 import * as api from './api.js';
+import { serverLimits, fitSelect } from './limits.js';
 import { GameJob, summarize, isTerminal } from './gameanalysis.js';
 import { splitKif, MARK } from './notation.js';
 import { STARTPOS } from './sfen.js';
@@ -152,6 +153,18 @@ export class GamePanel {
     sel.value = loadSetting('gameLimit', 'd12');
     if (!LIMITS[sel.value]) sel.value = 'd12';
     sel.addEventListener('change', () => saveSetting('gameLimit', sel.value));
+    // Only the limits usid accepts (caps.max_depth, caps.max_movetime_ms).
+    serverLimits().then((l) => {
+      const caps = l && l.caps;
+      if (caps && caps.max_depth > 0 && caps.max_movetime_ms > 0) {
+        const fits = (o) => (LIMITS[o.value].depth ?? 0) <= caps.max_depth && (LIMITS[o.value].movetime_ms ?? 0) <= caps.max_movetime_ms;
+        fitSelect(sel, fits, () => {
+          LIMITS.cap = { depth: caps.max_depth };
+          return { value: 'cap', text: `depth ${caps.max_depth}` };
+        });
+      }
+      sel.dataset.limits = caps ? 'server' : 'builtin';
+    });
     $('#analyse-game').addEventListener('click', () => {
       if (this.running) this.cancel();
       else this.start();

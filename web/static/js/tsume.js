@@ -8,6 +8,7 @@ import { UsidSocket } from './ws.js';
 import { parseSfen, applyMove, parsePositionText, toSfen } from './sfen.js';
 import { splitKif, MARK, formatCount, formatSeconds } from './notation.js';
 import * as api from './api.js';
+import { serverLimits, fitSelect } from './limits.js';
 import { $, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams } from './dom.js';
 
 const SEED = '9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1';
@@ -114,6 +115,15 @@ async function loadEngines() {
   }
 }
 $('#engine').addEventListener('change', (e) => saveSetting('tsume.engine', e.target.value));
+
+// Only the time limits usid accepts (caps.max_mate_time_ms); the page's own
+// choices if it cannot say. data-limits tells which (for the tests).
+async function fitTimeLimits() {
+  const sel = $('#time-limit');
+  const max = (await serverLimits())?.caps?.max_mate_time_ms;
+  if (max > 0) fitSelect(sel, (o) => Number(o.value) <= max, () => ({ value: String(max), text: formatSeconds(max) }));
+  sel.dataset.limits = max > 0 ? 'server' : 'builtin';
+}
 
 // --- solving -------------------------------------------------------------
 
@@ -366,6 +376,7 @@ document.addEventListener('keydown', (e) => {
 
 sock.connect();
 loadEngines();
+fitTimeLimits();
 const fromHash = hashParams().sfen;
 const first = fromHash ? fromHash.replaceAll('_', ' ') : SEED;
 $('#sfen-input').value = first;
