@@ -406,9 +406,9 @@ func (g *gate) allow(ctx context.Context, c *client) *session.Error {
 		return nil
 	}
 	if wait := g.cfg.Budgets.Allow(ctx, c.id, b); wait > 0 {
-		wait = wait.Round(time.Second) + time.Second // whole seconds, never early: as Retry-After says it
+		wait = wait.Truncate(time.Second) + time.Second // whole seconds, never early: as Retry-After says it
 		return &session.Error{Code: session.CodeTooManyRequests, MoveIndex: -1, Retry: wait,
-			Message: fmt.Sprintf("this client's engine time is spent (%g engine-seconds per %v, %g saved up at most); retry in %v", b.Seconds, b.Period, b.Burst, wait)}
+			Message: fmt.Sprintf("this client's engine time is spent (%g engine-seconds per %v, %g saved up at most); retry in %ds", b.Seconds, b.Period, b.Burst, int(wait.Seconds()))}
 	}
 	return nil
 }

@@ -30,6 +30,9 @@ func TestEngineTimeBudget(t *testing.T) {
 		t.Helper()
 		resp, b := do(t, "POST", hs.URL+"/v1/analyze", key, quick)
 		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		if !strings.Contains(b, "retry in "+strconv.Itoa(secs)+"s") {
+			t.Errorf("%s: Retry-After %d, detail %s: they must agree", why, secs, b)
+		}
 		if resp.StatusCode != 429 || secs < 60 || !strings.Contains(b, "engine time is spent") {
 			t.Errorf("%s: %d Retry-After %q %s; want 429 with a wait of minutes for an hour's budget", why, resp.StatusCode, resp.Header.Get("Retry-After"), b)
 		}
