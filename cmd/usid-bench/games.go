@@ -95,7 +95,7 @@ func benchGames(ctx context.Context, b *bench) (err error) {
 	}
 	b.rep.add("interactive analysis during a game analysis: connect to first info",
 		fmt.Sprintf("idle p50 %s max %s; during p50 %s max %s", ms(pct(idle, 0.5)), ms(slices.Max(idle)), ms(pct(busy, 0.5)), ms(slices.Max(busy))), "", "")
-	b.rep.note("(7) %d rounds, each side in turn; a job analyses at most as many positions at once as the kind has engines, past the first only while one is idle with nobody waiting, so an interactive request waits for at most one position's search. fairy-stockfish, 2 instances, on the machine's %s.", rounds, machine())
+	b.rep.note("(7) %d rounds, each side in turn; a job analyses at most as many positions at once as the kind has engines, past the first only while one is idle with nobody waiting; its searches are in the pool's background class, and one under way gives its engine to an interactive caller at once (searched again later), so an interactive request waits for a stop and an engine reset, not a position's search. fairy-stockfish, 2 instances, on the machine's %s.", rounds, machine())
 	return nil
 }
 
