@@ -20,9 +20,10 @@ import (
 	"github.com/usid/usid/internal/redistest"
 )
 
-// startMain runs usid with the built-in configuration under layers, on a
-// free loopback port, until the test ends; it returns once /readyz says 200.
-func startMain(t *testing.T, layers ...string) string {
+// runMain runs usid with the built-in configuration under layers, on a
+// free loopback port, and returns once /readyz says 200; the caller closes
+// it (startMain: when the test ends).
+func runMain(t *testing.T, layers ...string) (*Main, string) {
 	t.Helper()
 	if _, err := os.Stat("/usr/games/fairy-stockfish"); err != nil {
 		t.Fatalf("fairy-stockfish is missing (%v): apt-get install fairy-stockfish", err)
@@ -45,25 +46,33 @@ func startMain(t *testing.T, layers ...string) string {
 	if err := m.Run(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		m.Close(ctx)
-	})
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get("http://" + addr + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return "http://" + addr
+				return m, addr
 			}
 		}
 		if time.Now().After(deadline) {
+			m.Close(context.Background())
 			t.Fatal("not ready within 60s")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// startMain is runMain, closed when the test ends; it returns the base URL.
+func startMain(t *testing.T, layers ...string) string {
+	t.Helper()
+	m, addr := runMain(t, layers...)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		m.Close(ctx)
+	})
+	return "http://" + addr
 }
 
 func analyze(t *testing.T, base, key, body string) (int, string) {

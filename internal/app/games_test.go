@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -14,7 +11,6 @@ import (
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"
 
-	"github.com/usid/usid"
 	"github.com/usid/usid/internal/proc"
 )
 
@@ -34,43 +30,13 @@ func TestMain(m *testing.M) {
 // terminal event (cancelled, shutting_down) after the positions in flight,
 // then the going-away close; no engine process is left.
 func TestGameAnalysisDrain(t *testing.T) {
-	if _, err := os.Stat("/usr/games/fairy-stockfish"); err != nil {
-		t.Fatalf("fairy-stockfish is missing (%v): apt-get install fairy-stockfish", err)
-	}
-	c, err := ParseConfig(usid.DefaultConfig, []byte("engines:\n  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1}}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	m := &Main{Config: c, Addr: addr, Logger: slog.New(slog.DiscardHandler)}
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
+	m, addr := runMain(t, "engines:\n  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1}}\n")
 	closed := false
 	defer func() {
 		if !closed {
 			m.Close(context.Background())
 		}
 	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("not ready within 60s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, "ws://"+addr+"/v1/ws", nil)
