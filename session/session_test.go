@@ -31,8 +31,13 @@ func TestMain(m *testing.M) {
 }
 
 func fakePool(t *testing.T, instances int) *pool.Pool {
-	p, err := pool.New([]pool.EngineConfig{{Name: "fake", Path: fakeengine.Path(), Instances: instances,
-		Env: []string{fakeengine.EnvMode + "=" + fakeengine.Normal}}}, pool.Options{})
+	return newPool(t, pool.EngineConfig{Name: "fake", Path: fakeengine.Path(), Instances: instances,
+		Env: []string{fakeengine.EnvMode + "=" + fakeengine.Normal}})
+}
+
+// newPool starts a pool of one engine kind, closed when the test ends.
+func newPool(t *testing.T, cfg pool.EngineConfig) *pool.Pool {
+	p, err := pool.New([]pool.EngineConfig{cfg}, pool.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,17 +173,9 @@ func TestStoppedEngineMidSearch(t *testing.T) {
 // back, even when another client used that engine in between (issue 17:
 // a human thinking longer than idle_release used to play another opponent).
 func TestOptionsRestoredOnNewLease(t *testing.T) {
-	p, err := pool.New([]pool.EngineConfig{{Name: "fake", Path: fakeengine.Path(), Instances: 1,
+	p := newPool(t, pool.EngineConfig{Name: "fake", Path: fakeengine.Path(), Instances: 1,
 		Env:           []string{fakeengine.EnvMode + "=" + fakeengine.EchoOptions},
-		ClientOptions: map[string]pool.OptionRule{"Style": {Values: []string{"Solid", "Normal", "Risky"}}}}}, pool.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		p.Close(ctx)
-	})
+		ClientOptions: map[string]pool.OptionRule{"Style": {Values: []string{"Solid", "Normal", "Risky"}}}})
 	svc := NewService(Config{Pool: p, IdleRelease: 50 * time.Millisecond})
 	s := svc.NewSession()
 	defer s.Close()
