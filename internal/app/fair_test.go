@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -17,7 +16,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/usid/usid"
-	"github.com/usid/usid/internal/redistest"
 )
 
 // runMain runs usid with the built-in configuration under layers, on a
@@ -106,36 +104,6 @@ func TestSequentialClientNeverThrottled(t *testing.T) {
 		if st, b := analyze(t, base, "", string(body)); st != 200 {
 			t.Fatalf("analysis %d of 100: %d %s", i+1, st, b)
 		}
-	}
-}
-
-// TestBudgetSharedOverRedis: two usid processes' worth of servers sharing
-// one redis-server enforce one engine-time budget for a key: time spent on
-// one is refused on the other.
-func TestBudgetSharedOverRedis(t *testing.T) {
-	rs := redistest.Start(t)
-	keys := t.TempDir() + "/keys"
-	os.WriteFile(keys, []byte("shared: key-shared-0123456789\nother: key-other-0123456789\n"), 0o600)
-	layer := fmt.Sprintf(`engines:
-  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1}}
-cache: {enabled: false}
-access:
-  keys_file: %s
-  redis: %s
-  redis_prefix: "test:quota:"
-  keyed: {engine_time: {seconds: 1, period: 1h, burst: 1}}
-`, keys, rs.URL)
-	a, b := startMain(t, layer), startMain(t, layer)
-	long := `{"limits":{"movetime_ms":1200}}`
-	quick := `{"limits":{"depth":1}}`
-	if st, body := analyze(t, a, "key-shared-0123456789", long); st != 200 {
-		t.Fatalf("on the first usid: %d %s", st, body)
-	}
-	if st, body := analyze(t, b, "key-shared-0123456789", quick); st != 429 {
-		t.Errorf("on the second usid after the first spent the budget: %d %s, want 429", st, body)
-	}
-	if st, body := analyze(t, b, "key-other-0123456789", quick); st != 200 {
-		t.Errorf("another key on the second usid: %d %s", st, body)
 	}
 }
 
