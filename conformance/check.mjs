@@ -54,8 +54,9 @@ const huge = JSON.stringify({ position: { moves: Array(20000).fill('7g7f') } });
 // Requests straight to usid, not through the proxy: the load that sets up a
 // status (a spent rate, open sessions), never the request under test.
 async function spendRate() {
-  // The anonymous quota allows bursts of 20 searches: spend them with
-  // requests that are refused before an engine is asked (no limits).
+  // run.sh gives the anonymous client a flood guard of 5 searches a second,
+  // bursts of 20: spend them with requests that are refused before an
+  // engine is asked (no limits).
   await Promise.all(Array.from({ length: 30 }, () =>
     fetch(direct + '/v1/analyze', { method: 'POST', headers: json, body: '{}' }).then((r) => r.arrayBuffer())));
 }
