@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 
 	"github.com/usid/usid/internal/proc"
@@ -391,7 +390,7 @@ func checkTicket(t *testing.T, u *liveUsid, ticket string) {
 
 func checkLive(t *testing.T, u *liveUsid, cfg *usidConfig, rs []*rendered) {
 	// The probes, as the kubelet would send them.
-	d := one[*appsv1.Deployment](t, rs[0])
+	d := usidDeployment(t, rs[0])
 	c := usidContainer(t, d)
 	if st, _ := get(t, u.base+c.LivenessProbe.HTTPGet.Path); st != http.StatusOK {
 		t.Errorf("liveness %s: status %d, want 200 at once", c.LivenessProbe.HTTPGet.Path, st)
