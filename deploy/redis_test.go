@@ -248,7 +248,11 @@ func TestRedisConfig(t *testing.T) {
 		// Redis's RSS exceeds maxmemory by its allocator's fragmentation and
 		// the clients' buffers: keep a quarter of the limit for them.
 		check(maxBytes > 0 && maxBytes*4 <= limit.Value()*3, "redis.conf maxmemory %s > 3/4 of the memory limit %s: Redis would be OOM-killed before it evicts", mm, limit.String())
-		if dir, ok := conf.one("dir"); ok {
+		dir, ok := conf.one("dir")
+		if !ok {
+			dir = "/data" // the image's WORKDIR, Redis's default "./"
+		}
+		{
 			writable := slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
 				return m.MountPath == dir && !m.ReadOnly && slices.ContainsFunc(d.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool {
 					return v.Name == m.Name && v.EmptyDir != nil
@@ -277,6 +281,12 @@ func TestRedisConfig(t *testing.T) {
 				check(slices.ContainsFunc(patterns, func(p string) bool { return redisGlob(p, prefix+"k") }),
 					"redis.conf: the default user's key patterns %v do not cover %s %q", patterns, key, prefix)
 			}
+		}
+		// Without a password, protected mode refuses every client but
+		// loopback ones: usid's pods would never get in.
+		if _, pass := conf.one("requirepass"); !pass && !slices.ContainsFunc(urls2list(urls), func(u string) bool { return strings.Contains(u, "@") }) {
+			pm, _ := conf.one("protected-mode")
+			check(pm == "no", "redis.conf: no password and protected-mode %q: Redis would refuse usid's pods (want protected-mode no, with the NetworkPolicy admitting usid only)", pm)
 		}
 		check(cfg.Cache.RedisPrefix != cfg.Access.RedisPrefix, "cache.redis_prefix and access.redis_prefix are both %q", cfg.Cache.RedisPrefix)
 		t.Logf("Redis %s:%d, maxmemory %s of %s", pods.name, port, mm, limit.String())
@@ -463,4 +473,12 @@ func checkWorkload(t *testing.T, r *rendered, d *appsv1.Deployment) {
 			check(versionTag.MatchString(tag), "container %s: image %q: pin a full version (x.y.z) or a digest; a moving tag changes under you", c.Name, c.Image)
 		}
 	}
+}
+
+func urls2list(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }
