@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/usid/usid"
@@ -195,7 +194,7 @@ func (c *usidConfig) wantResources() (cpuMilli, memMiB int64, err error) {
 // file's text: the ConfigMap named by the config volume, key usid.yaml.
 func configOf(t *testing.T, r *rendered) (*usidConfig, []byte) {
 	t.Helper()
-	d := one[*appsv1.Deployment](t, r)
+	d := usidDeployment(t, r)
 	var cmName string
 	for _, v := range d.Spec.Template.Spec.Volumes {
 		if v.ConfigMap != nil {

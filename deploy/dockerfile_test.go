@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	appsv1 "k8s.io/api/apps/v1"
 )
 
 // No Docker engine runs on the project's machines, so the image is never
@@ -341,7 +339,7 @@ func TestDockerfileAgreesWithConfig(t *testing.T) {
 	// the ConfigMap where the image keeps its default.
 	for _, ov := range overlays {
 		r := renderDecoded(t, ov.dir)
-		d := one[*appsv1.Deployment](t, r)
+		d := usidDeployment(t, r)
 		c := usidContainer(t, d)
 		if len(c.Command) != 0 || !slices.Equal(c.Args, cmd) {
 			t.Errorf("%s: container command %q args %q, want the image's ENTRYPOINT with its CMD %q", ov.dir, c.Command, c.Args, cmd)

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 
 	"github.com/usid/usid/internal/proc"
@@ -312,12 +311,18 @@ func TestLiveUsid(t *testing.T) {
 				}
 				text = strings.ReplaceAll(text, f, local)
 			}
+			// The overlay's Redis, on its own redis.conf, where usid.yaml names one.
+			text, rdb := redisForConfig(t, cfg, g.overlays, text)
+			body := fmt.Sprintf(`{"engine":%q,"limits":{"depth":6}}`, cfg.Engines[0].Name)
 			file := filepath.Join(t.TempDir(), "usid.yaml")
 			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			a := startUsid(t, bin, file)
 			checkLive(t, a, cfg, g.overlays)
+			if rdb != nil {
+				checkRedisUse(t, a, cfg, rdb, body)
+			}
 			var ticket string
 			if multi {
 				ticket = issueTicket(t, a, key)
@@ -329,6 +334,17 @@ func TestLiveUsid(t *testing.T) {
 				// of engines at a time) accepts the first pod's ticket.
 				b := startUsid(t, bin, file)
 				checkTicket(t, b, ticket)
+				if rdb != nil {
+					// Its memory tier is empty: the answer comes from the
+					// first pod's search, through Redis.
+					waitFor(t, 60*time.Second, "second usid ready", func() bool {
+						st, _ := get(t, b.base+readinessPath)
+						return st == http.StatusOK
+					})
+					if !analyze(t, b, body) {
+						t.Errorf("a second usid on the same Redis searched again for %s: want the first one's result (cached)", body)
+					}
+				}
 				stopUsid(t, b, cfg) // also: engines still starting are not left behind
 			}
 		})
@@ -391,7 +407,7 @@ func checkTicket(t *testing.T, u *liveUsid, ticket string) {
 
 func checkLive(t *testing.T, u *liveUsid, cfg *usidConfig, rs []*rendered) {
 	// The probes, as the kubelet would send them.
-	d := one[*appsv1.Deployment](t, rs[0])
+	d := usidDeployment(t, rs[0])
 	c := usidContainer(t, d)
 	if st, _ := get(t, u.base+c.LivenessProbe.HTTPGet.Path); st != http.StatusOK {
 		t.Errorf("liveness %s: status %d, want 200 at once", c.LivenessProbe.HTTPGet.Path, st)

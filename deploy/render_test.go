@@ -33,8 +33,10 @@ var overlays = []struct {
 	kinds     []string
 }{
 	{"overlays/dev", "usid-dev", []string{"ConfigMap", "Deployment", "HTTPRoute", "Namespace", "NetworkPolicy", "Secret", "Service", "ServiceAccount"}},
-	{"overlays/production", "usid", []string{"ConfigMap", "Deployment", "HTTPRoute", "HorizontalPodAutoscaler", "Namespace", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount"}},
-	{"overlays/monitoring", "usid", []string{"ConfigMap", "Deployment", "HTTPRoute", "Namespace", "NetworkPolicy", "PodDisruptionBudget", "ScaledObject", "Service", "ServiceAccount", "ServiceMonitor"}},
+	// production and monitoring: usid's objects and its Redis's (a ConfigMap,
+	// Deployment, NetworkPolicy, Service and ServiceAccount each).
+	{"overlays/production", "usid", []string{"ConfigMap", "ConfigMap", "Deployment", "Deployment", "HTTPRoute", "HorizontalPodAutoscaler", "Namespace", "NetworkPolicy", "NetworkPolicy", "PodDisruptionBudget", "Service", "Service", "ServiceAccount", "ServiceAccount"}},
+	{"overlays/monitoring", "usid", []string{"ConfigMap", "ConfigMap", "Deployment", "Deployment", "HTTPRoute", "Namespace", "NetworkPolicy", "NetworkPolicy", "PodDisruptionBudget", "ScaledObject", "Service", "Service", "ServiceAccount", "ServiceAccount", "ServiceMonitor"}},
 }
 
 // kustomizeCommand finds a kustomize: kubectl's built-in one, else a
@@ -73,6 +75,7 @@ func render(t *testing.T, dir string) []byte {
 	v, _ := renders.LoadOrStore(dir, &renderResult{})
 	r := v.(*renderResult)
 	r.once.Do(func() {
+		trackManifests()
 		c := exec.Command(cmd[0], append(cmd[1:], dir)...)
 		var stderr bytes.Buffer
 		c.Stderr = &stderr
@@ -85,6 +88,21 @@ func render(t *testing.T, dir string) []byte {
 		t.Fatal(r.err)
 	}
 	return r.out
+}
+
+// trackManifests reads every file kustomize may read (base/, overlays/)
+// from the test process itself: go test caches a passing result keyed on
+// the files the test opened, and it cannot see kubectl's reads, so without
+// this an edited manifest could be reported "ok (cached)".
+func trackManifests() {
+	for _, root := range []string{"base", "overlays"} {
+		filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				os.ReadFile(path)
+			}
+			return nil
+		})
+	}
 }
 
 // object is one rendered object: its identity and its strictly decoded Go value.
