@@ -176,9 +176,13 @@ func instances(e pool.EngineConfig) int64 {
 }
 
 // wantResources derives the pod's requests from the engine configuration:
-// CPU = engine threads in all; memory = usid + instances x (hash + overhead).
+// CPU = engine threads in all; memory = usid + its in-memory evaluation
+// cache (cache.max_mb) + instances x (hash + overhead).
 func (c *usidConfig) wantResources() (cpuMilli, memMiB int64, err error) {
 	memMiB = usidOwnMiB
+	if c.Cache.Enabled == nil || *c.Cache.Enabled {
+		memMiB += c.Cache.MaxMB
+	}
 	for _, e := range c.Engines {
 		r, err := resolveEngine(e)
 		if err != nil {
