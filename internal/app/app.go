@@ -94,6 +94,7 @@ type Config struct {
 		// every usid sharing it enforces one budget per client; RedisPrefix
 		// starts their keys.
 		Redis       string `yaml:"redis"`
+		RedisFile   string `yaml:"redis_url_file"` // the URL from a file (a Secret), when redis is ""
 		RedisPrefix string `yaml:"redis_prefix"`
 	} `yaml:"access"`
 	Cache CacheConfig `yaml:"cache"`

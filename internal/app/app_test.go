@@ -149,3 +149,29 @@ func TestConfigLayers(t *testing.T) {
 		t.Error("a misspelt key in the file was accepted")
 	}
 }
+
+// TestRedisURLFile: a Redis URL may come from a file (a mounted Secret)
+// when the configuration gives none; an empty or missing file is an error.
+func TestRedisURLFile(t *testing.T) {
+	dir := t.TempDir()
+	f := dir + "/url"
+	os.WriteFile(f, []byte("redis://:secret@redis:6379/0\n"), 0o600)
+	for _, tc := range []struct {
+		url, file, want string
+		fails           bool
+	}{
+		{"", "", "", false},
+		{"redis://a:1/0", f, "redis://a:1/0", false}, // the configuration's own wins
+		{"", f, "redis://:secret@redis:6379/0", false},
+		{"", dir + "/missing", "", true},
+	} {
+		got, err := redisURL(tc.url, tc.file)
+		if got != tc.want || (err != nil) != tc.fails {
+			t.Errorf("redisURL(%q, %q) = %q, %v; want %q (error: %v)", tc.url, tc.file, got, err, tc.want, tc.fails)
+		}
+	}
+	os.WriteFile(f, []byte("\n"), 0o600)
+	if _, err := redisURL("", f); err == nil {
+		t.Error("an empty file is accepted")
+	}
+}

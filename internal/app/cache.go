@@ -3,6 +3,8 @@ package app
 import (
 	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,6 +21,7 @@ type CacheConfig struct {
 	MaxMB       int64         `yaml:"max_mb"`
 	File        string        `yaml:"file"`
 	Redis       string        `yaml:"redis"`
+	RedisFile   string        `yaml:"redis_url_file"` // the URL from a file (a Secret), when redis is ""
 	RedisPrefix string        `yaml:"redis_prefix"`
 	RedisTTL    time.Duration `yaml:"redis_ttl"`
 	Timeout     time.Duration `yaml:"timeout"`
@@ -32,9 +35,13 @@ func openCache(c *CacheConfig, reg prometheus.Registerer, log *slog.Logger) (*ev
 	if c.Enabled != nil && !*c.Enabled {
 		return nil, nil
 	}
+	url, err := redisURL(c.Redis, c.RedisFile)
+	if err != nil {
+		return nil, fmt.Errorf("cache.redis_url_file: %w", err)
+	}
 	ec, err := evalcache.New(evalcache.Config{
 		MaxEntries: c.MaxEntries, MaxBytes: c.MaxMB << 20, File: c.File,
-		RedisURL: c.Redis, RedisPrefix: c.RedisPrefix, RedisTTL: c.RedisTTL, Timeout: c.Timeout, Logger: log,
+		RedisURL: url, RedisPrefix: c.RedisPrefix, RedisTTL: c.RedisTTL, Timeout: c.Timeout, Logger: log,
 	}, reg)
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
@@ -57,10 +64,14 @@ func (m *Main) closeCache() {
 // server's own memory.
 func (m *Main) openBudgets(a *server.Access, reg prometheus.Registerer) error {
 	c := m.Config.Access
-	if c.Redis == "" {
+	url, err := redisURL(c.Redis, c.RedisFile)
+	if err != nil {
+		return fmt.Errorf("access.redis_url_file: %w", err)
+	}
+	if url == "" {
 		return nil
 	}
-	r, err := quota.NewRedis(quota.RedisConfig{URL: c.Redis, Prefix: c.RedisPrefix, MaxClients: c.MaxClients,
+	r, err := quota.NewRedis(quota.RedisConfig{URL: url, Prefix: c.RedisPrefix, MaxClients: c.MaxClients,
 		Logger: m.Logger.With("component", "quota"), Registerer: reg})
 	if err != nil {
 		return fmt.Errorf("access.redis: %w", err)
@@ -76,4 +87,22 @@ func (m *Main) closeBudgets() {
 		}
 		m.quotas = nil
 	}
+}
+
+// redisURL is a Redis URL given in the configuration, or else read from
+// file (one line: a mounted Secret, so that a password stays out of the
+// ConfigMap); "" when neither is set.
+func redisURL(url, file string) (string, error) {
+	if url != "" || file == "" {
+		return url, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	url = strings.TrimSpace(string(b))
+	if url == "" {
+		return "", fmt.Errorf("%s is empty", file)
+	}
+	return url, nil
 }

@@ -31,7 +31,7 @@ func TestUnknownKeys(t *testing.T) {
 		{"several at once", "server:\n  hostz: [x]\n  max_bodyy: 10\ncache:\n  redis_tll: 1h\n", []string{
 			`config: line 2: unknown key server.hostz (did you mean "hosts"?); valid keys at server: hosts, max_body, max_message, origins, shutdown_grace`,
 			`line 3: unknown key server.max_bodyy (did you mean "max_body"?); valid keys at server: hosts, max_body, max_message, origins, shutdown_grace`,
-			`line 5: unknown key cache.redis_tll (did you mean "redis_ttl"?); valid keys at cache: enabled, file, max_entries, max_mb, redis, redis_prefix, redis_ttl, timeout`}},
+			`line 5: unknown key cache.redis_tll (did you mean "redis_ttl"?); valid keys at cache: enabled, file, max_entries, max_mb, redis, redis_prefix, redis_ttl, redis_url_file, timeout`}},
 		{"merge key", "base: &b {idle_release: 1s, idel: 2s}\nsession:\n  <<: *b\n", []string{
 			`config: line 1: unknown key base; valid keys at the top level: access, cache, engines, games, listen, profile_dir, server, session`,
 			`line 1: unknown key session.idel; valid keys at session: acquire_timeout, caps, idle_release, max_lease, queue_timeout`}},
