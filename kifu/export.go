@@ -33,9 +33,17 @@ func ExportKIF(r *Record) (string, error) {
 		// CSA's keys in KIF's words; others as they are.
 		key := map[string]string{"N+": "先手", "N-": "後手", "EVENT": "棋戦", "START_TIME": "開始日時", "END_TIME": "終了日時", "SITE": "場所", "OPENING": "戦型", "TIME_LIMIT": "持ち時間"}[f.Key]
 		if key == "" {
-			key = f.Key
+			key = oneLine(f.Key)
 		}
-		fmt.Fprintf(&b, "%s：%s\n", oneLine(key), oneLine(f.Value))
+		// A key KIF cannot carry as a header (one a reader would take for a
+		// move, such as CSA's "$0", or with spaces) goes in a comment line,
+		// so that the record still reads back. Checked with the reader's
+		// own header parser.
+		if k, _, ok := headerLine(key + "：x"); !ok || k != key {
+			fmt.Fprintf(&b, "*%s：%s\n", key, oneLine(f.Value))
+			continue
+		}
+		fmt.Fprintf(&b, "%s：%s\n", key, oneLine(f.Value))
 	}
 	if h := handicapOf(r.StartSFEN); h != "" {
 		fmt.Fprintf(&b, "手合割：%s\n", h)
