@@ -130,10 +130,12 @@ func (o SetOption) Line() (string, error) {
 	if err := checkText("option name", o.Name); err != nil {
 		return "", err
 	}
-	// The engine reads the name up to the word "value"; runs of spaces would
-	// be folded, so the name would not be the one we meant.
-	if hasWord(o.Name, "value") || strings.Contains(o.Name, "  ") {
-		return "", fmt.Errorf("%w: option name %q contains the word value or a run of spaces", ErrBadCommand, clip(o.Name))
+	// The engine reads the name up to the word "value", word by word:
+	// whitespace other than single spaces between words (runs, a leading
+	// or trailing one, Unicode spaces such as U+00A0) would be folded or
+	// split on, so the name would not be the one we meant.
+	if hasWord(o.Name, "value") || strings.Join(strings.Fields(o.Name), " ") != o.Name {
+		return "", fmt.Errorf("%w: option name %q contains the word value, or whitespace other than single spaces between words", ErrBadCommand, clip(o.Name))
 	}
 	if o.Value == "" {
 		return "setoption name " + o.Name, nil
