@@ -1,16 +1,10 @@
 package deploy_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,11 +12,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/usid/usid/internal/redistest"
 )
 
 // liveRedis is Debian's redis-server running an overlay's redis.conf, as
-// the Redis pod does, with only where it listens and writes changed
-// (loopback, a free port, a temporary directory).
+// the Redis pod does (redistest.StartConfig), and a client of it.
 type liveRedis struct {
 	addr string
 	cl   *redis.Client
@@ -30,60 +25,10 @@ type liveRedis struct {
 
 func startRedisConf(t *testing.T, conf string) *liveRedis {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Fatalf("redis-server is missing: apt-get install redis-server (%v)", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "redis.conf")
-	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// Options after the file override it.
-	cmd := exec.Command(bin, file, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr, cmd.Dir = &out, &out, dir
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	r := &liveRedis{addr: fmt.Sprintf("127.0.0.1:%d", port)}
-	r.cl = redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1, PoolSize: 2})
-	t.Cleanup(func() {
-		r.cl.Close()
-		cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("redis-server's log:\n%s", out.String())
-		}
-	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := r.cl.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return r
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("redis-server on the overlay's redis.conf exited: %v\n%s", err, out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on %s: no PONG within 10s: %v\n%s", r.addr, err, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	s := redistest.StartConfig(t, conf)
+	r := &liveRedis{addr: s.Addr, cl: redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, PoolSize: 2})}
+	t.Cleanup(func() { r.cl.Close() })
+	return r
 }
 
 // keys lists the keys starting with prefix (SCAN: KEYS is refused to usid's user).

@@ -132,7 +132,8 @@ func acquire(t *testing.T, p *Pool, name string) *Lease {
 	return l
 }
 
-// metric returns the value of a counter or gauge with the given labels.
+// metric returns the value of a counter or gauge with the given labels, or
+// a histogram's count of observations.
 func metric(reg *prometheus.Registry, name string, labels map[string]string) float64 {
 	mfs, _ := reg.Gather()
 	for _, mf := range mfs {
@@ -148,6 +149,9 @@ func metric(reg *prometheus.Registry, name string, labels map[string]string) flo
 			}
 			if c := m.GetCounter(); c != nil {
 				return c.GetValue()
+			}
+			if h := m.GetHistogram(); h != nil {
+				return float64(h.GetSampleCount())
 			}
 			return m.GetGauge().GetValue()
 		}

@@ -72,10 +72,19 @@ func TestMemoryArithmetic(t *testing.T) {
 	if m.Len() != 1 {
 		t.Errorf("Len %d, want 1", m.Len())
 	}
-	// Refilled buckets are dropped at the next sweep.
+	// Refilled buckets are dropped at the next sweep of their shard, which a
+	// new client in that shard starts: the first of the 200 is in a's.
 	ck.advance(time.Hour)
+	first := "c0"
+	for i := 0; m.shard(first) != m.shard("a"); i++ {
+		first = fmt.Sprint("x", i)
+	}
 	for i := range 200 {
-		m.Charge(ctx, fmt.Sprint("c", i), b, time.Second)
+		name := fmt.Sprint("c", i)
+		if i == 0 {
+			name = first
+		}
+		m.Charge(ctx, name, b, time.Second)
 	}
 	if m.Len() != 200 {
 		t.Errorf("Len %d after the full bucket's sweep, want 200", m.Len())

@@ -4,9 +4,12 @@ package redistest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,6 +27,19 @@ type Server struct {
 // ends. A missing binary fails the test: tests never skip for it.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t, "", "--save", "", "--appendonly", "no", "--protected-mode", "yes")
+}
+
+// StartConfig is Start with a redis.conf's text (as a deployment ships it):
+// only where the server listens and writes is changed (loopback, a free
+// port, a temporary directory). Its log is shown if the test fails.
+func StartConfig(t testing.TB, conf string) *Server {
+	t.Helper()
+	return start(t, conf)
+}
+
+func start(t testing.TB, conf string, args ...string) *Server {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Fatalf("redis-server is missing: apt-get install redis-server (%v)", err)
@@ -34,21 +50,38 @@ func Start(t testing.TB) *Server {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", t.TempDir(), "--protected-mode", "yes")
+	dir := t.TempDir()
+	var argv []string
+	if conf != "" {
+		file := filepath.Join(dir, "redis.conf")
+		if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		argv = append(argv, file) // options after the file override it
+	}
+	argv = append(argv, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir)
+	cmd := exec.Command(bin, append(argv, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr, cmd.Dir = &out, &out, dir
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting redis-server: %v", err)
 	}
 	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), cmd: cmd}
-	t.Cleanup(s.Stop)
+	t.Cleanup(func() {
+		s.Stop()
+		if t.Failed() {
+			t.Logf("redis-server's log:\n%s", out.String())
+		}
+	})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if s.Ping() == nil {
+		err := s.Ping()
+		if err == nil {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on %s did not answer PING", s.Addr)
+			t.Fatalf("redis-server on %s did not answer PING: %v\n%s", s.Addr, err, out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
