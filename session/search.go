@@ -315,21 +315,21 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	who := CallerOf(ctx)
 	searched := time.Now()
 	s, err := lease.Go(ctx, j.pos.USI, p.cmd)
-	if err == nil {
-		defer func() {
-			d := time.Since(searched)
-			who.charge(ctx, d)
-			if t := timingOf(ctx); t != nil {
-				t.Search = d
-			}
-		}()
-	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errorEvent(j.id, errorf(CodeCancelled, "stopped before the search started")), false
 		}
 		return errorEvent(j.id, errorf(CodeEngineError, "starting the search: %v", err)), true
 	}
+	// The engine time, charged to the caller and reported (Timing) before
+	// the terminal event goes out.
+	defer func() {
+		d := time.Since(searched)
+		who.charge(ctx, d)
+		if t := timingOf(ctx); t != nil {
+			t.Search = d
+		}
+	}()
 	if started != nil {
 		started(s)
 	}
