@@ -11,6 +11,10 @@
 // and mode stamp-hub has one hub process (ServeHub, hub.go) print them for
 // hundreds of engine processes, so that a benchmark measures usid rather
 // than its engines.
+//
+// Each engine is a process of its own, started and reaped by the test that
+// uses it (or by the usi.Engine the test starts); Path and Env are safe for
+// concurrent use.
 package fakeengine
 
 import (
