@@ -73,9 +73,12 @@ type instance struct {
 	eng    *usi.Engine
 	born   time.Time
 	leases int
-	// fresh: usinewgame was sent and no search since. Touched only by the
-	// instance's holder (its slot at start, a lease, the reset after it).
-	fresh  bool
+	// fresh: usinewgame was sent and no search since; inGame: usinewgame
+	// was sent and no gameover since; played: a search ran since the last
+	// usinewgame or gameover. One-shot analyses keep one game going (and
+	// the engine's hash) across leases. Touched only by the instance's
+	// holder (its slot at start, a lease, the reset after it).
+	fresh, inGame, played bool
 	state  string
 	gone   bool        // its slot let go of it: it must never be offered again
 	retire chan string // capacity 1: a reason for the slot to replace the engine

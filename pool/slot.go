@@ -130,7 +130,7 @@ func (k *kind) start(ctx context.Context) (*instance, error) {
 		in.eng = eng
 		if err = eng.IsReady(sctx); err == nil {
 			err = eng.NewGame() // usinewgame, after isready (the GUIs' order)
-			in.fresh = err == nil
+			in.fresh, in.inGame = err == nil, err == nil
 		}
 		if err != nil {
 			eng.Close()
