@@ -79,9 +79,9 @@ type instance struct {
 	// the engine's hash) across leases. Touched only by the instance's
 	// holder (its slot at start, a lease, the reset after it).
 	fresh, inGame, played bool
-	state  string
-	gone   bool        // its slot let go of it: it must never be offered again
-	retire chan string // capacity 1: a reason for the slot to replace the engine
+	state                 string
+	gone                  bool        // its slot let go of it: it must never be offered again
+	retire                chan string // capacity 1: a reason for the slot to replace the engine
 }
 
 func (k *kind) down() bool { return time.Now().Before(k.downUntil) }

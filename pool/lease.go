@@ -20,13 +20,13 @@ type Lease struct {
 	client   string
 	class    Class
 
-	mu       sync.Mutex
-	released bool
-	held     time.Duration   // from acquisition to release, once released
-	changed  map[string]bool // options this lease set, to restore on release
-	clientSet bool           // ... some of them for a client (SetOption): the next tenant gets a new game
-	game     bool            // the lease played with clocks, or began or ended a game itself
-	mated    bool            // a mate search ran on it
+	mu        sync.Mutex
+	released  bool
+	held      time.Duration   // from acquisition to release, once released
+	changed   map[string]bool // options this lease set, to restore on release
+	clientSet bool            // ... some of them for a client (SetOption): the next tenant gets a new game
+	game      bool            // the lease played with clocks, or began or ended a game itself
+	mated     bool            // a mate search ran on it
 }
 
 func (k *kind) newLeaseLocked(in *instance, client string, class Class) *Lease {
