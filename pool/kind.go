@@ -60,10 +60,17 @@ type kind struct {
 	profile    *probe.Profile
 	profileKey string
 	lastErr    string // why the engine last failed to start, in its own words too
+	// discovered is closed when the first discovery has ended: the profile
+	// is known, or the engine could not be started to learn it.
+	discovered     chan struct{}
+	discoveredDone bool
+	// settled: the kind has had a warm engine, or been marked down, since
+	// the pool started; readiness waits for every kind to settle once.
+	settled bool
 }
 
 func newKind(p *Pool, cfg EngineConfig) *kind {
-	k := &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int), wanted: make(chan struct{}), urgent: make(chan struct{})}
+	k := &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int), wanted: make(chan struct{}), urgent: make(chan struct{}), discovered: make(chan struct{})}
 	k.q.init()
 	return k
 }
@@ -125,4 +132,14 @@ func (k *kind) updateMetricsLocked() {
 // warmLocked counts the engines that are up: idle, leased or being checked.
 func (k *kind) warmLocked() int {
 	return len(k.idle) + k.counts[stateBusy] + k.counts[stateResetting] + k.counts[stateChecking]
+}
+
+// discoveryEnded marks the first discovery as over (once).
+func (k *kind) discoveryEnded() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.discoveredDone {
+		k.discoveredDone = true
+		close(k.discovered)
+	}
 }

@@ -198,18 +198,52 @@ func (p *Pool) Profile(name string) *probe.Profile {
 	return k.Profile()
 }
 
-// Ready reports whether some engine kind could serve a lease now or soon: it
-// is available and has at least one warm engine (idle or leased).
+// Ready reports whether the pool serves: some engine kind could serve a
+// lease now or soon (it is available and has a warm engine, idle or
+// leased), and every kind has settled once since the pool started - its
+// profile probed and an engine warm, or its engine found unable to start.
+// Until then an answer could depend on a probe not yet finished (a mate
+// request naming no engine would miss the only engine that solves mates),
+// so a new instance takes no traffic before it knows its engines.
 func (p *Pool) Ready() bool {
+	serving, all := false, true
 	for _, k := range p.kinds {
 		k.mu.Lock()
-		ok := !k.closed && !k.down() && len(k.idle)+k.counts[stateBusy]+k.counts[stateResetting]+k.counts[stateChecking] > 0
+		warm := !k.closed && !k.down() && k.warmLocked() > 0
+		k.settled = k.settled || warm || k.down()
+		all = all && k.settled
+		serving = serving || warm
 		k.mu.Unlock()
-		if ok {
-			return true
+	}
+	return serving && all
+}
+
+// Discovering lists the engine kinds whose first discovery (probe) has not
+// ended: what they can do is not known yet.
+func (p *Pool) Discovering() []string {
+	var out []string
+	for _, name := range p.names {
+		k := p.kinds[name]
+		k.mu.Lock()
+		if !k.discoveredDone {
+			out = append(out, name)
+		}
+		k.mu.Unlock()
+	}
+	return out
+}
+
+// WaitDiscovered waits until every engine kind's first discovery has ended
+// (Discovering is empty), or ctx ends (its error).
+func (p *Pool) WaitDiscovered(ctx context.Context) error {
+	for _, name := range p.names {
+		select {
+		case <-p.kinds[name].discovered:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	return false
+	return nil
 }
 
 // Close stops leasing (waiters get ErrClosed), waits for open leases to be

@@ -24,6 +24,7 @@ func (k *kind) discover(ctx context.Context) bool {
 			if prof, ok := probe.Load(k.p.profileDir, key); ok {
 				k.log.Info("engine profile from cache", "id", prof.Identity.Name, "native", prof.NativeParams(), "checkmate", prof.Checkmate)
 				k.setProfile(prof, key)
+				k.discoveryEnded()
 				return true
 			}
 			var prof *probe.Profile
@@ -37,6 +38,7 @@ func (k *kind) discover(ctx context.Context) bool {
 					k.log.Warn("engine profile not cached", "dir", k.p.profileDir, "err", serr)
 				}
 				k.setProfile(prof, key)
+				k.discoveryEnded()
 				return true
 			}
 		}
@@ -44,6 +46,7 @@ func (k *kind) discover(ctx context.Context) bool {
 			return false
 		}
 		k.cannotStart(ctx, err, bo.next())
+		k.discoveryEnded() // not known, and not about to be
 		k.mu.Lock()
 		wait := time.Until(k.downUntil)
 		k.mu.Unlock()

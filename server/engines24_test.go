@@ -1,10 +1,23 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/usid/usid"
+	"github.com/usid/usid/internal/testwait"
+	"github.com/usid/usid/pool"
+	"github.com/usid/usid/quota"
+	"github.com/usid/usid/session"
 )
 
 // TestGPSMateThenAnalysis: on the real gpsusi, a mate search (an SFEN
@@ -83,4 +96,75 @@ func engineRestarts(t *testing.T, e *env, engine string) float64 {
 		}
 	}
 	return n
+}
+
+// TestColdStartMate: a new instance with an empty profile directory (as in
+// every container start) answers no mate request from an unfinished probe.
+// /readyz answers 200 only once every engine is known, so 20 /v1/mate
+// requests naming no engine, sent from the moment it first does, all
+// answer mate via gpsusi (the one mate solver; fairy-stockfish is first in
+// the configuration and would answer notimplemented). Requests sent before
+// that wait for the probes or are refused with a retry, never answered
+// notimplemented.
+func TestColdStartMate(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	reg := prometheus.NewRegistry()
+	p, err := pool.New([]pool.EngineConfig{{Name: "fairy", Path: fairyPath}, {Name: "gps", Path: gpsPath}},
+		pool.Options{Logger: log, Registerer: reg, ProfileDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := session.NewService(session.Config{Pool: p, Logger: log, AcquireTimeout: 2 * time.Second, QueueTimeout: 2 * time.Minute})
+	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log,
+		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
+	e := &env{pool: p, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: &lineLog{store: &lineStore{lines: map[string][]string{}}}}
+	defer e.close()
+	body := map[string]any{"position": map[string]any{"sfen": mateIn5}, "timeout_ms": 10000}
+
+	// Before readiness: a REST request waits (here at most 2 s) and is
+	// refused while the probes go on; a WebSocket one waits, queued.
+	if code, _, r := call(t, e, "POST", "/v1/mate", body); r["result"] == "notimplemented" || (code != 200 && r["code"] != "no_engine") {
+		t.Errorf("a mate before readiness: %d %v", code, r)
+	} else {
+		t.Logf("a mate before readiness: %d %v", code, r)
+	}
+	cl := dial(t, e)
+	cl.send(map[string]any{"type": "mate", "id": "early", "position": body["position"], "timeout_ms": 10000})
+
+	testwait.For(t, "/readyz 200", 5*time.Minute, func() bool {
+		code, _, _ := call(t, e, "GET", "/readyz", nil)
+		return code == 200
+	})
+	results := make(chan string, 20)
+	for range 20 {
+		go func() {
+			code, _, r := callQuiet(e, "/v1/mate", body)
+			results <- fmt.Sprintf("%d %v %v", code, r["engine"], r["result"])
+		}()
+	}
+	for range 20 {
+		if got := <-results; got != "200 gps mate" {
+			t.Errorf("a mate after readiness: %s, want 200 gps mate", got)
+		}
+	}
+	evs := cl.terminal("early", 5*time.Minute)
+	if ev := last(evs); ev["result"] != "mate" {
+		t.Errorf("a WebSocket mate sent before readiness: %v", evs)
+	}
+	if evs[0]["type"] != "queued" || evs[0]["probing"] == nil {
+		t.Logf("the early WebSocket mate was not told it waits for probes (they may have ended first): %v", evs[0])
+	}
+}
+
+// callQuiet is call for a goroutine other than the test's: no t.
+func callQuiet(e *env, path string, body any) (int, http.Header, map[string]any) {
+	j, _ := json.Marshal(body)
+	resp, err := http.Post(e.http.URL+path, "application/json", bytes.NewReader(j))
+	if err != nil {
+		return 0, nil, map[string]any{"error": err.Error()}
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, resp.Header, out
 }

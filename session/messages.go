@@ -299,6 +299,9 @@ type Event struct {
 	Restored []string `json:"restored,omitempty"`
 	// queued
 	Position int `json:"position,omitempty"`
+	// Probing (queued): the request waits for these engines' probes, which
+	// will tell which engine can answer it (a mate request naming none).
+	Probing []string `json:"probing,omitempty"`
 	// info
 	MultiPV  int      `json:"multipv,omitempty"`
 	Depth    int      `json:"depth,omitempty"`

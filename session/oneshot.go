@@ -103,8 +103,11 @@ func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
 // oneShot leases an engine for one job and returns its terminal event, or
 // the error it ended with.
 func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Event, *Error) {
-	actx, cancel := context.WithTimeout(ctx, c.AcquireTimeout)
 	asked := time.Now()
+	if err := c.pickMateEngine(ctx, j, c.AcquireTimeout, nil); err != nil {
+		return nil, err
+	}
+	actx, cancel := context.WithTimeout(ctx, c.AcquireTimeout-time.Since(asked))
 	lease, err := c.acquire(actx, j.engine, CallerOf(ctx), nil)
 	cancel()
 	if t := timingOf(ctx); t != nil {

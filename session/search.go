@@ -77,6 +77,7 @@ type job struct {
 	ponder  bool          // play
 	mate    time.Duration // mate
 
+	autoMate  bool // a mate request naming no engine: picked by pickMateEngine
 	cancelled bool // stop arrived while it was queued; guarded by Session.mu
 	noCache   bool // the lease has client-set options: the cache's key would not describe it
 }
@@ -98,7 +99,7 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 	if j.engine == "" {
 		j.engine = c.DefaultEngine
 		if r.Type == TypeMate {
-			j.engine = c.mateEngine()
+			j.engine, j.autoMate = c.mateEngine(), c.MateEngine == "" && c.Pool != nil
 		}
 	}
 	ms := func(field string, v int64, max time.Duration) (time.Duration, *Error) {
