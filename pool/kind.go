@@ -58,6 +58,7 @@ type kind struct {
 	// profile is what usid knows of the engine: nil until discovered
 	// (loaded or probed), which happens before any slot starts; then fixed.
 	profile    *probe.Profile
+	probed     *probe.Profile // profile before the configured overrides: what the cache holds
 	profileKey string
 	lastErr    string // why the engine last failed to start, in its own words too
 	// discovered is closed when the first discovery has ended: the profile

@@ -203,6 +203,37 @@ func (l *Lease) SetManagedOption(name, value string) error {
 	return l.in.eng.SetOption(name, value)
 }
 
+// The options the USI draft reserves for how an engine searches, and their
+// values for analysis: evaluations, not book moves.
+var analysisOptions = []struct{ name, value string }{{"USI_AnalyseMode", "true"}, {"USI_OwnBook", "false"}}
+
+// SearchMode sets, on an engine that advertises them, USI_AnalyseMode and
+// USI_OwnBook for an analysis (true, false: the engine searches every
+// position and reports its evaluation rather than play from its book) or
+// back to their configured or advertised values for play. It sends only
+// what differs from the engine's current values, and the values stay
+// across leases (every search sets the mode it needs), so that analyses
+// one after another cost nothing.
+func (l *Lease) SearchMode(analysis bool) error {
+	for _, o := range analysisOptions {
+		name, ok := l.HasOption(o.name)
+		if !ok {
+			continue
+		}
+		want := o.value
+		if !analysis {
+			want = l.k.restoreValue(name)
+		}
+		if cur, _ := l.in.eng.OptionValue(name); cur == want {
+			continue
+		}
+		if err := l.in.eng.SetOption(name, want); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // HasOption reports whether the leased engine advertises an option under
 // name or its alias, and under which name.
 func (l *Lease) HasOption(name string) (string, bool) {

@@ -334,7 +334,7 @@ func (r *runner) baseline(ctx context.Context) error {
 	}
 	p := r.prof
 	p.ReportsDepth, p.ReportsNodes, p.NPS = o.depthSet, o.nodesSet, o.nps
-	if p.NPS == 0 && o.maxNodes > 0 && o.took > 0 {
+	if p.NPS == 0 && o.maxNodes > 0 && o.took >= 100*time.Millisecond { // a rate over less says little
 		p.NPS = int64(float64(o.maxNodes) / o.took.Seconds())
 	}
 	p.set("reports_depth", SourceProbed, "")

@@ -35,6 +35,7 @@ const (
 	SourceProbed     = "probed"     // measured on the engine by Run
 	SourceConfigured = "configured" // the operator's capabilities override
 	SourceDefault    = "default"    // what every USI engine is known to do
+	SourceObserved   = "observed"   // seen while the engine served (a native limit it overshot)
 )
 
 // What to do with an engine after a mate search.
@@ -176,6 +177,18 @@ func (p *Profile) set(fact, source, note string) {
 		}
 		p.Notes[fact] = note
 	}
+}
+
+// Observed returns p with go parameter param taken as how (Emulated,
+// Unsupported), as seen while serving: an engine that overshot a native
+// limit. The fact's source is SourceObserved.
+func (p Profile) Observed(param, how, note string) Profile {
+	p.Go = cloneMap(p.Go)
+	p.Sources = cloneMap(p.Sources)
+	p.Notes = cloneMap(p.Notes)
+	p.Go[param] = how
+	p.set(param, SourceObserved, note)
+	return p
 }
 
 // Override is the operator's word on what an engine can do; it wins over

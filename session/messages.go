@@ -325,6 +325,10 @@ type Event struct {
 	// Emulated lists the limits usid enforced itself (the engine does not
 	// honour them natively): they stop at the first info line past them.
 	Emulated []string `json:"emulated,omitempty"`
+	// Book (bestmove): the engine answered without an evaluation (no info
+	// line with a score), as from its opening book. Nodes (bestmove): the
+	// nodes the search reached, as the engine last reported them.
+	Book bool `json:"book,omitempty"`
 	// checkmate
 	Result   string   `json:"result,omitempty"`
 	Moves    []string `json:"moves,omitempty"`

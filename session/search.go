@@ -313,6 +313,11 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			}
 		}
 	}
+	if j.kind != jobMate {
+		if err := lease.SearchMode(j.kind == jobAnalyze); err != nil {
+			return errorEvent(j.id, errorf(CodeEngineError, "setting the analysis mode: %v", err)), true
+		}
+	}
 	who := CallerOf(ctx)
 	searched := time.Now()
 	s, err := lease.Go(ctx, j.pos.USI, p.cmd)
@@ -389,8 +394,15 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		}
 	}()
 
+	var nodes *nodeStop // an emulated nodes limit, by the engine's speed
+	if p.stopNodes > 0 {
+		nodes = newNodeStop(p.stopNodes, prof.NPS, searched, stop)
+		defer nodes.close()
+	}
 	bg := context.Background()
 	lines := map[int]*Event{} // the last line per multipv, for the cache
+	var reached int64         // the nodes searched, as the engine last said
+	scored := false           // some line had an evaluation
 	for {
 		in, ok := s.Next(bg)
 		if !ok {
@@ -399,6 +411,11 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		if (p.stopDepth > 0 && in.Has(usi.InfoPV) && in.Depth >= p.stopDepth) || (p.stopNodes > 0 && in.Nodes >= p.stopNodes) {
 			stop()
 		}
+		if nodes != nil {
+			nodes.seen(&in, time.Now(), searched)
+		}
+		reached = max(reached, in.Nodes)
+		scored = scored || in.Has(usi.InfoScore)
 		if ev := c.infoEvent(j, &in); ev != nil {
 			if j.kind == jobAnalyze && len(ev.PV) > 0 && ev.Score != nil {
 				lines[ev.MultiPV] = ev
@@ -431,7 +448,10 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	}
 	term = c.resultEvent(j, res, stoppedByUs.Load())
 	if term.Type == EventBestMove {
-		term.Emulated = p.emulated
+		// No evaluation, and the engine answered by itself: its book.
+		book := !scored && !stoppedByUs.Load() && term.Move != "resign" && term.Move != "win"
+		term.Emulated, term.Nodes, term.Book = p.emulated, reached, book
+		c.checkNative(lease, p, reached)
 	}
 	if term.Type == EventError {
 		discard = true // an illegal move or a false mate: not trusted again
