@@ -43,4 +43,3 @@ func (c *Service) pickMateEngine(ctx context.Context, j *job, wait time.Duration
 	}
 	return nil
 }
-
