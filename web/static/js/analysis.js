@@ -401,6 +401,8 @@ function renderAnalysis() {
   status.dataset.state = st;
   let text = STATE_TEXT[st] || st;
   if (st === 'queued' && analysis.queue) text += ` (position ${analysis.queue} in queue)`;
+  // The engine answered from its book: a move, but no evaluation to show.
+  if (st === 'done' && analysis.bestmove && analysis.bestmove.book) text = 'Book move, no evaluation';
   $('#state-text').textContent = text;
   $('#engine-name').textContent = here ? analysis.engine : '';
   const s = here ? analysis.stats : {};
