@@ -144,6 +144,15 @@ func (r *runner) first(ctx context.Context) error {
 	for _, f := range []string{"multipv_option", "hash_option", "ponder_option"} {
 		p.set(f, SourceProbed, "")
 	}
+	// The probe learns how the engine analyses: with the options the USI
+	// draft reserves for that, where it has them, as usid's analyses do.
+	for _, o := range []struct{ name, value string }{{"USI_AnalyseMode", "true"}, {"USI_OwnBook", "false"}} {
+		if optionName(opts, o.name) != "" {
+			if err := e.SetOption(o.name, o.value); err != nil {
+				return fmt.Errorf("%w: option %s: %w", ErrStart, o.name, err)
+			}
+		}
+	}
 	rctx, cancel := context.WithTimeout(ctx, time.Minute)
 	t := time.Now()
 	err = e.IsReady(rctx)

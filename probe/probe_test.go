@@ -132,6 +132,12 @@ func TestFakeDialects(t *testing.T) {
 			}
 			return ""
 		}},
+		{fakeengine.AnalyseMode, func(p *Profile) string {
+			if p.Goes("depth") != Native || !p.ReportsDepth || p.MateOnly {
+				return "want an engine probed in analysis mode (out of its book: it searches)"
+			}
+			return ""
+		}},
 		{fakeengine.NoDepth, func(p *Profile) string {
 			if p.ReportsDepth || p.ReportsNodes {
 				return "want no depth and no nodes reported"

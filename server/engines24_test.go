@@ -168,3 +168,18 @@ func callQuiet(e *env, path string, body any) (int, http.Header, map[string]any)
 	json.NewDecoder(resp.Body).Decode(&out)
 	return resp.StatusCode, resp.Header, out
 }
+
+// TestBookMoveSaysSo: gpsusi answers the start position from its book, at
+// once and with no evaluation; the answer says book rather than look like
+// a search that found nothing. (gpsusi has no USI_OwnBook; its own
+// BookDepth 0 turns the book off: README, "Adding an engine".)
+func TestBookMoveSaysSo(t *testing.T) {
+	code, _, r := call(t, shared, "POST", "/v1/analyze", map[string]any{"engine": "gps", "limits": map[string]any{"movetime_ms": 500}})
+	if lines, _ := r["lines"].([]any); code != 200 || r["book"] != true || len(lines) != 0 {
+		t.Errorf("gps from the start: %d %v; want book true, no lines", code, r)
+	}
+	code, _, r = call(t, shared, "POST", "/v1/analyze", map[string]any{"engine": "gps", "position": map[string]any{"sfen": outOfBok}, "limits": map[string]any{"movetime_ms": 500}})
+	if lines, _ := r["lines"].([]any); code != 200 || r["book"] != nil || len(lines) == 0 {
+		t.Errorf("gps out of its book: %d %v; want lines, no book", code, r)
+	}
+}
