@@ -18,17 +18,22 @@
 // reads its process state.
 //
 // The conversation with an engine follows the GUIs': usi, the start options
-// (always USI_Hash and USI_Ponder), isready once, then usinewgame before the
-// first position of each lease (sent when the engine becomes free, or by
-// Lease.Go), and gameover when a lease that searched ends. isready never
-// follows usinewgame.
+// (always USI_Hash and USI_Ponder), isready, usinewgame, then positions and
+// searches. Searches without a clock (analyses, mates) go on in that game
+// from lease to lease, as an analysis GUI sends one usinewgame for many
+// positions, so the engine keeps its hash. A lease that plays with clocks,
+// begins or ends a game itself, or sets a client's options ends its game:
+// gameover, then isready where the profile says it is cheap and safe, then
+// usinewgame. isready never follows usinewgame or another isready (some
+// engines exit on that); the probe's findings (probe.Profile.Avoid) are
+// kept to.
 //
 // Acquire hands out a free engine at once or queues the caller (at most
 // Queue waiters, until the caller's context ends). A Lease is released with
 // Release; the pool then stops any search still running (and consumes its
-// bestmove), ends the game, restores the options the lease changed, and,
-// when the profile allows, waits for readyok before the engine serves
-// anyone else. An engine that cannot be brought back is replaced.
+// bestmove), restores the options the lease changed and, for a lease that
+// ended its game, starts the next one before the engine serves anyone else.
+// An engine that cannot be brought back is replaced.
 //
 // # Fair sharing
 //
