@@ -243,8 +243,14 @@ func TestStrictEnginesServe(t *testing.T) {
 			}
 		}
 		checkOrder(t, sent.since(0))
-		if st := status(p, "fake"); !st.Available || st.LastError != "" {
+		st := status(p, "fake")
+		if !st.Available || st.LastError != "" {
 			t.Errorf("%s: available %v, last error %q", mode, st.Available, st.LastError)
+		}
+		// The finding, with the engine's last words, is in its profile
+		// (GET /v1/engines shows it).
+		if n := st.Profile.Notes[probe.AvoidReadyAfterGameOver]; mode == fakeengine.OneReady && !strings.Contains(n, "bye: one isready is enough") {
+			t.Errorf("%s: the profile's note %q lacks the engine's last words", mode, n)
 		}
 	}
 }
