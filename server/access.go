@@ -351,10 +351,24 @@ func (g *gate) allow(ctx context.Context, c *client) *session.Error {
 func (g *gate) caller(c *client) session.Caller {
 	who := session.Caller{Client: c.id}
 	if b := c.quota.EngineTime; !b.Unlimited() {
-		who.Charge = func(ctx context.Context, d time.Duration) { g.cfg.Budgets.Charge(ctx, c.id, b, d) }
+		who.Budget = budget{g.cfg.Budgets, c.id, b}
 	}
 	return who
 }
+
+// budget is one client's engine-time balance, as a search takes and
+// settles it (session.Budget).
+type budget struct {
+	store quota.Store
+	id    string
+	b     quota.Budget
+}
+
+func (x budget) Take(ctx context.Context, d time.Duration) time.Duration {
+	return x.store.Take(ctx, x.id, x.b, d)
+}
+
+func (x budget) Charge(ctx context.Context, d time.Duration) { x.store.Charge(ctx, x.id, x.b, d) }
 
 // allowMessage takes one WebSocket message from the client's flood guard.
 func (g *gate) allowMessage(c *client) *session.Error {

@@ -421,7 +421,8 @@ func BenchmarkForgedIdentities(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(took.Nanoseconds())/forged, "ns/identify")
 		b.ReportMetric(float64(after.HeapInuse-min(before.HeapInuse, after.HeapInuse))/1e6, "MB-heap")
-		b.ReportMetric(float64(g.clients.n.Load()), "identities"); b.ReportMetric(float64(after.HeapAlloc-min(before.HeapAlloc, after.HeapAlloc))/1e6, "MB-alloc")
+		b.ReportMetric(float64(g.clients.n.Load()), "identities")
+		b.ReportMetric(float64(after.HeapAlloc-min(before.HeapAlloc, after.HeapAlloc))/1e6, "MB-alloc")
 		runtime.KeepAlive(g)
 	}
 }

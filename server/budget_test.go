@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -86,4 +87,88 @@ func TestEngineTimeBudget(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	refused(keys["game"], "REST after a game analysis spent the budget")
+}
+
+// readUntil reads c's events until one that want accepts, and returns it.
+func readUntil(t *testing.T, c *websocket.Conn, what string, want func(map[string]any) bool) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		var ev map[string]any
+		json.Unmarshal(b, &ev)
+		if want(ev) {
+			return ev
+		}
+	}
+}
+
+func isType(typ string) func(map[string]any) bool {
+	return func(ev map[string]any) bool { return ev["type"] == typ }
+}
+
+func isTerminal(ev map[string]any) bool {
+	return ev["type"] == "bestmove" || ev["type"] == "checkmate" || ev["type"] == "error"
+}
+
+// TestBudgetCheckedWhenSearchStarts (issue 25): the budget is checked when
+// a search gets its engine, not when its request arrived. Four sessions of
+// one client with half a second of engine time queue a 1 s analysis each
+// behind other clients' searches; when the engines free up, one search
+// runs (it takes its whole movetime as it starts) and the three others are
+// refused: at most the budget plus one search is spent. Before, all four
+// ran (4 s on a 0.5 s budget, 8x).
+func TestBudgetCheckedWhenSearchStarts(t *testing.T) {
+	shared.waitIdle(t)
+	keys := map[string]string{"q": "key-queued-0123456789"}
+	_, hs := withAccess(t, &Access{Keys: keys, Anonymous: true,
+		Keyed:          Quota{EngineTime: quota.Budget{Seconds: 0.5, Period: time.Hour, Burst: 0.5}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
+		AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}})
+	// Other clients hold both fairy engines with analyses until stop.
+	var blockers []*websocket.Conn
+	for range 2 {
+		c, _, err := wsDial(t, hs.URL, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"analyze","id":"blk","engine":"fairy"}`))
+		readUntil(t, c, "the blocker's engine", isType("engine"))
+		blockers = append(blockers, c)
+	}
+	hdr := http.Header{"Authorization": {"Bearer " + keys["q"]}}
+	var queued []*websocket.Conn
+	for i := range 4 {
+		c, _, err := wsDial(t, hs.URL, "", hdr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"analyze","id":"a","engine":"fairy","limits":{"movetime_ms":1000}}`))
+		if ev := readUntil(t, c, "queued", func(ev map[string]any) bool { return ev["type"] == "queued" || isTerminal(ev) }); ev["type"] != "queued" {
+			t.Fatalf("search %d was not queued: %v", i, ev)
+		}
+		queued = append(queued, c)
+	}
+	for _, c := range blockers {
+		c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"stop","id":"blk"}`))
+	}
+	ran, refused := 0, 0
+	for i, c := range queued {
+		ev := readUntil(t, c, "the queued search's end", isTerminal)
+		switch {
+		case ev["type"] == "bestmove":
+			ran++
+		case ev["code"] == "too_many_requests" && strings.Contains(ev["message"].(string), "engine time is spent"):
+			refused++
+		default:
+			t.Errorf("search %d: %v", i, ev)
+		}
+	}
+	t.Logf("of four queued 1 s searches on a 0.5 s budget: %d ran, %d refused", ran, refused)
+	if ran != 1 || refused != 3 {
+		t.Errorf("%d ran and %d were refused, want 1 and 3 (the budget and one search at most)", ran, refused)
+	}
 }
