@@ -172,3 +172,45 @@ func TestBudgetCheckedWhenSearchStarts(t *testing.T) {
 		t.Errorf("%d ran and %d were refused, want 1 and 3 (the budget and one search at most)", ran, refused)
 	}
 }
+
+// TestGameJobPausesOnBudget (issue 25): a game job's searches take from
+// its owner's engine time as each starts; when the owner runs out, the job
+// pauses (status paused, with too_many_requests as the reason), it does
+// not run on nor fail. Before, a job of 30 positions at 1 s each searched
+// all of them on a 5 s budget.
+func TestGameJobPausesOnBudget(t *testing.T) {
+	shared.waitIdle(t)
+	keys := map[string]string{"g": "key-game-pause-0123456789"}
+	_, hs := withAccess(t, &Access{Keys: keys, Anonymous: true,
+		Keyed:          Quota{EngineTime: quota.Budget{Seconds: 1, Period: time.Hour, Burst: 1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
+		AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}})
+	resp, b := do(t, "POST", hs.URL+"/v1/games/analysis", keys["g"],
+		`{"engine":"fairy","position":{"moves":["7g7f","3c3d","2g2f","4c4d","2f2e","2b3c","3i4h","8b4b","5i6h"]},"limits":{"movetime_ms":300}}`)
+	if resp.StatusCode != 202 {
+		t.Fatalf("game analysis: %d %s", resp.StatusCode, b)
+	}
+	var job struct{ ID string }
+	json.Unmarshal([]byte(b), &job)
+	var v struct {
+		Status   string
+		Progress struct{ Done, Total int }
+		Error    *struct{ Code, Message string }
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, b = do(t, "GET", hs.URL+"/v1/games/analysis/"+job.ID, keys["g"], "")
+		json.Unmarshal([]byte(b), &v)
+		if v.Status != "queued" && v.Status != "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job neither paused nor ended: %s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("1 s budget, 10 positions at 300 ms: %s at %d/%d", v.Status, v.Progress.Done, v.Progress.Total)
+	if v.Status != "paused" || v.Error == nil || v.Error.Code != "too_many_requests" || v.Progress.Done > 5 {
+		t.Errorf("job %s at %d/%d (error %+v), want paused at about 4 with too_many_requests", v.Status, v.Progress.Done, v.Progress.Total, v.Error)
+	}
+	do(t, "DELETE", hs.URL+"/v1/games/analysis/"+job.ID, keys["g"], "")
+}
