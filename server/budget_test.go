@@ -128,14 +128,16 @@ func TestBudgetCheckedWhenSearchStarts(t *testing.T) {
 	_, hs := withAccess(t, &Access{Keys: keys, Anonymous: true,
 		Keyed:          Quota{EngineTime: quota.Budget{Seconds: 0.5, Period: time.Hour, Burst: 0.5}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
 		AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}})
-	// Other clients hold both fairy engines with analyses until stop.
+	// Other clients hold both fairy engines with long analyses.
 	var blockers []*websocket.Conn
 	for range 2 {
 		c, _, err := wsDial(t, hs.URL, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"analyze","id":"blk","engine":"fairy"}`))
+		// A long movetime rather than until stop: fairy is never sent go
+		// infinite in these tests (TestNativeLimits).
+		c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"analyze","id":"blk","engine":"fairy","limits":{"movetime_ms":60000}}`))
 		readUntil(t, c, "the blocker's engine", isType("engine"))
 		blockers = append(blockers, c)
 	}
