@@ -107,7 +107,7 @@ func status(p *Pool, name string) EngineStatus {
 
 func waitIdle(t *testing.T, p *Pool, name string, n int) {
 	t.Helper()
-	testwait.For(t, fmt.Sprintf("%d idle %s engines", n, name), 30*time.Second, func() bool { return status(p, name).Idle == n })
+	testwait.For(t, fmt.Sprintf("%d idle %s engines", n, name), 3*time.Minute, func() bool { return status(p, name).Idle == n })
 }
 
 func acquire(t *testing.T, p *Pool, name string) *Lease {
