@@ -22,7 +22,17 @@
 // a game never takes every engine from interactive clients. A client has at
 // most Config.MaxPerClient jobs queued or running (more: too_many_requests)
 // and the server Config.MaxJobs (more: queue_full). Ended jobs are kept for
-// Config.Keep, at most Config.MaxKept of them, then forgotten.
+// Config.Keep, at most Config.MaxKept of them, then forgotten. Memory is
+// counted in bytes (store.go): a client's jobs at most
+// Config.MaxBytesPerClient, all jobs Config.MaxBytes; a client's own
+// oldest ended jobs are forgotten first to make room for its new one.
+//
+// Each position's search takes from its owner's engine-time budget
+// (session.Caller.Budget) as it starts. When the budget is spent the job
+// pauses (StatusPaused): it leaves its run slot, looks at the budget again
+// after the wait announced (at most Config.PauseCheck), and queues again
+// once there is some. A position's search gives way to interactive callers
+// at most maxPreempts times, then keeps its engine.
 //
 // Job ids are 128 random bits (32 hex digits). A job is visible only to the
 // client identity that started it (an API key, or the address of an
