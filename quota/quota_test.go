@@ -172,6 +172,42 @@ func FuzzMemory(f *testing.F) {
 	})
 }
 
+// FuzzTake: searches that take what they may spend as they start and give
+// back what they did not use (or pay what they ran over) are admitted
+// within the same bound as FuzzMemory's, counted in the time they really
+// used, and the balance never exceeds Burst.
+func FuzzTake(f *testing.F) {
+	f.Add([]byte{0, 0, 10, 0, 0, 1, 0, 0, 0, 200, 0, 10})
+	f.Add([]byte{255, 255, 0, 1, 3, 0, 0, 0, 9, 0, 0, 9, 9, 9, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		ck := newClock()
+		m := NewMemory(MemoryConfig{Now: ck.now})
+		ctx := context.Background()
+		b := Budget{Seconds: 2, Period: 10 * time.Second, Burst: 5}
+		var span, used, longest time.Duration
+		for ; len(ops) >= 6; ops = ops[6:] {
+			wait := time.Duration(binary.BigEndian.Uint16(ops)) * time.Millisecond
+			reserve := time.Duration(binary.BigEndian.Uint16(ops[2:])) * time.Millisecond
+			held := time.Duration(binary.BigEndian.Uint16(ops[4:])) * time.Millisecond
+			ck.advance(wait)
+			span += wait
+			if m.Take(ctx, "c", b, reserve) != 0 {
+				continue
+			}
+			m.Charge(ctx, "c", b, held-reserve)
+			used += held
+			longest = max(longest, held)
+			if used.Seconds() > b.capacity()+span.Seconds()*b.rate()+longest.Seconds()+1e-6 {
+				t.Fatalf("used %v over %v: more than the budget allows", used, span)
+			}
+		}
+		sh := m.shard("c")
+		if k := sh.m["c"]; k != nil && k.balance(ck.now(), b) > b.capacity()+1e-9 {
+			t.Fatalf("balance %v above Burst", k.balance(ck.now(), b))
+		}
+	})
+}
+
 func BenchmarkMemory(b *testing.B) {
 	m := NewMemory(MemoryConfig{})
 	bud := Budget{Seconds: 1e6, Period: time.Second, Burst: 1e6}
