@@ -135,8 +135,8 @@ func (p *Position) epCaptureExplains(ksq Square, occ Bitboard) bool {
 	}
 	for b := p.pieces(them, Pawn) & rankBB(landRank); b != 0; {
 		t := b.pop()
-		captured := t + dir      // where our pawn stood after its double step
-		origin := captured + dir // where it stepped from: empty since
+		captured := t + dir // where our pawn stood after its double step
+		origin := t - dir   // where it stepped from: empty since
 		if occ&(bb(captured)|bb(origin)) != 0 {
 			continue
 		}

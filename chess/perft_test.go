@@ -36,9 +36,11 @@ func mustLoad(t testing.TB, fen string, v Variant) *Position {
 	return p
 }
 
-// TestPerftPublished checks every published count of testdata/perft.tsv.
-func TestPerftPublished(t *testing.T) {
-	for _, row := range perftRows(t, "perft.tsv") {
+// TestPerft checks every count of testdata/perft.tsv (published) and
+// perft-random.tsv (positions of random games, counts agreeing with
+// Stockfish's go perft).
+func TestPerft(t *testing.T) {
+	for _, row := range append(perftRows(t, "perft.tsv"), perftRows(t, "perft-random.tsv")...) {
 		t.Run(row.name, func(t *testing.T) {
 			v := Standard
 			if row.name[:3] == "960" {
