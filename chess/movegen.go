@@ -226,16 +226,28 @@ func (p *Position) Perft(depth int) uint64 {
 	if depth <= 0 {
 		return 1
 	}
+	// One position per ply, allocated once: a copy on the stack of a
+	// recursive function would escape to the heap at every node.
+	stack := make([]Position, depth)
+	stack[0] = *p
+	return perft(stack, depth)
+}
+
+// perft counts from stack[0], playing each move into stack[1]; the last ply
+// only counts moves (bulk counting).
+func perft(stack []Position, depth int) uint64 {
+	p := &stack[0]
 	var buf [MaxMoves]Move
 	ms := p.appendLegal(buf[:0])
 	if depth == 1 {
 		return uint64(len(ms))
 	}
+	child := &stack[1]
 	var n uint64
 	for _, m := range ms {
-		q := *p
-		q.Play(m)
-		n += q.Perft(depth - 1)
+		*child = *p
+		child.Play(m)
+		n += perft(stack[1:], depth-1)
 	}
 	return n
 }

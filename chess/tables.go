@@ -1,7 +1,7 @@
 package chess
 
-// Precomputed attack tables, filled once at package init (a few microseconds;
-// nothing is random, so every run builds the same tables).
+// Precomputed attack tables, filled once at package init (a few
+// milliseconds; nothing is random, so every run builds the same tables).
 
 // The eight directions: the first four point up the board (towards higher
 // square numbers), the last four down; sliding attacks use that split to
@@ -68,10 +68,11 @@ func init() {
 			}
 		}
 	}
+	initMagics()
 }
 
 // slide returns the squares a slider on s reaches in direction d, up to and
-// including the first occupied square.
+// including the first occupied square. The magic tables are built with it.
 func slide(d int, s Square, occ Bitboard) Bitboard {
 	r := rays[d][s]
 	if blockers := r & occ; blockers != 0 {
@@ -81,14 +82,6 @@ func slide(d int, s Square, occ Bitboard) Bitboard {
 		return r &^ rays[d][blockers.last()]
 	}
 	return r
-}
-
-func rookAttacks(s Square, occ Bitboard) Bitboard {
-	return slide(dirN, s, occ) | slide(dirE, s, occ) | slide(dirS, s, occ) | slide(dirW, s, occ)
-}
-
-func bishopAttacks(s Square, occ Bitboard) Bitboard {
-	return slide(dirNE, s, occ) | slide(dirNW, s, occ) | slide(dirSE, s, occ) | slide(dirSW, s, occ)
 }
 
 // attacksFrom returns the squares a piece of kind k and color c on s attacks.

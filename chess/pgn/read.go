@@ -37,7 +37,7 @@ type reader struct {
 	i         int
 	line      int
 	lineStart bool // i is at the start of a line (for % escape lines)
-	gameIndex     int
+	gameIndex int
 }
 
 func (r *reader) errorf(code chess.Code, line int, format string, args ...any) *Error {
