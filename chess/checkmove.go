@@ -1,7 +1,5 @@
 package chess
 
-import "strings"
-
 // CheckMove decides whether the UCI move s is legal in p and returns it, or
 // an *Error naming the rule it breaks (MoveIndex -1). p is unchanged.
 //
@@ -120,69 +118,4 @@ func sideName(side int) string {
 
 func kindName(k Kind) string {
 	return [...]string{"nothing", "pawn", "knight", "bishop", "rook", "queen", "king"}[k]
-}
-
-// Load parses fen ("startpos" for the standard start) for variant v,
-// validates it, and plays the UCI moves in order. It returns the final
-// position, or the errors that stopped it: syntax (position nil), the rules
-// the position breaks (position as parsed), or the first illegal move (with
-// its MoveIndex; position before that move).
-func Load(fen string, moves []string, v Variant) (*Position, []*Error) {
-	if fen == "startpos" {
-		fen = StartFEN
-	}
-	p, err := ParseFEN(fen, v)
-	if err != nil {
-		return nil, []*Error{err.(*Error)}
-	}
-	if errs := p.Validate(); errs != nil {
-		return p, errs
-	}
-	for i, s := range moves {
-		m, err := p.CheckMove(s)
-		if err != nil {
-			e := err.(*Error)
-			e.MoveIndex = i
-			return p, []*Error{e}
-		}
-		p.Play(m)
-	}
-	return p, nil
-}
-
-// ParsePositionCommand splits a UCI position ("[position] startpos [moves
-// ...]" or "[position] fen <fen> [moves ...]") into the FEN ("startpos" for
-// the start position) and the moves. It checks the shape only; Load checks
-// the rest.
-func ParsePositionCommand(s string) (fen string, moves []string, err error) {
-	toks := strings.Fields(s)
-	if len(toks) > 0 && toks[0] == "position" {
-		toks = toks[1:]
-	}
-	if len(toks) == 0 {
-		return "", nil, newError(CodePositionSyntax, "empty position; want \"startpos\" or \"fen <fen>\", then optionally \"moves ...\"")
-	}
-	rest := toks[1:]
-	switch toks[0] {
-	case "startpos":
-		fen = "startpos"
-	case "fen":
-		i := 0
-		for i < len(rest) && rest[i] != "moves" {
-			i++
-		}
-		if i != 4 && i != 6 {
-			return "", nil, newError(CodeFENFields, "a FEN has 6 fields (board, side, castling, en passant, halfmove clock, move number) or the first 4; got %d", i)
-		}
-		fen, rest = strings.Join(rest[:i], " "), rest[i:]
-	default:
-		return "", nil, newError(CodePositionSyntax, "a position starts with \"startpos\" or \"fen\", not %q", clip(toks[0]))
-	}
-	if len(rest) == 0 {
-		return fen, nil, nil
-	}
-	if rest[0] != "moves" {
-		return "", nil, newError(CodePositionSyntax, "expected \"moves\" after the position, got %q", clip(rest[0]))
-	}
-	return fen, rest[1:], nil
 }

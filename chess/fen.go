@@ -312,3 +312,40 @@ func (p *Position) castlingLetter(c Color, side int, rsq Square) byte {
 	}
 	return letter
 }
+
+// ParsePositionCommand splits a UCI position ("[position] startpos [moves
+// ...]" or "[position] fen <fen> [moves ...]") into the FEN ("startpos" for
+// the start position) and the moves. It checks the shape only; Load checks
+// the rest.
+func ParsePositionCommand(s string) (fen string, moves []string, err error) {
+	toks := strings.Fields(s)
+	if len(toks) > 0 && toks[0] == "position" {
+		toks = toks[1:]
+	}
+	if len(toks) == 0 {
+		return "", nil, newError(CodePositionSyntax, "empty position; want \"startpos\" or \"fen <fen>\", then optionally \"moves ...\"")
+	}
+	rest := toks[1:]
+	switch toks[0] {
+	case "startpos":
+		fen = "startpos"
+	case "fen":
+		i := 0
+		for i < len(rest) && rest[i] != "moves" {
+			i++
+		}
+		if i != 4 && i != 6 {
+			return "", nil, newError(CodeFENFields, "a FEN has 6 fields (board, side, castling, en passant, halfmove clock, move number) or the first 4; got %d", i)
+		}
+		fen, rest = strings.Join(rest[:i], " "), rest[i:]
+	default:
+		return "", nil, newError(CodePositionSyntax, "a position starts with \"startpos\" or \"fen\", not %q", clip(toks[0]))
+	}
+	if len(rest) == 0 {
+		return fen, nil, nil
+	}
+	if rest[0] != "moves" {
+		return "", nil, newError(CodePositionSyntax, "expected \"moves\" after the position, got %q", clip(rest[0]))
+	}
+	return fen, rest[1:], nil
+}

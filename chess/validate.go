@@ -151,3 +151,31 @@ func (p *Position) epProblem() string {
 	}
 	return ""
 }
+
+// Load parses fen ("startpos" for the standard start) for variant v,
+// validates it, and plays the UCI moves in order. It returns the final
+// position, or the errors that stopped it: syntax (position nil), the rules
+// the position breaks (position as parsed), or the first illegal move (with
+// its MoveIndex; position before that move).
+func Load(fen string, moves []string, v Variant) (*Position, []*Error) {
+	if fen == "startpos" {
+		fen = StartFEN
+	}
+	p, err := ParseFEN(fen, v)
+	if err != nil {
+		return nil, []*Error{err.(*Error)}
+	}
+	if errs := p.Validate(); errs != nil {
+		return p, errs
+	}
+	for i, s := range moves {
+		m, err := p.CheckMove(s)
+		if err != nil {
+			e := err.(*Error)
+			e.MoveIndex = i
+			return p, []*Error{e}
+		}
+		p.Play(m)
+	}
+	return p, nil
+}

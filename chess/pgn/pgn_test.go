@@ -155,3 +155,28 @@ func TestLenient(t *testing.T) {
 		}
 	}
 }
+
+// TestBounds: nesting deeper than MaxDepth is refused; a long game and a
+// long comment are read whole.
+func TestBounds(t *testing.T) {
+	deep := "1. e4 e5 " + strings.Repeat("(1... d5 ", MaxDepth+1) + strings.Repeat(")", MaxDepth+1) + " *"
+	if _, err := Parse(deep); err == nil || err.(*Error).Code != CodeSyntax {
+		t.Errorf("variations %d deep: %v, want %s", MaxDepth+1, err, CodeSyntax)
+	}
+	ok := "1. e4 e5 " + strings.Repeat("(1... d5 ", MaxDepth) + strings.Repeat(")", MaxDepth) + " *"
+	if _, err := Parse(ok); err != nil {
+		t.Errorf("variations %d deep: %v", MaxDepth, err)
+	}
+	var b strings.Builder
+	for i := 0; i < 500; i++ { // 2000 plies of knights going out and back
+		b.WriteString("Nf3 Nf6 Ng1 Ng8 ")
+	}
+	b.WriteString("{" + strings.Repeat("x", 1<<20) + "} *")
+	games, err := Parse(b.String())
+	if err != nil || len(games[0].Moves) != 2000 || len(games[0].Moves[1999].Comment) != 1<<20 {
+		t.Fatalf("long game: %v", err)
+	}
+	if _, err := Write(games[0]); err != nil {
+		t.Fatal(err)
+	}
+}
