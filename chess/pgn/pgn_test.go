@@ -109,6 +109,9 @@ func TestParseErrors(t *testing.T) {
 		{"[White a]\n*", CodeTag, 1, -1},
 		{"[1White \"a\"]\n*", CodeTag, 1, -1},
 		{"[Result \"1-0\"]\n1. e4 0-1", CodeResult, 2, -1},
+		{"[Result \"\"]", CodeTag, 1, -1},
+		{"[Site \"a\tb\"]\n*", CodeTag, 1, -1},
+		{"[Result \"1-0 \"]\n1. e4 1-0", CodeTag, 1, -1},
 		{"1. e4 (e5) *", CodeSyntax, 1, -1}, // not an error? see below
 		{"(1. e4) *", CodeSyntax, 1, -1},
 		{"1. e4 ( ) *", CodeSyntax, 1, -1},

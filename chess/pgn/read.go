@@ -102,6 +102,9 @@ func (r *reader) game(index int) (*Game, error) {
 		if t.Name == "FEN" {
 			fenLine = line
 		}
+		if t.Name == "Result" && !isResult(t.Value) {
+			return nil, r.errorf(CodeTag, line, "the Result tag %q is not 1-0, 0-1, 1/2-1/2 or *", clipped(t.Value))
+		}
 		g.Tags = append(g.Tags, t)
 	}
 	start, errs := g.Start()
@@ -144,6 +147,9 @@ func (r *reader) tag() (Tag, error) {
 		r.advance()
 		if c == '"' {
 			break
+		}
+		if c < ' ' || c == 0x7f {
+			return Tag{}, r.errorf(CodeTag, line, "the value of tag %s holds a control character", name)
 		}
 		if c == '\\' {
 			if r.i >= len(r.text) || (r.text[r.i] != '\\' && r.text[r.i] != '"') {
@@ -208,8 +214,8 @@ func (r *reader) movetext(g *Game, start *chess.Position) error {
 				return r.errorf(CodeSyntax, line, "the text ends inside a variation")
 			}
 			g.Moves, g.Result = stack[0].plies, "*"
-			if res := g.Tag("Result"); isResult(res) {
-				g.Result = res
+			if hasTag(g, "Result") {
+				g.Result = g.Tag("Result")
 			}
 			return nil
 		}

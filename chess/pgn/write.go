@@ -21,7 +21,7 @@ const lineWidth = 80
 func Write(g *Game) (string, error) {
 	var b strings.Builder
 	for _, t := range g.Tags {
-		if !validTagName(t.Name) || strings.ContainsAny(t.Value, "\n\r") {
+		if !validTagName(t.Name) || strings.ContainsFunc(t.Value, func(r rune) bool { return r < ' ' || r == 0x7f }) {
 			return "", fmt.Errorf("pgn: tag %q cannot be written", clipped(t.Name))
 		}
 		v := strings.ReplaceAll(strings.ReplaceAll(t.Value, `\`, `\\`), `"`, `\"`)
