@@ -67,8 +67,9 @@
 //	                   a bishop per square color) than missing pawns to promote
 //	castling_rights    a right whose rook is not on its square or whose king is not
 //	                   on its starting square (e1/e8 and corner rooks in standard
-//	                   chess; in Chess960 both kings on one file and rooks of one
-//	                   side on one file when both colors keep the right)
+//	                   chess; in Chess960 the king between the b- and g-files,
+//	                   both kings on one file and rooks of one side on one file
+//	                   when both colors keep the right)
 //	en_passant         the square is not behind a pawn of the side not to move that
 //	                   just double-stepped (wrong rank, no such pawn, the crossed
 //	                   squares not empty). As python-chess's status(), a square no

@@ -42,6 +42,7 @@ func mustLoad(t testing.TB, fen string, v Variant) *Position {
 func TestPerft(t *testing.T) {
 	for _, row := range append(perftRows(t, "perft.tsv"), perftRows(t, "perft-random.tsv")...) {
 		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
 			v := Standard
 			if row.name[:3] == "960" {
 				v = Chess960

@@ -2,6 +2,7 @@ package chess
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -13,6 +14,9 @@ func randomPositions(tb testing.TB, n int, seed uint64) []*Position {
 	var out []*Position
 	for len(out) < n/2 {
 		p := Startpos()
+		if len(out)%3 == 2 {
+			p = mustLoad(tb, random960(rng), Chess960)
+		}
 		plies := rng.IntN(80)
 		for i := 0; i < plies; i++ {
 			ms := p.LegalMoves()
@@ -32,6 +36,31 @@ func randomPositions(tb testing.TB, n int, seed uint64) []*Position {
 		}
 	}
 	return out
+}
+
+// random960 returns a random Chess960 start: bishops on opposite colors,
+// the king between the rooks.
+func random960(rng *rand.Rand) string {
+	var r [8]byte
+	free := func(n int) int { // the nth empty file
+		for i := range r {
+			if r[i] == 0 {
+				if n == 0 {
+					return i
+				}
+				n--
+			}
+		}
+		panic("no empty file")
+	}
+	r[2*rng.IntN(4)] = 'b'
+	r[2*rng.IntN(4)+1] = 'b'
+	r[free(rng.IntN(6))] = 'q'
+	r[free(rng.IntN(5))] = 'n'
+	r[free(rng.IntN(4))] = 'n'
+	r[free(0)], r[free(1)], r[free(2)] = 'r', 'k', 'r'
+	white := strings.ToUpper(string(r[:]))
+	return string(r[:]) + "/pppppppp/8/8/8/8/PPPPPPPP/" + white + " w KQkq - 0 1"
 }
 
 // randomBoard places two kings and a few random pieces, with castling rights

@@ -103,7 +103,9 @@ func parseSquare(file, rank byte) (Square, bool) {
 // Bitboard is a set of squares: bit s is square s.
 type Bitboard uint64
 
-func bb(s Square) Bitboard { return 1 << uint(s) }
+// bb returns the set of one square (the mask lets the compiler drop its
+// check for shifts past 63).
+func bb(s Square) Bitboard { return 1 << (uint(s) & 63) }
 
 func (b Bitboard) has(s Square) bool { return b&bb(s) != 0 }
 

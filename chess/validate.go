@@ -83,8 +83,8 @@ const lightSquares Bitboard = 0x55aa55aa55aa55aa
 // checkCastlingRights reports a castling right the position cannot have:
 // the rook is not on its square, the king not on its starting square (e1/e8
 // in standard chess; in Chess960 any square between its rooks, but the two
-// kings on one file and rooks of the same side on one file, since a
-// Chess960 start is symmetric).
+// kings on one file, between the b- and g-files, and rooks of the same side
+// on one file, since a Chess960 start is symmetric).
 func (p *Position) checkCastlingRights() *Error {
 	for _, c := range [2]Color{White, Black} {
 		for side, rsq := range p.castle[c] {
@@ -110,6 +110,11 @@ func (p *Position) checkCastlingRights() *Error {
 		}
 	}
 	if p.variant == Chess960 {
+		for _, c := range [2]Color{White, Black} {
+			if (p.castle[c][0] != NoSquare || p.castle[c][1] != NoSquare) && (p.king[c].File() == 0 || p.king[c].File() == 7) {
+				return newError(CodeCastlingRights, "%s may castle, but its king stands on a corner file; a Chess960 king starts between its rooks", colorName(c))
+			}
+		}
 		w, b := p.castle[White], p.castle[Black]
 		if (w[0] != NoSquare || w[1] != NoSquare) && (b[0] != NoSquare || b[1] != NoSquare) && p.king[White].File() != p.king[Black].File() {
 			return newError(CodeCastlingRights, "both sides may castle, but their kings stand on different files; a Chess960 start is symmetric")
