@@ -26,7 +26,12 @@ func TestDrainOnSIGTERM(t *testing.T) {
 	cfg := strings.Replace(string(usid.DefaultConfig), "shutdown_grace: 30s", "shutdown_grace: 20s", 1)
 	path := t.TempDir() + "/usid.yaml"
 	os.WriteFile(path, []byte(cfg), 0o644)
-	cmd, addr, _ := startUsid(t, "--addr", "127.0.0.1:0", "--config", path)
+	cmd, addr, logs := startUsid(t, "--addr", "127.0.0.1:0", "--config", path)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("usid's log:\n%s", logs())
+		}
+	})
 	base := "http://" + addr
 	// Every engine warm: gpsusi's profile takes a while to probe, and the
 	// REST search needs it.
@@ -81,7 +86,18 @@ func TestDrainOnSIGTERM(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&body)
 		restDone <- resp.Status + " " + func() string { s, _ := body["bestmove"].(string); return s }()
 	}()
-	testwait.For(t, "the REST search on gps", time.Minute, func() bool { return enginesIn(base, "gps", "busy") == 1 })
+	var early string // the REST answer, if it came before its search was seen
+	testwait.For(t, "the REST search on gps", time.Minute, func() bool {
+		select {
+		case early = <-restDone:
+			return true
+		default:
+			return enginesIn(base, "gps", "busy") == 1
+		}
+	})
+	if early != "" {
+		t.Fatalf("the REST search ended before the SIGTERM: %q", early)
+	}
 	startedA, startedB := make(chan struct{}), make(chan struct{})
 	resA, resB := make(chan wsResult, 1), make(chan wsResult, 1)
 	go session(`{"type":"analyze","id":"bounded","engine":"fairy","limits":{"movetime_ms":3000}}`, startedA, resA)
