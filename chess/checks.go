@@ -13,8 +13,8 @@ package chess
 //     promotion, or an en-passant capture, which lifts two pawns from the
 //     board) and accepts if one of them leaves the king unattacked before
 //     it. That refuses two checking pawns or knights, two checkers on one
-//     line through the king, two bishops, and two rooks but after a
-//     capture-promotion beside the king.
+//     line through the king, two bishops, and two rooks except
+//     after a capture-promotion beside the king.
 //
 // A single check without a double step is accepted: which piece gave it is
 // not checked.
