@@ -3,15 +3,17 @@
 // and the KIF download live in gamepanel.js.
 
 import { Board } from './board.js';
+import { Editor } from './editor.js';
 import { Game } from './game.js';
 import { UsidSocket } from './ws.js';
 import { EvalBar, EvalGraph } from './evalgraph.js';
 import { MoveList } from './movelist.js';
 import { GamePanel } from './gamepanel.js';
-import { parsePositionText, parseSfen, toSfen } from './sfen.js';
-import { blackScore, formatScore, formatCount, formatSeconds, splitKif, MARK } from './notation.js';
+import { parsePositionText, parseSfen, toSfen, applyMove } from './sfen.js';
+import { blackScore, formatScore, formatCount, formatSeconds, moveText, MARK } from './notation.js';
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
+import { t } from './i18n.js';
 import {
   $, toast, copyText, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams,
 } from './dom.js';
@@ -49,6 +51,20 @@ const panel = new GamePanel({
   errorBox,
 });
 
+// The position editor works on the board itself; what it makes is loaded
+// as a new game.
+const editor = new Editor(board, $('#editor'), {
+  full: true,
+  validate: (sfen) => api.validate({ sfen, moves: [] }),
+  onDone: (pos) => { loadText(toSfen(pos)); },
+  onCancel: () => showPosition(),
+});
+$('#edit-position').addEventListener('click', () => {
+  if (editor.active) return;
+  stopAnalysis('user');
+  editor.start(game.position);
+});
+
 let flipped = loadSetting('flipped', false);
 board.setFlipped(flipped);
 bar.setFlipped(flipped);
@@ -57,13 +73,14 @@ bar.setFlipped(flipped);
 
 game.addEventListener('change', (e) => {
   const what = e.detail.what;
+  if (editor.active && what !== 'kif') editor.stop(); // the game moved on: editing ends
   if (what !== 'cursor') renderMoveList();
   if (what === 'kif') return; // notation only: the position did not change
   showPosition();
 });
 
 function renderMoveList() {
-  moveList.render(game, (n) => panel.annotate(n));
+  moveList.render(game, (n, before) => panel.annotate(n, before));
   moveList.setCurrent(game.node.id);
 }
 
@@ -95,7 +112,7 @@ function showPosition() {
       board.setPosition(game.position, { lastMove: game.lastMove() });
     }
     if (!v.valid) {
-      showErrors(errorBox, v.errors, { title: 'usid refused this line', moves: game.moves });
+      showErrors(errorBox, v.errors, { title: t('err.refused'), moves: game.moves });
       board.setLegal([]);
       return;
     }
@@ -103,12 +120,12 @@ function showPosition() {
     board.setCheck(v.in_check);
     const done = v.checkmate || v.legal_moves.length === 0;
     if (done) {
-      const t = $('#terminal');
-      t.hidden = false;
-      t.textContent = v.checkmate ? `詰み — ${v.side_to_move === 'b' ? 'gote' : 'sente'} wins` : 'No legal moves';
+      const end = $('#terminal');
+      end.hidden = false;
+      end.textContent = v.checkmate ? t(v.side_to_move === 'b' ? 'terminal.gotewins' : 'terminal.sentewins') : t('terminal.nomoves');
     }
     if (analysis.on) scheduleAnalyze();
-  }, (err) => showErrors(errorBox, [{ code: err.code, message: err.message }], { title: 'Could not reach usid' }));
+  }, (err) => showErrors(errorBox, [{ code: err.code, message: err.message }], { title: t('err.unreachable') }));
 }
 
 // The URL keeps the game (#pos=startpos_moves_7g7f&ply=1) so reloading or
@@ -132,20 +149,20 @@ async function loadText(text, ply) {
   try {
     parsed = parsePositionText(text);
   } catch (e) {
-    showErrors(errorBox, [{ code: 'position_syntax', message: e.message }], { title: 'Cannot read that position' });
+    showErrors(errorBox, [{ code: 'position_syntax', message: e.message }], { title: t('err.position') });
     return false;
   }
   let res;
   try {
     res = await game.load(parsed.sfen, parsed.moves);
   } catch (e) {
-    showErrors(errorBox, [{ code: e.code, message: e.message }], { title: 'Could not reach usid' });
+    showErrors(errorBox, [{ code: e.code, message: e.message }], { title: t('err.unreachable') });
     return false;
   }
   if (!res.ok) {
     const title = typeof res.kept === 'number'
-      ? `Illegal move: the position is shown up to move ${res.kept}`
-      : 'Illegal position';
+      ? t('err.illegalmove', { n: res.kept })
+      : t('err.illegalposition');
     showErrors(errorBox, res.errors, { title, moves: parsed.moves });
     return false;
   }
@@ -159,10 +176,10 @@ async function loadText(text, ply) {
 $('#main-line').addEventListener('click', () => game.backToMain());
 $('#reset').addEventListener('click', () => { loadText('startpos'); $('#position-input').value = ''; });
 $('#copy-sfen').addEventListener('click', async () => {
-  toast((await copyText($('#sfen-out').value)) ? 'SFEN copied' : 'Copy failed: select the text');
+  toast((await copyText($('#sfen-out').value)) ? t('toast.sfencopied') : t('toast.copyfailedselect'));
 });
 $('#copy-usi').addEventListener('click', async () => {
-  toast((await copyText(`position ${game.usi()}`)) ? 'USI position copied' : 'Copy failed');
+  toast((await copyText(`position ${game.usi()}`)) ? t('toast.usicopied') : t('toast.copyfailed'));
 });
 
 // --- navigation ----------------------------------------------------------
@@ -181,7 +198,7 @@ function flip() {
 }
 
 document.addEventListener('keydown', (e) => {
-  if (isTyping(e) || e.altKey || e.ctrlKey || e.metaKey) return;
+  if (isTyping(e) || e.altKey || e.ctrlKey || e.metaKey || editor.active) return;
   const keys = {
     ArrowLeft: () => game.goto(game.cursor - 1),
     ArrowRight: () => game.goto(game.cursor + 1),
@@ -219,16 +236,16 @@ async function loadEngines() {
       o.value = e.name;
       const usiName = e.id && e.id.name ? ` — ${e.id.name}` : '';
       o.textContent = `${e.name}${usiName}`;
-      o.title = `${e.idle ?? '?'} of ${e.instances ?? '?'} idle`;
+      o.title = t('engine.idle', { idle: e.idle ?? '?', n: e.instances ?? '?' });
       engineSelect.append(o);
     }
     const saved = loadSetting('engine', null);
     const pick = list.find((e) => e.name === saved) || list.find((e) => /fairy/i.test(e.name)) || list[0];
     if (pick) engineSelect.value = pick.name;
-    if (!list.length) engineSelect.innerHTML = '<option value="">no engines configured</option>';
+    if (!list.length) engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.none'))}</option>`;
   } catch (e) {
-    engineSelect.innerHTML = '<option value="">engines unavailable</option>';
-    showErrors(analysisError, [{ code: e.code, message: e.message }], { title: 'Could not list engines' });
+    engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.unavailable'))}</option>`;
+    showErrors(analysisError, [{ code: e.code, message: e.message }], { title: t('err.engines') });
   }
 }
 
@@ -315,8 +332,8 @@ sock.addEventListener('state', (e) => {
   const { state, retryIn } = e.detail;
   const c = $('#connection');
   c.dataset.state = state;
-  c.textContent = state === 'open' ? 'connected' : state === 'waiting'
-    ? `reconnecting in ${Math.max(1, Math.round(retryIn / 1000))} s` : 'connecting…';
+  c.textContent = state === 'open' ? t('conn.open') : state === 'waiting'
+    ? t('conn.retry', { s: Math.max(1, Math.round(retryIn / 1000)) }) : t('conn.connecting');
   if (state === 'waiting') analysis.live = null;
   if (state === 'waiting' && analysis.on) setState('connecting');
   if (state === 'waiting' && analysis.state === 'stopping') setState('stopped');
@@ -327,7 +344,7 @@ sock.addEventListener('message', (e) => {
   const terminal = m.type === 'bestmove' || m.type === 'error' || m.type === 'checkmate';
   if (terminal && m.id && m.id === analysis.live) analysis.live = null;
   if (m.type === 'error' && !m.id) {
-    showErrors(analysisError, [m], { title: 'usid reported an error' });
+    showErrors(analysisError, [m], { title: t('err.usid') });
     return;
   }
   // ARCHITECTURE.md allows `queued` without an id: it is about the live request.
@@ -353,7 +370,7 @@ sock.addEventListener('message', (e) => {
     case 'error':
       analysis.on = false;
       setState('error');
-      showErrors(analysisError, [m], { title: 'Analysis failed' });
+      showErrors(analysisError, [m], { title: t('err.analysis') });
       break;
   }
 });
@@ -387,11 +404,6 @@ function renderSoon() {
   if (!frame) frame = requestAnimationFrame(() => { frame = 0; renderAnalysis(); });
 }
 
-const STATE_TEXT = {
-  idle: 'Idle', connecting: 'Connecting to usid…', starting: 'Starting…', queued: 'Waiting for an engine',
-  searching: 'Analysing', stopping: 'Stopping…', stopped: 'Stopped', done: 'Search finished',
-  error: 'Error', terminal: 'No legal moves: nothing to analyse',
-};
 
 function renderAnalysis() {
   // Numbers and lines belong to one position: elsewhere they are not shown.
@@ -399,20 +411,20 @@ function renderAnalysis() {
   const st = !here && !analysis.on && ['stopped', 'done', 'terminal'].includes(analysis.state) ? 'idle' : analysis.state;
   const status = $('#analysis-status');
   status.dataset.state = st;
-  let text = STATE_TEXT[st] || st;
-  if (st === 'queued' && analysis.queue) text += ` (position ${analysis.queue} in queue)`;
+  let text = t(`state.${st}`);
+  if (st === 'queued' && analysis.queue) text += t('state.queuepos', { n: analysis.queue });
   $('#state-text').textContent = text;
   $('#engine-name').textContent = here ? analysis.engine : '';
   const s = here ? analysis.stats : {};
   const parts = [];
-  if (s.depth !== undefined) parts.push(`depth ${s.depth}${s.seldepth ? `/${s.seldepth}` : ''}`);
-  if (s.nodes !== undefined) parts.push(`${formatCount(s.nodes)} nodes`);
-  if (s.nps !== undefined) parts.push(`${formatCount(s.nps)} nps`);
+  if (s.depth !== undefined) parts.push(t('stats.depth', { d: `${s.depth}${s.seldepth ? `/${s.seldepth}` : ''}` }));
+  if (s.nodes !== undefined) parts.push(t('stats.nodes', { n: formatCount(s.nodes) }));
+  if (s.nps !== undefined) parts.push(t('stats.nps', { n: formatCount(s.nps) }));
   if (s.time_ms !== undefined) parts.push(formatSeconds(s.time_ms));
-  if (s.hashfull !== undefined) parts.push(`hash ${Math.round(s.hashfull / 10)}%`);
+  if (s.hashfull !== undefined) parts.push(t('stats.hash', { n: Math.round(s.hashfull / 10) }));
   $('#analysis-stats').textContent = parts.join(' · ');
   const btn = $('#analyze');
-  btn.textContent = analysis.on ? 'Stop' : 'Analyze';
+  btn.textContent = analysis.on ? t('analysis.stop') : t('analysis.start');
   btn.classList.toggle('active', analysis.on);
   btn.disabled = !game.legalPosition;
   btn.setAttribute('aria-pressed', String(analysis.on));
@@ -432,9 +444,9 @@ function renderAnalysis() {
   const bm = analysis.bestmove;
   const bmEl = $('#bestmove');
   if (here && bm && bm.move) {
-    const k = bm.move_kif ? splitKif(bm.move_kif) : null;
+    const k = moveText(bm.move_kif, bm.move, game.position);
     bmEl.hidden = false;
-    bmEl.innerHTML = `Best move: <strong>${k ? MARK[k.side] + escapeHtml(k.text) : escapeHtml(bm.move)}</strong>`;
+    bmEl.innerHTML = `${escapeHtml(t('analysis.bestmove'))} <strong>${MARK[k.side] || ''}${escapeHtml(k.text)}</strong>`;
   } else {
     bmEl.hidden = true;
   }
@@ -443,8 +455,8 @@ function renderAnalysis() {
 function renderLines(here) {
   const box = $('#pv-lines');
   if (!here || analysis.lines.size === 0) {
-    const hint = analysis.on ? '' : '<p class="hint">Press <b>Analyze</b> to see the engine\'s best lines here.</p>';
-    box.innerHTML = analysis.on && analysis.state !== 'terminal' ? '<p class="hint">Waiting for the first lines…</p>' : hint;
+    const hint = analysis.on ? '' : `<p class="hint">${t('analysis.hint')}</p>`;
+    box.innerHTML = analysis.on && analysis.state !== 'terminal' ? `<p class="hint">${escapeHtml(t('analysis.waiting'))}</p>` : hint;
     return;
   }
   const lines = [...analysis.lines.values()].sort((a, b) => (a.multipv || 1) - (b.multipv || 1));
@@ -456,9 +468,11 @@ function renderLines(here) {
     html += `<div class="pv-line" data-testid="pv-line" data-multipv="${l.multipv || 1}" data-depth="${l.depth ?? 0}">` +
       `<span class="pv-score ${cls}" data-testid="pv-score">${bound}${formatScore(sc)}</span>` +
       `<span class="pv-depth">${l.depth ?? ''}</span><span class="pv-moves">`;
+    let pos = game.position;
     l.pv.forEach((usi, j) => {
-      const k = l.pv_kif && l.pv_kif[j] ? splitKif(l.pv_kif[j]) : null;
-      const text = k ? `${MARK[k.side] || ''}${k.text}` : usi;
+      const k = moveText(l.pv_kif && l.pv_kif[j], usi, pos);
+      try { pos = pos && applyMove(pos, usi); } catch { pos = null; }
+      const text = `${MARK[k.side] || ''}${k.text}`;
       html += `<span class="pv-move" data-testid="pv-move" data-index="${j}" data-usi="${escapeHtml(usi)}">${escapeHtml(text)}</span>`;
     });
     html += '</span></div>';
