@@ -136,6 +136,13 @@ function writeHash() {
   if (location.hash !== h) history.replaceState(null, '', h);
 }
 
+// Editing the URL's #pos (or following a link to another) loads it; the
+// page's own writes use replaceState, which fires no hashchange.
+window.addEventListener('hashchange', () => {
+  const h = readHash();
+  if (h) loadText(h.text, h.ply);
+});
+
 function readHash() {
   const p = hashParams();
   if (!p.pos) return null;
@@ -207,6 +214,8 @@ document.addEventListener('keydown', (e) => {
     Home: () => game.goto(0),
     End: () => game.goto(game.length),
     f: flip,
+    // Space on a focused button would press that button too: let go of it.
+    ' ': () => { document.activeElement?.blur?.(); $('#analyze').click(); },
   };
   const f = keys[e.key];
   if (f) { e.preventDefault(); f(); }
@@ -225,13 +234,59 @@ $('#board').addEventListener('wheel', (e) => {
 
 const engineSelect = $('#engine');
 const multipvSelect = $('#multipv');
+const limitSelect = $('#live-limit');
 multipvSelect.value = String(loadSetting('multipv', 1));
+limitSelect.value = loadSetting('liveLimit', '');
+if (limitSelect.selectedIndex < 0) limitSelect.value = '';
+const engineInfo = new Map(); // name -> /v1/engines entry
+
+// LIVE_LIMITS are the live analysis' limits: none runs until Stop.
+const LIVE_LIMITS = {
+  d10: { depth: 10 }, d15: { depth: 15 }, d20: { depth: 20 },
+  t5000: { movetime_ms: 5000 }, t10000: { movetime_ms: 10000 }, t30000: { movetime_ms: 30000 },
+};
+
+// followProfile offers what the chosen engine can do (its probed profile in
+// /v1/engines): Lines only with a MultiPV option, limits it honours
+// (natively or emulated by usid), within the server's caps.
+async function followProfile() {
+  const e = engineInfo.get(engineSelect.value);
+  const prof = e?.profile || {};
+  const name = e?.name || '';
+  const multi = !e || !!prof.multipv_option;
+  multipvSelect.disabled = !multi;
+  multipvSelect.dataset.profile = multi ? 'multipv' : 'none';
+  multipvSelect.title = multi ? '' : t('analysis.nomultipv', { engine: name });
+  if (!multi) multipvSelect.value = '1';
+  else multipvSelect.value = String(Math.min(loadSetting('multipv', 1), Math.max(...[...multipvSelect.options].map((o) => Number(o.value)))));
+  const caps = (await serverLimits())?.caps || {};
+  const go = prof.go || {};
+  for (const o of limitSelect.options) {
+    const l = LIVE_LIMITS[o.value];
+    if (!l) continue;
+    const kind = l.depth ? 'depth' : 'movetime';
+    const over = (l.depth && caps.max_depth > 0 && l.depth > caps.max_depth) ||
+      (l.movetime_ms && caps.max_movetime_ms > 0 && l.movetime_ms > caps.max_movetime_ms);
+    const unsupported = go[kind] === 'unsupported';
+    o.disabled = over || unsupported;
+    o.title = unsupported ? t('analysis.limit.unsupported', { engine: name }) : '';
+  }
+  const want = loadSetting('liveLimit', '');
+  const opt = [...limitSelect.options].find((o) => o.value === want);
+  limitSelect.value = opt && !opt.disabled ? want : '';
+  limitSelect.dataset.profile = name;
+}
+limitSelect.addEventListener('change', () => {
+  saveSetting('liveLimit', limitSelect.value);
+  if (analysis.on) scheduleAnalyze();
+});
 
 async function loadEngines() {
   try {
     const list = await api.engines();
     engineSelect.innerHTML = '';
     for (const e of list) {
+      engineInfo.set(e.name, e);
       const o = document.createElement('option');
       o.value = e.name;
       const usiName = e.id && e.id.name ? ` — ${e.id.name}` : '';
@@ -242,6 +297,7 @@ async function loadEngines() {
     const saved = loadSetting('engine', null);
     const pick = list.find((e) => e.name === saved) || list.find((e) => /fairy/i.test(e.name)) || list[0];
     if (pick) engineSelect.value = pick.name;
+    await followProfile();
     if (!list.length) engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.none'))}</option>`;
   } catch (e) {
     engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.unavailable'))}</option>`;
@@ -249,8 +305,9 @@ async function loadEngines() {
   }
 }
 
-engineSelect.addEventListener('change', () => {
+engineSelect.addEventListener('change', async () => {
   saveSetting('engine', engineSelect.value);
+  await followProfile();
   if (analysis.on) scheduleAnalyze();
 });
 // Only the line counts usid accepts (caps.max_multipv).
@@ -258,6 +315,7 @@ async function fitMultiPV() {
   const max = (await serverLimits())?.caps?.max_multipv;
   if (max > 0) fitSelect(multipvSelect, (o) => Number(o.value) <= max, () => ({ value: '1', text: '1' }));
   multipvSelect.dataset.limits = max > 0 ? 'server' : 'builtin';
+  if (engineInfo.size) followProfile();
 }
 multipvSelect.addEventListener('change', () => {
   saveSetting('multipv', Number(multipvSelect.value));
@@ -301,8 +359,9 @@ async function sendAnalyze() {
   Object.assign(analysis, { id, key, turn: v.side_to_move || game.position.turn, stats: {}, bestmove: null, queue: 0 });
   analysis.lines.clear();
   const msg = {
-    type: 'analyze', id, position: game.positionAt(), multipv: Number(multipvSelect.value), notation: 'kif',
+    type: 'analyze', id, position: game.positionAt(), multipv: multipvSelect.disabled ? 1 : Number(multipvSelect.value), notation: 'kif',
   };
+  if (LIVE_LIMITS[limitSelect.value]) msg.limits = LIVE_LIMITS[limitSelect.value];
   if (engineSelect.value) msg.engine = engineSelect.value;
   if (sock.send(msg)) {
     analysis.live = id;
@@ -381,14 +440,21 @@ function onInfo(m) {
   if (analysis.state === 'starting' || analysis.state === 'queued') setState('searching');
   if (Array.isArray(m.pv) && m.pv.length && m.score) {
     const mpv = m.multipv || 1;
+    // A report cut short (the last one of a stopped search, a PV cut by the
+    // hash) often carries only the start of the line given in full before:
+    // keep the full line's moves, take the new numbers.
+    const old = analysis.lines.get(mpv);
+    if (old && m.pv.length < old.pv.length && m.pv.every((mv, i) => mv === old.pv[i])) {
+      m = { ...m, pv: old.pv, pv_kif: old.pv_kif };
+    }
     const score = blackScore(m.score, analysis.turn);
     // A bound (lower/upper) is from the side to move's view too.
     let bound = m.bound || '';
     if (bound && analysis.turn === 'w') bound = bound === 'lower' ? 'upper' : 'lower';
     analysis.lines.set(mpv, { ...m, blackScore: score, blackBound: bound });
     if (mpv === 1 && score) {
-      const old = evals.get(analysis.key);
-      if (!old || (m.depth || 0) >= old.depth || !bound) evals.set(analysis.key, { score, depth: m.depth || 0 });
+      const prev = evals.get(analysis.key);
+      if (!prev || (m.depth || 0) >= prev.depth || !bound) evals.set(analysis.key, { score, depth: m.depth || 0 });
     }
   }
   renderSoon();
@@ -455,10 +521,17 @@ function renderAnalysis() {
 function renderLines(here) {
   const box = $('#pv-lines');
   if (!here || analysis.lines.size === 0) {
-    const hint = analysis.on ? '' : `<p class="hint">${t('analysis.hint')}</p>`;
+    // An engine may answer without lines (a book move): say so rather
+    // than invite to press Analyze again.
+    const answered = here && analysis.state === 'done' && analysis.bestmove;
+    const hint = analysis.on ? '' : `<p class="hint" data-testid="pv-hint">${answered ? escapeHtml(t('analysis.nolines')) : t('analysis.hint')}</p>`;
     box.innerHTML = analysis.on && analysis.state !== 'terminal' ? `<p class="hint">${escapeHtml(t('analysis.waiting'))}</p>` : hint;
     return;
   }
+  // While the mouse is over the lines (about to click one) or a press is
+  // on them, they hold still; they catch up when it leaves.
+  if (linesHeld && box.dataset.key === analysis.key && box.querySelector('.pv-line')) return;
+  box.dataset.key = analysis.key;
   const lines = [...analysis.lines.values()].sort((a, b) => (a.multipv || 1) - (b.multipv || 1));
   let html = '';
   for (const l of lines) {
@@ -480,13 +553,35 @@ function renderLines(here) {
   box.innerHTML = html;
 }
 
-// Clicking a move of a line plays the line up to that move.
-$('#pv-lines').addEventListener('click', (e) => {
+// Clicking a move of a line plays the line up to that move. The lines are
+// redrawn many times a second, so a click's press and release often land
+// on different elements (and the browser sends no click): the line is
+// taken at the press and played at a release nearby.
+let pvPress = null;
+let linesHeld = false;
+$('#pv-lines').addEventListener('pointerenter', (e) => { if (e.pointerType === 'mouse') linesHeld = true; });
+$('#pv-lines').addEventListener('pointerleave', (e) => {
+  if (e.pointerType !== 'mouse' || pvPress) return;
+  linesHeld = false;
+  renderSoon();
+});
+$('#pv-lines').addEventListener('pointerdown', (e) => {
+  pvPress = null;
   const mv = e.target.closest('.pv-move');
-  if (!mv) return;
+  if (!mv || e.button !== 0) return;
   const line = analysis.lines.get(Number(mv.closest('.pv-line').dataset.multipv));
   if (!line || analysis.key !== game.key()) return;
-  game.playLine(line.pv.slice(0, Number(mv.dataset.index) + 1));
+  pvPress = { id: e.pointerId, x: e.clientX, y: e.clientY, key: game.key(), moves: line.pv.slice(0, Number(mv.dataset.index) + 1) };
+  linesHeld = true;
+  // The release must come here even if the lines moved under the pointer.
+  try { e.currentTarget.setPointerCapture(e.pointerId); } catch { /* not capturable */ }
+});
+$('#pv-lines').addEventListener('pointerup', (e) => {
+  const p = pvPress;
+  pvPress = null;
+  if (e.pointerType !== 'mouse' || !e.currentTarget.matches(':hover')) { linesHeld = false; renderSoon(); }
+  if (!p || p.id !== e.pointerId || p.key !== game.key() || Math.hypot(e.clientX - p.x, e.clientY - p.y) > 12) return;
+  game.playLine(p.moves);
 });
 
 // --- start ---------------------------------------------------------------

@@ -110,10 +110,12 @@ async function loadEngines() {
       o.value = e.name;
       const mates = e.capabilities && e.capabilities.checkmate;
       o.textContent = `${e.name}${e.id && e.id.name ? ` — ${e.id.name}` : ''}${mates ? '' : t('tsume.nomatesearch')}`;
+      o.disabled = !mates; // its profile says it has no mate search
       sel.append(o);
     }
     const saved = loadSetting('tsume.engine', null);
-    const pick = list.find((e) => e.name === saved) || list.find((e) => e.capabilities && e.capabilities.checkmate) || list[0];
+    const mates = (e) => e.capabilities && e.capabilities.checkmate;
+    const pick = list.find((e) => e.name === saved && mates(e)) || list.find(mates) || list[0];
     if (pick) sel.value = pick.name;
   } catch (e) {
     sel.innerHTML = `<option value="">${escapeHtml(t('engine.default'))}</option>`;
