@@ -447,6 +447,9 @@ function onInfo(m) {
     if (old && m.pv.length < old.pv.length && m.pv.every((mv, i) => mv === old.pv[i])) {
       m = { ...m, pv: old.pv, pv_kif: old.pv_kif };
     }
+    // After Stop the engine reports the iteration it broke off: its short
+    // line says less than the full one shown.
+    if (old && analysis.state === 'stopping' && m.pv.length < old.pv.length) { renderSoon(); return; }
     const score = blackScore(m.score, analysis.turn);
     // A bound (lower/upper) is from the side to move's view too.
     let bound = m.bound || '';

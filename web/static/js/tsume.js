@@ -14,7 +14,9 @@ import { $, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashPara
 
 const SEED = '9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1';
 
-const board = new Board($('#board'), { interactive: false });
+// The board takes moves only while the player solves (see "solving it
+// yourself"); otherwise it has no legal moves and nothing moves.
+const board = new Board($('#board'), { onMove: (usi) => playerMove(usi) });
 const sock = new UsidSocket();
 const errorBox = $('#error');
 
@@ -41,6 +43,7 @@ board.setFlipped(flipped);
 
 async function setProblem(text) {
   if (editor.active) editor.stop();
+  stopTry();
   let sfen;
   try {
     const p = parsePositionText(text);
@@ -84,6 +87,7 @@ $('#problem-form').addEventListener('submit', (e) => {
   setProblem($('#sfen-input').value);
 });
 $('#edit').addEventListener('click', () => {
+  stopTry();
   cancelSolve(true);
   clearResult();
   // The editor shows its own verdict as the position is built: the old
@@ -157,13 +161,16 @@ function startSolve() {
   Object.assign(solve, { id, started: performance.now(), engine, stats: {}, running: true, timeout, took: 0 });
   clearInterval(solve.timer);
   solve.timer = setInterval(renderProgress, 100);
+  stopTry();
   setProgress('starting', t('state.starting'));
   $('#solve').textContent = t('tsume.cancel');
   const position = { sfen: problem.sfen, moves: [] };
   const msg = { type: 'mate', id, position, timeout_ms: timeout, notation: 'kif' };
   if (engine) msg.engine = engine;
   solve.via = 'ws';
-  if (sock.send(msg)) return;
+  // Once sent the search is on: a session that keeps its engine sends no
+  // new 'engine' event, so the status must not wait for one.
+  if (sock.send(msg)) { setProgress('searching', t('tsume.solving')); return; }
   solve.via = 'http';
   // No WebSocket at the moment: the REST route gives the same answer, just
   // without progress events.
@@ -233,7 +240,11 @@ function setProgress(state, text) {
 
 function renderProgress() {
   const parts = [];
-  if (solve.running) parts.push(formatSeconds(performance.now() - solve.started));
+  if (solve.running) {
+    const spent = performance.now() - solve.started;
+    parts.push(formatSeconds(spent));
+    if (solve.timeout) parts.push(t('stats.left', { s: formatSeconds(Math.max(0, solve.timeout - spent)) }));
+  }
   else if (solve.took) parts.push(formatSeconds(solve.took));
   const s = solve.stats;
   if (s.depth !== undefined) parts.push(t('stats.depth', { d: s.depth }));
@@ -378,6 +389,170 @@ document.addEventListener('keydown', (e) => {
   };
   const f = keys[e.key];
   if (f) { e.preventDefault(); f(); }
+});
+
+// --- solving it yourself -------------------------------------------------
+//
+// The engine proves a mate first (the line is kept hidden); then the board
+// takes the player's attacking moves. Each must check (usid says whether it
+// does); a move of the proven line is answered by the line's reply; any
+// other check is tried against every defence with the mate search, and the
+// defence that holds out longest is played (or the one that escapes is
+// shown, and the move taken back).
+
+const tryState = { on: false, moves: [], line: [], busy: false, seq: 0 };
+
+function feedback(state, text) {
+  const f = $('#try-feedback');
+  f.hidden = !text;
+  f.dataset.state = state;
+  f.textContent = text || '';
+}
+
+function positionsOf(moves) {
+  const out = [problem.pos];
+  for (const m of moves) out.push(applyMove(out.at(-1), m));
+  return out;
+}
+
+// kifOf names a move as the player reads it (usid's KIF, or Western).
+async function kifOf(moves) {
+  try {
+    const v = await api.validate({ sfen: problem.sfen, moves });
+    const ps = positionsOf(moves);
+    const k = moveText(v.moves_kif?.at(-1), moves.at(-1), ps.at(-2));
+    return `${MARK[k.side] || ''}${k.text}`;
+  } catch { return moves.at(-1); }
+}
+
+async function showTry(moves, { legal = true } = {}) {
+  const ps = positionsOf(moves);
+  board.setPosition(ps.at(-1), { lastMove: moves.at(-1) || null });
+  if (!legal) return null;
+  const v = await api.validate({ sfen: problem.sfen, moves });
+  if (!tryState.on) return v;
+  board.setCheck(v.in_check);
+  board.setLegal(v.legal_moves);
+  return v;
+}
+
+function stopTry() {
+  tryState.on = false;
+  tryState.seq++;
+  $('#hint').disabled = $('#reveal').disabled = true;
+  board.setArrows([]);
+  feedback('', '');
+}
+
+async function startTry() {
+  if (!problem.sfen) return;
+  cancelSolve(true);
+  clearResult();
+  stopTry();
+  const seq = tryState.seq;
+  Object.assign(tryState, { on: true, moves: [], line: [] });
+  const engine = $('#engine').value;
+  const timeout = Number($('#time-limit').value);
+  Object.assign(solve, { started: performance.now(), running: true, timeout, stats: {}, took: 0 });
+  clearInterval(solve.timer);
+  solve.timer = setInterval(renderProgress, 100);
+  setProgress('searching', t('try.preparing'));
+  let r;
+  try {
+    r = await api.mate({ sfen: problem.sfen, moves: [] }, engine, timeout);
+  } catch (e) {
+    r = { result: 'error', error: e };
+  }
+  solve.running = false;
+  clearInterval(solve.timer);
+  if (seq !== tryState.seq) return;
+  solve.took = performance.now() - solve.started;
+  if (r.result !== 'mate') {
+    tryState.on = false;
+    if (r.result === 'error') fail({ code: r.error.code, message: r.error.message });
+    else { feedback('wrong', t('try.nosolution')); finish({ ...r, moves: [] }); }
+    return;
+  }
+  tryState.line = r.moves;
+  $('#hint').disabled = $('#reveal').disabled = false;
+  setProgress('idle', t('try.yourturn'));
+  await showTry([]);
+}
+
+async function playerMove(usi) {
+  if (!tryState.on || tryState.busy) return;
+  const seq = tryState.seq;
+  const before = tryState.moves.slice();
+  const moves = [...before, usi];
+  tryState.busy = true;
+  board.setArrows([]);
+  try {
+    await showTry(moves, { legal: false });
+    const v = await api.validate({ sfen: problem.sfen, moves });
+    const name = await kifOf(moves);
+    if (seq !== tryState.seq) return;
+    if (!v.in_check) {
+      feedback('wrong', t('try.nocheck', { move: name }));
+      await showTry(before);
+      return;
+    }
+    if (v.checkmate) {
+      tryState.moves = moves;
+      tryState.on = false;
+      $('#hint').disabled = true;
+      feedback('solved', t('try.solved', { n: moves.length }));
+      board.setCheck(true);
+      setProgress('done', t('tsume.solved'));
+      return;
+    }
+    let reply, rest;
+    if (tryState.line[before.length] === usi) {
+      reply = tryState.line[before.length + 1];
+      rest = tryState.line.slice(before.length + 2);
+    } else {
+      // Not the proven line: try every defence.
+      feedback('checking', t('try.checking', { move: name }));
+      let best = null;
+      for (const r of v.legal_moves) {
+        let m;
+        try { m = await api.mate({ sfen: problem.sfen, moves: [...moves, r] }, $('#engine').value, 5000); } catch { m = { result: 'error' }; }
+        if (seq !== tryState.seq) return;
+        if (m.result !== 'mate') {
+          const escape = await kifOf([...moves, r]);
+          feedback('wrong', m.result === 'nomate' ? t('try.nomate', { move: name, reply: escape }) : t('try.unproven', { move: name }));
+          await showTry(before);
+          return;
+        }
+        if (!best || m.moves.length > best.moves.length) best = { r, moves: m.moves };
+      }
+      reply = best.r;
+      rest = best.moves;
+    }
+    tryState.moves = [...moves, reply];
+    tryState.line = [...tryState.moves, ...rest];
+    const replyName = await kifOf(tryState.moves);
+    if (seq !== tryState.seq) return;
+    feedback('good', t('try.good', { move: name, reply: replyName }));
+    await showTry(tryState.moves);
+  } finally {
+    tryState.busy = false;
+  }
+}
+
+$('#try').addEventListener('click', startTry);
+$('#hint').addEventListener('click', () => {
+  const next = tryState.line[tryState.moves.length];
+  if (!tryState.on || !next) return;
+  board.setArrows([{ move: next }]);
+  feedback('hint', t('try.hinted'));
+});
+$('#reveal').addEventListener('click', async () => {
+  if (!tryState.line.length) return;
+  const line = tryState.line;
+  stopTry();
+  let kif = [];
+  try { kif = (await api.validate({ sfen: problem.sfen, moves: line })).moves_kif || []; } catch { /* USI then */ }
+  finish({ result: 'mate', moves: line, moves_kif: kif });
 });
 
 // --- start ---------------------------------------------------------------

@@ -1,0 +1,43 @@
+// Copies the screenshots the README shows from web/e2e/screenshots/ (taken
+// by the tests) to docs/screenshots/, scaled down in the browser's canvas to
+// stay small (no image tools needed):
+//   node web/e2e/docshots.mjs   (after web/e2e/run.sh)
+
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CHROMIUM, SCREENSHOTS } from './lib.mjs';
+
+const OUT = path.join(SCREENSHOTS, '..', '..', '..', 'docs', 'screenshots');
+// name -> width in pixels of the copy (phone shots are taken at 2x).
+const SHOTS = {
+  'board-ja-desktop': 960, 'board-ja-phone': 300, 'board-en-desktop': 960,
+  'editor-board-desktop': 960, 'editor-board-phone': 300, 'editor-ja-desktop': 960,
+  'tsume-ja-desktop': 960, 'tsume-ja-phone': 300, 'tsume-try-desktop': 960, 'tsume-try-phone': 300,
+  'promotion-phone': 300, 'layout-phone': 300, 'board-lines-desktop': 960,
+};
+
+fs.mkdirSync(OUT, { recursive: true });
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+const page = await browser.newPage();
+for (const [name, width] of Object.entries(SHOTS)) {
+  const src = path.join(SCREENSHOTS, `${name}.png`);
+  if (!fs.existsSync(src)) { console.error(`missing ${src}: run the tests first`); process.exitCode = 1; continue; }
+  const data = `data:image/png;base64,${fs.readFileSync(src).toString('base64')}`;
+  const png = await page.evaluate(async ({ data, width }) => {
+    const img = new Image();
+    img.src = data;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = width;
+    c.height = Math.round((img.height * width) / img.width);
+    const g = c.getContext('2d');
+    g.imageSmoothingQuality = 'high';
+    g.drawImage(img, 0, 0, c.width, c.height);
+    return c.toDataURL('image/png').split(',')[1];
+  }, { data, width });
+  const file = path.join(OUT, `${name}.png`);
+  fs.writeFileSync(file, Buffer.from(png, 'base64'));
+  console.log(`${file} ${Math.round(fs.statSync(file).size / 1024)} KB`);
+}
+await browser.close();
