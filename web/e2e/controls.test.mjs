@@ -88,8 +88,12 @@ test('a live analysis limit ends the search by itself; Space starts and stops; w
     await waitState(page, 'searching');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="pv-line"]').length === 2);
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="pv-line"]').dataset.depth) >= 8, null, { timeout: 30_000 });
-    const before = await page.locator('[data-testid="pv-line"]').first().locator('.pv-move').count();
-    await page.keyboard.press('Space');
+    // Read the line and press Space in one go (lines change many times a second).
+    const before = await page.evaluate(() => {
+      const n = document.querySelector('[data-testid="pv-line"]').querySelectorAll('.pv-move').length;
+      document.body.dispatchEvent(new KeyboardEvent('keydown', { key: ' ', bubbles: true }));
+      return n;
+    });
     await waitState(page, 'stopped');
     const after = await page.locator('[data-testid="pv-line"]').first().locator('.pv-move').count();
     assert.ok(after >= before, `the line kept its moves after Stop (${before} → ${after})`);
@@ -177,3 +181,37 @@ for (const [size, opts] of Object.entries({ desktop: { width: 1366, height: 900 
     }
   });
 }
+
+test('a record shows how the game ended; a variation is made the main line or deleted', { timeout: 60_000 }, async () => {
+  const browser = await launch({ width: 1366, height: 900, locale: 'ja-JP' });
+  try {
+    const page = await openBoard(browser.context);
+    const kif = '手合割：平手\n先手：A\n後手：B\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 投了\n';
+    await page.fill('[data-testid="position-input"]', kif);
+    await page.click('[data-testid="load-position"]');
+    await page.waitForSelector('[data-testid="game-result"][data-end="resign"]');
+    assert.equal(await page.textContent('[data-testid="game-result"]'), 'まで2手: 先手の投了で後手の勝ち');
+
+    // A different second move opens a variation; make it the main line.
+    await page.click('[data-testid="move"][data-ply="1"]');
+    await page.waitForSelector('.board-area[data-ready="true"]');
+    await page.click('[data-square="8c"]');
+    await page.click('[data-square="8d"]');
+    await page.waitForSelector('[data-testid="var-move"][data-usi="8c8d"].current');
+    await page.click('[data-testid="promote-variation"]');
+    await page.waitForSelector('[data-testid="move"][data-ply="2"][data-usi="8c8d"]');
+    await page.waitForSelector('[data-testid="var-move"][data-usi="3c3d"]');
+    assert.equal(await page.isHidden('[data-testid="delete-variation"]'), true, 'on the main line: nothing to delete');
+
+    // Show the old line (now a variation) and delete it.
+    await page.click('[data-testid="var-move"][data-usi="3c3d"]');
+    await page.waitForSelector('[data-testid="delete-variation"]:not([hidden])');
+    await page.click('[data-testid="delete-variation"]');
+    await page.waitForFunction(() => !document.querySelector('[data-testid="var-move"]'));
+    assert.deepEqual(await page.locator('[data-testid="move"]').evaluateAll((ls) => ls.map((l) => l.dataset.usi)), ['7g7f', '8c8d']);
+    await page.close();
+    assert.deepEqual(takeProblems(browser.context), []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -281,7 +281,7 @@ test('the Japanese and English catalogues have the same keys and placeholders', 
 // HTML and in scripts' markup, t('key') / tr('key') calls, and the families
 // built from a prefix (t(`state.${st}`)) with the values they take.
 const NAMESPACES = ['title', 'aria', 'nav', 'prefs', 'conn', 'foot', 'board', 'engine', 'analysis', 'state', 'stats',
-  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try'];
+  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result'];
 
 function usedKeys() {
   const root = new URL('../static/', import.meta.url);
@@ -308,6 +308,7 @@ const FAMILIES = {
   'state.': ['idle', 'connecting', 'starting', 'queued', 'searching', 'stopping', 'stopped', 'done', 'error', 'terminal'],
   'judge.': ['inaccuracy', 'mistake', 'blunder'],
   'game.status.': ['queued', 'running', 'done', 'cancelled', 'failed'],
+  'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],
 };
 
@@ -361,4 +362,29 @@ test('Western notation: piece, origin when ambiguous, capture, drop, promotion',
   assert.deepEqual(moveText('▲７六歩(77)', '7g7f', parseSfen(STARTPOS), 'western'), { side: 'b', text: 'P-7f', origin: '' });
   assert.deepEqual(moveText('▲７六歩(77)', '7g7f', parseSfen(STARTPOS), 'kif'), { side: 'b', text: '７六歩', origin: '77' });
   assert.deepEqual(moveText('', '7g7f', null, 'western'), { side: '', text: '7g7f', origin: '' });
+});
+
+test('a variation is deleted, or made the main line', () => {
+  const g = new Game();
+  g.loadRecord(VARIATIONS);
+  const main = g.moves.slice();
+  const alt = g.tree.children[0].children[1];
+  g.select(alt.id);
+  const line = g.moves.slice();
+  assert.ok(!g.onMainLine);
+  g.promoteVariation();
+  assert.ok(g.onMainLine, 'the shown line is the main line now');
+  assert.deepEqual(g.mainLine().map((n) => n.move), line);
+  assert.equal(g.tree.children[0].children[1].move, main[1], 'the old main line is the first variation');
+  g.promoteVariation(); // nothing to do on the main line
+  assert.deepEqual(g.mainLine().map((n) => n.move), line);
+
+  const n = g.tree.children[0].children.length;
+  g.select(g.tree.children[0].children[1].id);
+  assert.ok(!g.onMainLine);
+  g.deleteVariation();
+  assert.ok(g.onMainLine);
+  assert.equal(g.cursor, 1, 'shown at the move the variation left');
+  assert.equal(g.tree.children[0].children.length, n - 1);
+  assert.ok(!g.mainLine().some((x) => x.move === main[1] && x.parent === g.tree.children[0]), 'the old main line is gone');
 });

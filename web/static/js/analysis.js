@@ -89,7 +89,7 @@ function showPosition() {
   board.setPosition(game.position, { lastMove: game.lastMove() });
   board.root.classList.toggle('illegal', !game.legalPosition);
   moveList.setCurrent(game.node.id);
-  $('#main-line').hidden = game.onMainLine;
+  $('#main-line').hidden = $('#promote-var').hidden = $('#delete-var').hidden = game.onMainLine;
   panel.renderHeader();
   $('#nav-first').disabled = $('#nav-prev').disabled = game.cursor === 0;
   $('#nav-next').disabled = $('#nav-last').disabled = game.cursor === game.length;
@@ -181,6 +181,8 @@ async function loadText(text, ply) {
 // Pasted text and files are read by usid (gamepanel.js); loadText reads
 // only the page's own URL (#pos=...).
 $('#main-line').addEventListener('click', () => game.backToMain());
+$('#promote-var').addEventListener('click', () => game.promoteVariation());
+$('#delete-var').addEventListener('click', () => game.deleteVariation());
 $('#reset').addEventListener('click', () => { loadText('startpos'); $('#position-input').value = ''; });
 $('#copy-sfen').addEventListener('click', async () => {
   toast((await copyText($('#sfen-out').value)) ? t('toast.sfencopied') : t('toast.copyfailedselect'));

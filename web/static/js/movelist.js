@@ -86,6 +86,18 @@ export class MoveList {
           alts.map((v) => `<div class="variation" data-testid="variation">${inline(v, ply, before)}</div>`).join('') + '</li>');
       }
     });
+    const end = game.record?.end;
+    if (end) {
+      // How the game ended, as a KIF says it: "まで76手で先手の勝ち".
+      const n = game.mainLine().length;
+      const toMove = sideOf(n + 1);
+      const other = toMove === 'b' ? 'w' : 'b';
+      const winner = ['declare_win', 'illegal_win'].includes(end) ? toMove : other;
+      const loser = winner === toMove ? other : toMove;
+      const name = (s) => tr(s === 'b' ? 'side.sente' : 'side.gote');
+      const what = tr(`result.${end}`, { winner: name(winner), loser: name(loser) });
+      full(`<li class="result" data-testid="game-result" data-end="${escapeHtml(end)}">${escapeHtml(tr('result.after', { n, what }))}</li>`);
+    }
     this.ol.innerHTML = html;
   }
 
