@@ -215,3 +215,31 @@ test('a record shows how the game ended; a variation is made the main line or de
     await browser.close();
   }
 });
+
+test('a reload keeps the record: header, comments and the shown move', { timeout: 60_000 }, async () => {
+  const browser = await launch({ width: 1366, height: 900 });
+  try {
+    const page = await openBoard(browser.context);
+    const kif = '手合割：平手\n先手：羽生\n後手：藤井\n手数----指手---------消費時間--\n   1 ７六歩(77)\n*角道を開ける\n   2 ３四歩(33)\n   3 ２六歩(27)\n';
+    await page.fill('[data-testid="position-input"]', kif);
+    await page.click('[data-testid="load-position"]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="move"]').length === 3);
+    await page.click('[data-testid="move"][data-ply="1"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="move-comment"]').textContent === '角道を開ける');
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="move"]').length === 3);
+    await page.waitForSelector('[data-testid="move"][data-ply="1"].current');
+    assert.match(await page.textContent('[data-testid="record-info"]'), /羽生.*藤井/);
+    assert.equal(await page.textContent('[data-testid="move-comment"]'), '角道を開ける');
+    // Another position loaded: the old record is not brought back.
+    await page.click('[data-testid="reset"]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="move"]').length === 0);
+    await page.reload();
+    await page.waitForSelector('.board-area[data-ready="true"]');
+    assert.equal(await page.isHidden('[data-testid="record-info"]'), true);
+    await page.close();
+    assert.deepEqual(takeProblems(browser.context), []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -152,6 +152,7 @@ function readHash() {
 // --- loading positions ---------------------------------------------------
 
 async function loadText(text, ply) {
+  try { sessionStorage.removeItem('usid.record'); } catch { /* private mode */ }
   let parsed;
   try {
     parsed = parsePositionText(text);
@@ -594,8 +595,27 @@ $('#pv-lines').addEventListener('pointerup', (e) => {
 sock.connect();
 loadEngines();
 fitMultiPV();
+// savedRecord is the record this tab loaded last (see gamepanel.js), if the
+// URL's game starts from its position: a reload shows its header, comments
+// and variations again, at the line and move the URL names.
+function savedRecord(h) {
+  let rec, p;
+  try {
+    rec = JSON.parse(sessionStorage.getItem('usid.record'));
+    p = parsePositionText(h.text);
+    const head = (s) => toSfen(parseSfen(s)).split(' ').slice(0, 3).join(' ');
+    if (!rec?.position?.sfen || head(p.sfen) !== head(rec.position.sfen)) return null;
+  } catch { return null; }
+  return { rec, moves: p.moves };
+}
+
 const fromHash = readHash();
+const restored = fromHash && savedRecord(fromHash);
 renderMoveList();
 showPosition();
-if (fromHash) loadText(fromHash.text, fromHash.ply);
+if (restored) {
+  game.loadRecord(restored.rec);
+  if (restored.moves.length) game.playLine(restored.moves);
+  if (Number.isInteger(fromHash.ply)) game.goto(fromHash.ply);
+} else if (fromHash) loadText(fromHash.text, fromHash.ply);
 else game.load('startpos', []);

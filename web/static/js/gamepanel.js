@@ -117,6 +117,9 @@ export class GamePanel {
       return false;
     }
     showErrors(this.errorBox, []);
+    // The tab keeps the record (header, comments, variations) so that a
+    // reload shows it again; the URL keeps only the moves.
+    try { sessionStorage.setItem('usid.record', JSON.stringify(rec)); } catch { /* too big or private mode */ }
     this.game.loadRecord(rec); // the 'load' change clears an analysis of another game
     this.renderJob();
     const n = rec.plies.length;
