@@ -243,3 +243,23 @@ test('a reload keeps the record: header, comments and the shown move', { timeout
     await browser.close();
   }
 });
+
+test('a broken record offers the moves before the line in error', { timeout: 60_000 }, async () => {
+  const browser = await launch({ width: 1366, height: 900 });
+  try {
+    const page = await openBoard(browser.context);
+    const kif = '手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ９九飛(28)\n   4 ８四歩(83)\n';
+    await page.fill('[data-testid="position-input"]', kif);
+    await page.click('[data-testid="load-position"]');
+    await page.waitForSelector('[data-testid="error-line"]');
+    await page.waitForSelector('[data-testid="load-partial"]');
+    assert.match(await page.textContent('[data-testid="load-partial"]'), /2 moves before line 5/);
+    await page.click('[data-testid="load-partial"]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="move"]').length === 2);
+    assert.equal(await page.isHidden('[data-testid="error"]'), true);
+    await page.close();
+    assert.deepEqual(takeProblems(browser.context).filter((p) => !/status of 422/.test(p)), []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -114,6 +114,7 @@ export class GamePanel {
     } catch (e) {
       const title = e.status === 422 ? (what === 'pasted' ? t('load.cannotrecord') : t('load.cannotname', { name: what })) : t('err.unreachable');
       showErrors(this.errorBox, [{ code: e.code, message: e.message, line: e.line }], { title });
+      if (e.status === 422 && Number.isInteger(e.line) && e.line > 1) this.offerBefore(source, e.line);
       return false;
     }
     showErrors(this.errorBox, []);
@@ -125,6 +126,34 @@ export class GamePanel {
     const n = rec.plies.length;
     toast(t(n === 1 ? 'load.loaded1' : 'load.loaded', { format: rec.format.toUpperCase(), n }));
     return true;
+  }
+
+  // offerBefore reads the record up to the line before the error and, if
+  // that holds moves, offers to load them.
+  async offerBefore(source, line) {
+    let text = source.text;
+    if (text === undefined && source.bytes) {
+      const b = new Uint8Array(source.bytes);
+      // UTF-8 if it decodes as such, else Shift_JIS (as KIF files often are).
+      try { text = new TextDecoder('utf-8', { fatal: true }).decode(b); } catch { text = new TextDecoder('shift_jis').decode(b); }
+    }
+    if (!text) return;
+    const head = text.split(/\r?\n/).slice(0, line - 1).join('\n') + '\n';
+    let rec;
+    try { rec = await api.parseRecord({ text: head }); } catch { return; }
+    if (!rec.plies.length) return;
+    const btn = document.createElement('button');
+    btn.type = 'button';
+    btn.className = 'small';
+    btn.dataset.testid = 'load-partial';
+    btn.textContent = t('load.partial', { n: rec.plies.length, line });
+    btn.addEventListener('click', () => {
+      showErrors(this.errorBox, []);
+      try { sessionStorage.setItem('usid.record', JSON.stringify(rec)); } catch { /* private mode */ }
+      this.game.loadRecord(rec);
+      this.renderJob();
+    });
+    this.errorBox.append(btn);
   }
 
   // renderHeader shows who played, and the comment of the shown move.

@@ -148,6 +148,7 @@ export default {
   'load.cannotfile': 'Cannot read that file',
   'load.cannotrecord': 'Cannot read that record',
   'load.cannotname': 'Cannot read {name}',
+  'load.partial': 'Load the {n} moves before line {line}',
   'load.loaded': '{format} loaded: {n} moves',
   'load.loaded1': '{format} loaded: 1 move',
   'time.3s': '3 s',

@@ -148,6 +148,7 @@ export default {
   'load.cannotfile': 'そのファイルを読めません',
   'load.cannotrecord': 'その棋譜を読めません',
   'load.cannotname': '{name} を読めません',
+  'load.partial': '{line} 行目より前の {n} 手を読み込む',
   'load.loaded': '{format} を読み込みました: {n} 手',
   'load.loaded1': '{format} を読み込みました: 1 手',
   'time.3s': '3 秒',
