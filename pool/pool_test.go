@@ -159,6 +159,7 @@ func TestRealEngines(t *testing.T) {
 	needBinary(t, fairyPath)
 	needBinary(t, gpsPath)
 	gps := EngineConfig{Name: "gps", Path: gpsPath}
+	gps.Timeouts.Start = 2 * time.Minute // gpsusi loads its data slowly on a loaded machine
 	p, reg := newPool(t, fairy(2), gps)
 	waitIdle(t, p, "fairy", 2)
 	waitIdle(t, p, "gps", 1)
