@@ -11,10 +11,9 @@ import { CHROMIUM, SCREENSHOTS } from './lib.mjs';
 const OUT = path.join(SCREENSHOTS, '..', '..', '..', 'docs', 'screenshots');
 // name -> width in pixels of the copy (phone shots are taken at 2x).
 const SHOTS = {
-  'board-ja-desktop': 960, 'board-ja-phone': 300, 'board-en-desktop': 960,
-  'editor-board-desktop': 960, 'editor-board-phone': 300, 'editor-ja-desktop': 960,
-  'tsume-ja-desktop': 960, 'tsume-ja-phone': 300, 'tsume-try-desktop': 960, 'tsume-try-phone': 300,
-  'promotion-phone': 300, 'layout-phone': 300, 'board-lines-desktop': 960,
+  'board-ja-desktop': 640, 'board-ja-phone': 220, 'board-lines-desktop': 640, 'layout-phone': 220,
+  'editor-board-desktop': 640, 'editor-board-phone': 220, 'tsume-ja-desktop': 640, 'tsume-ja-phone': 220,
+  'tsume-try-desktop': 640, 'tsume-try-phone': 220, 'promotion-phone': 220,
 };
 
 fs.mkdirSync(OUT, { recursive: true });
@@ -34,6 +33,10 @@ for (const [name, width] of Object.entries(SHOTS)) {
     const g = c.getContext('2d');
     g.imageSmoothingQuality = 'high';
     g.drawImage(img, 0, 0, c.width, c.height);
+    // Fewer colours compress much better (the board's wood grain is noise).
+    const px = g.getImageData(0, 0, c.width, c.height);
+    for (let i = 0; i < px.data.length; i++) if (i % 4 !== 3) px.data[i] = Math.min(255, Math.round(px.data[i] / 12) * 12);
+    g.putImageData(px, 0, 0);
     return c.toDataURL('image/png').split(',')[1];
   }, { data, width });
   const file = path.join(OUT, `${name}.png`);
