@@ -388,3 +388,16 @@ test('a variation is deleted, or made the main line', () => {
   assert.equal(g.tree.children[0].children.length, n - 1);
   assert.ok(!g.mainLine().some((x) => x.move === main[1] && x.parent === g.tree.children[0]), 'the old main line is gone');
 });
+
+test('every Japanese character of the pages and catalogues is in the embedded text font', () => {
+  const glyphs = new Set(fs.readFileSync(new URL('../tools/font-glyphs.txt', import.meta.url), 'utf8').trim());
+  const cjk = (c) => { const o = c.codePointAt(0); return (o >= 0x3000 && o <= 0x30ff) || (o >= 0x4e00 && o <= 0x9fff) || (o >= 0xff01 && o <= 0xff5e); };
+  const dirs = ['../pages/', '../static/js/', '../static/js/i18n/'].map((d) => new URL(d, import.meta.url));
+  const missing = new Set();
+  for (const d of dirs) {
+    for (const f of fs.readdirSync(d).filter((x) => /\.(html|js)$/.test(x))) {
+      for (const c of fs.readFileSync(new URL(f, d), 'utf8')) if (cjk(c) && !glyphs.has(c)) missing.add(`${c} (${f})`);
+    }
+  }
+  assert.deepEqual([...missing], [], 'run web/tools/subset-fonts.sh');
+});
