@@ -239,3 +239,61 @@ func TestCacheRedisShared(t *testing.T) {
 		t.Errorf("the outage was not counted: %v", e)
 	}
 }
+
+// handicap2 is the two-piece handicap start (White, without rook and
+// bishop, moves first); shuffle is a king and rook shuffle that comes back
+// to it.
+const handicap2 = "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+
+var shuffle = []string{"5a5b", "2h3h", "5b5a", "3h2h"}
+
+func repeatMoves(cycles int) []string {
+	var m []string
+	for range cycles {
+		m = append(m, shuffle...)
+	}
+	return m
+}
+
+// TestCacheRepetitionNotShared: a position reached through a repetition is
+// a different question (fairy-stockfish answers it cp 0 at depth 40 within
+// a second: the next return is sennichite); its answer is never served for
+// the position without that history, nor is the clean answer served to the
+// repetition; each gets the engine's honest answer, every time.
+func TestCacheRepetitionNotShared(t *testing.T) {
+	shared.waitIdle(t)
+	e, _ := cachedEnv(t, evalcache.Config{})
+	ask := func(moves []string, depth int) map[string]any {
+		return analyze(t, e, map[string]any{"engine": "fairy", "position": map[string]any{"sfen": handicap2, "moves": moves},
+			"limits": map[string]any{"depth": depth}})
+	}
+	cp := func(v map[string]any) (int, bool) {
+		s := firstLine(v)["score"].(map[string]any)
+		c, ok := s["cp"].(float64)
+		return int(c), ok
+	}
+	rep := ask(repeatMoves(3), 40)
+	if c, ok := cp(rep); !ok || c != 0 || rep["cached"] != nil {
+		t.Fatalf("through a threefold shuffle: %v (want the engine's draw, cp 0)", rep)
+	}
+	clean := ask(nil, 8)
+	if c, ok := cp(clean); clean["cached"] != nil || !ok || c > -300 {
+		t.Fatalf("the position without the history was served %v (want a search: White, two pieces down, is well behind)", clean)
+	}
+	// The clean answer is cached for clean histories (another move order
+	// to the same position, with no position twice, shares it)...
+	if again := ask(nil, 8); again["cached"] != true {
+		t.Errorf("the clean answer was not cached: %v", again)
+	}
+	// ...and never served to the repetition, which still gets its own
+	// answer from the engine.
+	for _, cycles := range []int{1, 3} {
+		v := ask(repeatMoves(cycles), 6)
+		if v["cached"] != nil {
+			t.Errorf("%d cycles: served from the cache: %v", cycles, v)
+		}
+		if c, _ := cp(v); cycles == 3 && c != 0 {
+			t.Errorf("3 cycles: %v, want the engine's draw", v)
+		}
+	}
+}

@@ -132,6 +132,10 @@ type Session struct {
 	// clientOpts: the client set engine options on the lease held now;
 	// the worker's alone (it owns the lease).
 	clientOpts bool
+	// repeated: the lease held now searched a history with a repeated
+	// position, so its engine's hash may hold that answer; its searches
+	// fill the cache no more (cache.go). The worker's alone.
+	repeated bool
 	// kept is the options the client set per engine kind, in the order
 	// first set, re-applied to every engine the session leases later, so
 	// that giving an idle engine back (idle_release, another client
@@ -496,6 +500,7 @@ func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string
 		return nil, acquireError(engine, err)
 	}
 	s.clientOpts = false // a fresh lease has the configured options
+	s.repeated = false   // and a hash cleared by usinewgame
 	restored := s.restore(l, engine)
 	s.out.push(&Event{Type: EventEngine, ID: id, Name: engine, USIName: l.Engine().ID().Name, Restored: restored})
 	return l, nil
@@ -604,7 +609,8 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 		emit(errorEvent(j.id, err))
 		return nil
 	}
-	j.noCache = s.clientOpts
+	j.noCache, j.noStore = s.clientOpts, s.repeated
+	s.repeated = s.repeated || historyRepeats(j.pos)
 	_, discard := s.svc.runSearch(ctx, lease, j, emit, func(srch *usi.Search) {
 		s.mu.Lock()
 		r.search = srch

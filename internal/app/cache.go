@@ -41,7 +41,7 @@ func openCache(c *CacheConfig, reg prometheus.Registerer, log *slog.Logger) (*ev
 	}
 	ec, err := evalcache.New(evalcache.Config{
 		MaxEntries: c.MaxEntries, MaxBytes: c.MaxMB << 20, File: c.File,
-		RedisURL: url, RedisPrefix: c.RedisPrefix, RedisTTL: c.RedisTTL, Timeout: c.Timeout, Logger: log,
+		RedisURL: url, RedisPrefix: c.RedisPrefix, TTL: c.RedisTTL, Timeout: c.Timeout, Logger: log,
 	}, reg)
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
