@@ -62,12 +62,22 @@ func TestRedisHostileEntries(t *testing.T) {
 	future := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)
 	big := strings.Repeat("x", 30<<20)
 	hostile := map[string]func(k string) error{
-		"a string":       func(k string) error { return cl.Set(ctx, k, "depth 40", 0).Err() },
-		"30 MB of data":  func(k string) error { return cl.HSet(ctx, k, "depth", 40, "nodes", 1, "time", 1, "at", now, "data", big).Err() },
-		"depth 10^30":    func(k string) error { return cl.HSet(ctx, k, "depth", "1"+strings.Repeat("0", 30), "nodes", 1, "time", 1, "at", now, "data", "{}").Err() },
-		"depth 100000":   func(k string) error { return cl.HSet(ctx, k, "depth", 100000, "nodes", 1, "time", 1, "at", now, "data", "{}").Err() },
-		"negative depth": func(k string) error { return cl.HSet(ctx, k, "depth", -1, "nodes", 1, "time", 1, "at", now, "data", "{}").Err() },
-		"8 days old":     func(k string) error { return cl.HSet(ctx, k, "depth", 40, "nodes", 1, "time", 1, "at", old, "data", "{}").Err() },
+		"a string": func(k string) error { return cl.Set(ctx, k, "depth 40", 0).Err() },
+		"30 MB of data": func(k string) error {
+			return cl.HSet(ctx, k, "depth", 40, "nodes", 1, "time", 1, "at", now, "data", big).Err()
+		},
+		"depth 10^30": func(k string) error {
+			return cl.HSet(ctx, k, "depth", "1"+strings.Repeat("0", 30), "nodes", 1, "time", 1, "at", now, "data", "{}").Err()
+		},
+		"depth 100000": func(k string) error {
+			return cl.HSet(ctx, k, "depth", 100000, "nodes", 1, "time", 1, "at", now, "data", "{}").Err()
+		},
+		"negative depth": func(k string) error {
+			return cl.HSet(ctx, k, "depth", -1, "nodes", 1, "time", 1, "at", now, "data", "{}").Err()
+		},
+		"8 days old": func(k string) error {
+			return cl.HSet(ctx, k, "depth", 40, "nodes", 1, "time", 1, "at", old, "data", "{}").Err()
+		},
 		"from the future": func(k string) error {
 			return cl.HSet(ctx, k, "depth", 40, "nodes", 1, "time", 1, "at", future, "data", "{}").Err()
 		},
