@@ -27,6 +27,8 @@ run: deps build
 test: test-deps check race fuzz e2e conformance image-test
 
 check:
+	./scripts/check-tree.sh
+	./scripts/third-party.sh --check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 

@@ -1,5 +1,6 @@
 // Package usid holds the files that the usid binary embeds from the top of
-// the repository: the default configuration and the OpenAPI spec.
+// the repository: the default configuration and the OpenAPI spec. The
+// byte slices are shared: read them, never modify them.
 package usid
 
 import _ "embed"

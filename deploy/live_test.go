@@ -27,6 +27,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 
 	"github.com/usid/usid/internal/proc"
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/pool"
 )
 
@@ -174,18 +175,6 @@ func get(t *testing.T, url string) (int, []byte) {
 		t.Fatalf("GET %s: %v", url, err)
 	}
 	return resp.StatusCode, b
-}
-
-// waitFor polls f every 100ms until it is true or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, f func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !f() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, d)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 type engineOption struct {
@@ -337,7 +326,7 @@ func TestLiveUsid(t *testing.T) {
 				if rdb != nil {
 					// Its memory tier is empty: the answer comes from the
 					// first pod's search, through Redis.
-					waitFor(t, 60*time.Second, "second usid ready", func() bool {
+					testwait.For(t, "second usid ready", 60*time.Second, func() bool {
 						st, _ := get(t, b.base+readinessPath)
 						return st == http.StatusOK
 					})
@@ -412,7 +401,7 @@ func checkLive(t *testing.T, u *liveUsid, cfg *usidConfig, rs []*rendered) {
 	if st, _ := get(t, u.base+c.LivenessProbe.HTTPGet.Path); st != http.StatusOK {
 		t.Errorf("liveness %s: status %d, want 200 at once", c.LivenessProbe.HTTPGet.Path, st)
 	}
-	waitFor(t, 60*time.Second, "readiness "+c.ReadinessProbe.HTTPGet.Path+" 200", func() bool {
+	testwait.For(t, "readiness "+c.ReadinessProbe.HTTPGet.Path+" 200", 60*time.Second, func() bool {
 		st, _ := get(t, u.base+c.ReadinessProbe.HTTPGet.Path)
 		return st == http.StatusOK
 	})
@@ -422,7 +411,7 @@ func checkLive(t *testing.T, u *liveUsid, cfg *usidConfig, rs []*rendered) {
 
 	// Every engine warm, so that every instance's memory can be measured.
 	var engines enginesDoc
-	waitFor(t, 90*time.Second, "every engine instance idle", func() bool {
+	testwait.For(t, "every engine instance idle", 90*time.Second, func() bool {
 		_, b := get(t, u.base+"/v1/engines")
 		engines = enginesDoc{}
 		if err := json.Unmarshal(b, &engines); err != nil {
@@ -541,7 +530,7 @@ func stopUsid(t *testing.T, u *liveUsid, cfg *usidConfig) {
 		want += int(instances(e))
 	}
 	pid := u.cmd.Process.Pid
-	waitFor(t, 30*time.Second, fmt.Sprintf("%d engine processes", want), func() bool { return len(proc.Children(pid)) >= want })
+	testwait.For(t, fmt.Sprintf("%d engine processes", want), 30*time.Second, func() bool { return len(proc.Children(pid)) >= want })
 	u.mu.Lock()
 	for _, kid := range proc.Children(pid) {
 		if _, ok := u.started[kid]; !ok {

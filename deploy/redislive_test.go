@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/usid/usid/internal/redistest"
+	"github.com/usid/usid/internal/testwait"
 )
 
 // liveRedis is Debian's redis-server running an overlay's redis.conf, as
@@ -139,7 +140,7 @@ func checkRedisUse(t *testing.T, u *liveUsid, cfg *usidConfig, r *liveRedis, bod
 		t.Fatalf("first analysis %s came from the cache (Redis should start empty)", body)
 	}
 	for _, prefix := range []string{cfg.Cache.RedisPrefix, cfg.Access.RedisPrefix} {
-		waitFor(t, 10*time.Second, "a key "+prefix+"* in Redis", func() bool { return len(r.keys(t, prefix)) > 0 })
+		testwait.For(t, "a key "+prefix+"* in Redis", 30*time.Second, func() bool { return len(r.keys(t, prefix)) > 0 })
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

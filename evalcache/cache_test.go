@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/usid/usid/internal/redistest"
+	"github.com/usid/usid/internal/testwait"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -134,7 +135,7 @@ func TestRedisShared(t *testing.T) {
 	a := open(t, Config{RedisURL: srv.URL, Backoff: 200 * time.Millisecond})
 	b := open(t, Config{RedisURL: srv.URL, Backoff: 200 * time.Millisecond})
 	a.Put(ctx, "pos", Entry{Depth: 9, Nodes: 900, TimeMS: 12, Value: []byte("from a")})
-	waitFor(t, func() bool { _, ok := b.Get(ctx, "pos", anyEntry); return ok })
+	testwait.For(t, "the entry to arrive", 30*time.Second, func() bool { _, ok := b.Get(ctx, "pos", anyEntry); return ok })
 	e, _ := b.Get(ctx, "pos", anyEntry)
 	if e.Depth != 9 || e.Nodes != 900 || e.TimeMS != 12 || string(e.Value) != "from a" {
 		t.Fatalf("b sees %+v", e)
@@ -146,7 +147,7 @@ func TestRedisShared(t *testing.T) {
 	b.Put(ctx, "pos2", Entry{Depth: 12, Value: []byte("b deep")})
 	a.Put(ctx, "pos2", Entry{Depth: 5, Value: []byte("a shallow")})
 	c := open(t, Config{RedisURL: srv.URL})
-	waitFor(t, func() bool { e, ok := c.Get(ctx, "pos2", anyEntry); return ok && string(e.Value) == "b deep" })
+	testwait.For(t, "the entry to arrive", 30*time.Second, func() bool { e, ok := c.Get(ctx, "pos2", anyEntry); return ok && string(e.Value) == "b deep" })
 	time.Sleep(100 * time.Millisecond) // a's write has reached Redis by now
 	if e, _ := c.Get(ctx, "pos2", anyEntry); string(e.Value) != "b deep" {
 		t.Fatalf("redis holds %q, want the deeper entry", e.Value)
@@ -154,7 +155,7 @@ func TestRedisShared(t *testing.T) {
 	// A deeper one from a replaces it.
 	a.Put(ctx, "pos2", Entry{Depth: 20, Value: []byte("a deeper")})
 	d := open(t, Config{RedisURL: srv.URL})
-	waitFor(t, func() bool { e, ok := d.Get(ctx, "pos2", anyEntry); return ok && string(e.Value) == "a deeper" })
+	testwait.For(t, "the entry to arrive", 30*time.Second, func() bool { e, ok := d.Get(ctx, "pos2", anyEntry); return ok && string(e.Value) == "a deeper" })
 
 	// Outage: lookups miss at once (the memory tier still answers), writes drop.
 	srv.Stop()
@@ -178,16 +179,6 @@ func TestRedisShared(t *testing.T) {
 	if testutil.ToFloat64(b.m.errors.WithLabelValues("redis")) < 1 {
 		t.Error("the outage was not counted")
 	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatal("condition not met within 5s")
 }
 
 func TestKey(t *testing.T) {

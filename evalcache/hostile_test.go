@@ -16,6 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/usid/usid/internal/redistest"
+	"github.com/usid/usid/internal/testwait"
 )
 
 // raw is a plain client on the test's redis-server: what anyone able to
@@ -99,7 +100,7 @@ func TestRedisHostileEntries(t *testing.T) {
 		// The next honest result replaces it, though shallower.
 		c.Put(ctx, key, Entry{Depth: 8, Nodes: 1000, TimeMS: 20, Value: []byte("honest")})
 		fresh := open(t, Config{RedisURL: srv.URL})
-		waitFor(t, func() bool { e, ok := fresh.Get(ctx, key, anyEntry); return ok && string(e.Value) == "honest" })
+		testwait.For(t, "the write to reach redis", 30*time.Second, func() bool { e, ok := fresh.Get(ctx, key, anyEntry); return ok && string(e.Value) == "honest" })
 	}
 }
 
@@ -113,12 +114,12 @@ func TestRedisTTLNotRenewed(t *testing.T) {
 	ctx := context.Background()
 	c := open(t, Config{RedisURL: srv.URL})
 	c.Put(ctx, "k", Entry{Depth: 20, Nodes: 5000, Value: []byte("deep")})
-	waitFor(t, func() bool { return cl.Exists(ctx, "usid:eval:k").Val() == 1 })
+	testwait.For(t, "the write to reach redis", 30*time.Second, func() bool { return cl.Exists(ctx, "usid:eval:k").Val() == 1 })
 	cl.PExpire(ctx, "usid:eval:k", time.Minute) // as if written 7 days less a minute ago
 	c.Put(ctx, "k", Entry{Depth: 20, Nodes: 5000, Value: []byte("the same again")})
 	c.Put(ctx, "k", Entry{Depth: 12, Nodes: 90000, Value: []byte("shallower")})
 	c.Put(ctx, "marker", Entry{Depth: 1, Value: []byte("m")}) // the writer keeps order
-	waitFor(t, func() bool { return cl.Exists(ctx, "usid:eval:marker").Val() == 1 })
+	testwait.For(t, "the write to reach redis", 30*time.Second, func() bool { return cl.Exists(ctx, "usid:eval:marker").Val() == 1 })
 	if ttl := cl.PTTL(ctx, "usid:eval:k").Val(); ttl > time.Minute {
 		t.Fatalf("the stored entry's lifetime was renewed to %v by writes that kept it", ttl)
 	}
@@ -126,7 +127,7 @@ func TestRedisTTLNotRenewed(t *testing.T) {
 		t.Fatalf("redis holds %q", v)
 	}
 	c.Put(ctx, "k", Entry{Depth: 21, Nodes: 1, Value: []byte("deeper")})
-	waitFor(t, func() bool { return cl.HGet(ctx, "usid:eval:k", "data").Val() == "deeper" })
+	testwait.For(t, "the write to reach redis", 30*time.Second, func() bool { return cl.HGet(ctx, "usid:eval:k", "data").Val() == "deeper" })
 	if ttl := cl.PTTL(ctx, "usid:eval:k").Val(); ttl < 24*time.Hour {
 		t.Fatalf("a deeper entry got a lifetime of %v", ttl)
 	}
@@ -177,11 +178,11 @@ func TestRejectRemoves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "eval.db")
 	c := open(t, Config{RedisURL: srv.URL, File: path})
 	c.Put(ctx, "k", Entry{Depth: 9, Value: []byte("bad")})
-	waitFor(t, func() bool { return cl.Exists(ctx, "usid:eval:k").Val() == 1 })
+	testwait.For(t, "the write to reach redis", 30*time.Second, func() bool { return cl.Exists(ctx, "usid:eval:k").Val() == 1 })
 	if _, ok := c.Get(ctx, "k", func(Entry) Verdict { return Reject }); ok {
 		t.Fatal("a rejected entry was served")
 	}
-	waitFor(t, func() bool { return cl.Exists(ctx, "usid:eval:k").Val() == 0 })
+	testwait.For(t, "the write to reach redis", 30*time.Second, func() bool { return cl.Exists(ctx, "usid:eval:k").Val() == 0 })
 	if c.Len() != 0 {
 		t.Fatal("the rejected entry stayed in memory")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/probe"
 	"github.com/usid/usid/usi"
 )
@@ -174,7 +175,7 @@ func TestCannotStartQuietly(t *testing.T) {
 	} {
 		c := fake(tt.mode, 2)
 		p, reg, _ := newRecordingPool(t, c)
-		waitFor(t, tt.mode+": a reported failure", 10*time.Second, func() bool { return status(p, "fake").LastError != "" })
+		testwait.For(t, tt.mode+": a reported failure", 30*time.Second, func() bool { return status(p, "fake").LastError != "" })
 		st := status(p, "fake")
 		if !strings.Contains(st.LastError, tt.want) || st.Available {
 			t.Errorf("%s: last error %q, available %v; want %q and unavailable", tt.mode, st.LastError, st.Available, tt.want)
@@ -208,7 +209,7 @@ func TestRecycleAfterMate(t *testing.T) {
 		t.Fatalf("mate: %+v %v", res, err)
 	}
 	l.Release()
-	waitFor(t, "a recycled engine", 10*time.Second, func() bool { return restarts(reg, "fake", reasonRecycle) == 1 })
+	testwait.For(t, "a recycled engine", 30*time.Second, func() bool { return restarts(reg, "fake", reasonRecycle) == 1 })
 	waitIdle(t, p, "fake", 1)
 	l = acquire(t, p, "fake")
 	defer l.Release()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/usi"
 )
 
@@ -58,7 +59,7 @@ func enqueue(t *testing.T, p *Pool, engine, name, client string, class Class, gr
 		}
 		w.done <- r
 	}()
-	waitFor(t, name+" in the queue", 5*time.Second, func() bool { return status(p, engine).Queue == before+1 })
+	testwait.For(t, name+" in the queue", 30*time.Second, func() bool { return status(p, engine).Queue == before+1 })
 	return w
 }
 
@@ -224,7 +225,7 @@ func TestLightClientGoesNext(t *testing.T) {
 	// The heavy clients' order among themselves depends on how long each
 	// search really took; the light client's place does not.
 	waitPlaces(t, map[*pending]int{light: 1})
-	waitFor(t, "the heavy clients at places 2, 3 and 4", 5*time.Second, func() bool {
+	testwait.For(t, "the heavy clients at places 2, 3 and 4", 30*time.Second, func() bool {
 		places := map[int]bool{}
 		for _, w := range ws {
 			places[w.last()] = true

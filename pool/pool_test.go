@@ -20,6 +20,7 @@ import (
 
 	"github.com/usid/usid/internal/fakeengine"
 	"github.com/usid/usid/internal/proc"
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/usi"
 )
 
@@ -95,18 +96,6 @@ func testLogger(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func status(p *Pool, name string) EngineStatus {
 	for _, s := range p.Status() {
 		if s.Name == name {
@@ -118,7 +107,7 @@ func status(p *Pool, name string) EngineStatus {
 
 func waitIdle(t *testing.T, p *Pool, name string, n int) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%d idle %s engines", n, name), 20*time.Second, func() bool { return status(p, name).Idle == n })
+	testwait.For(t, fmt.Sprintf("%d idle %s engines", n, name), 30*time.Second, func() bool { return status(p, name).Idle == n })
 }
 
 func acquire(t *testing.T, p *Pool, name string) *Lease {
@@ -292,7 +281,7 @@ func TestKillIdleEngine(t *testing.T) {
 	l.Release()
 	waitIdle(t, p, "fairy", 1)
 	syscall.Kill(pid, syscall.SIGKILL)
-	waitFor(t, "the crash to be noticed", 5*time.Second, func() bool { return restarts(reg, "fairy", reasonCrash) == 1 })
+	testwait.For(t, "the crash to be noticed", 30*time.Second, func() bool { return restarts(reg, "fairy", reasonCrash) == 1 })
 	waitIdle(t, p, "fairy", 1)
 	l = acquire(t, p, "fairy")
 	defer l.Release()
@@ -311,7 +300,7 @@ func TestHangOnStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Release() // the pool stops the search; the engine never answers
-	waitFor(t, "a replacement", 10*time.Second, func() bool {
+	testwait.For(t, "a replacement", 30*time.Second, func() bool {
 		return restarts(reg, "fake", reasonCrash)+restarts(reg, "fake", reasonResetFailed) == 1 && status(p, "fake").Idle == 1
 	})
 	l = acquire(t, p, "fake")
@@ -335,7 +324,7 @@ func TestHealthCheck(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "an unhealthy restart", 10*time.Second, func() bool { return restarts(reg, "fake", reasonUnhealthy) >= 1 })
+	testwait.For(t, "an unhealthy restart", 30*time.Second, func() bool { return restarts(reg, "fake", reasonUnhealthy) >= 1 })
 	waitIdle(t, p, "fake", 1)
 	l = acquire(t, p, "fake")
 	defer l.Release()
@@ -351,7 +340,7 @@ func TestSlowStart(t *testing.T) {
 	c.Timeouts.Start = 100 * time.Millisecond
 	c.MaxFailures, c.Cooldown = 2, time.Minute
 	p, reg := newPool(t, c)
-	waitFor(t, "two failed starts", 10*time.Second, func() bool { return restarts(reg, "fake", reasonStartFailed) >= 2 })
+	testwait.For(t, "two failed starts", 30*time.Second, func() bool { return restarts(reg, "fake", reasonStartFailed) >= 2 })
 	_, err := p.Acquire(t.Context(), "fake", nil)
 	var ue *UnavailableError
 	if !errors.Is(err, ErrUnavailable) || !errors.As(err, &ue) || ue.RetryAfter <= 0 {
@@ -375,7 +364,7 @@ func TestCrashLoop(t *testing.T) {
 		t.Fatalf("Acquire = %v, want ErrUnavailable", err)
 	}
 	n := restarts(reg, "fake", reasonStartFailed)
-	waitFor(t, "a retry after the cooldown", 10*time.Second, func() bool { return restarts(reg, "fake", reasonStartFailed) > n })
+	testwait.For(t, "a retry after the cooldown", 30*time.Second, func() bool { return restarts(reg, "fake", reasonStartFailed) > n })
 }
 
 // TestRecycle: after max_leases leases an engine is replaced by a fresh one.
@@ -424,11 +413,11 @@ func TestQueue(t *testing.T) {
 		got <- result{who, l, err}
 	}
 	go wait("first", t.Context())
-	waitFor(t, "the first waiter", 5*time.Second, func() bool { return status(p, "fake").Queue == 1 })
+	testwait.For(t, "the first waiter", 30*time.Second, func() bool { return status(p, "fake").Queue == 1 })
 	short, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	go wait("second", short)
-	waitFor(t, "the second waiter", 5*time.Second, func() bool { return status(p, "fake").Queue == 2 })
+	testwait.For(t, "the second waiter", 30*time.Second, func() bool { return status(p, "fake").Queue == 2 })
 
 	if _, err := p.Acquire(t.Context(), "fake", nil); !errors.Is(err, ErrQueueFull) {
 		t.Errorf("third waiter: %v, want ErrQueueFull", err)
@@ -457,7 +446,7 @@ func TestQueueMovesUp(t *testing.T) {
 	holder := acquire(t, p, "fake")
 	front, cancel := context.WithCancel(t.Context())
 	go p.Acquire(front, "fake", nil)
-	waitFor(t, "the first waiter", 5*time.Second, func() bool { return status(p, "fake").Queue == 1 })
+	testwait.For(t, "the first waiter", 30*time.Second, func() bool { return status(p, "fake").Queue == 1 })
 	places := make(chan int, 4)
 	done := make(chan *Lease)
 	go func() {
@@ -575,7 +564,7 @@ func TestMaxAge(t *testing.T) {
 	c := fake(fakeengine.Normal, 1)
 	c.MaxAge, c.HealthInterval = 200*time.Millisecond, 50*time.Millisecond
 	p, reg := newPool(t, c)
-	waitFor(t, "an age recycle", 10*time.Second, func() bool { return restarts(reg, "fake", reasonRecycle) >= 1 })
+	testwait.For(t, "an age recycle", 30*time.Second, func() bool { return restarts(reg, "fake", reasonRecycle) >= 1 })
 	waitIdle(t, p, "fake", 1)
 }
 
@@ -593,7 +582,7 @@ func TestOneInstanceCrashing(t *testing.T) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, fmt.Sprintf("crash %d noticed", i), 10*time.Second, func() bool { return restarts(reg, "fake", reasonCrash) >= float64(i) })
+		testwait.For(t, fmt.Sprintf("crash %d noticed", i), 30*time.Second, func() bool { return restarts(reg, "fake", reasonCrash) >= float64(i) })
 		if st := status(p, "fake"); !st.Available || !p.Ready() {
 			t.Fatalf("after %d crashes of one instance: available %v, ready %v, want both (the other instance is warm)", i, st.Available, p.Ready())
 		}
@@ -649,7 +638,7 @@ func TestUnrestorableOptionReplacesEngine(t *testing.T) {
 	}
 	pid := l.Engine().PID()
 	l.Release()
-	waitFor(t, "the tainted engine replaced", 20*time.Second, func() bool { return restarts(reg, "fairy", reasonTainted) >= 1 })
+	testwait.For(t, "the tainted engine replaced", 30*time.Second, func() bool { return restarts(reg, "fairy", reasonTainted) >= 1 })
 	waitIdle(t, p, "fairy", 1)
 	before, err := os.ReadFile(log)
 	if err != nil || len(before) == 0 {

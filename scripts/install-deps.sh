@@ -15,6 +15,7 @@ if [ -n "$tests" ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)   # driven by npm playwright-core; never a browser download
   command -v npm >/dev/null || need+=(npm)
   command -v websocketd >/dev/null || need+=(websocketd)   # usid-bench compares usid with it
+  command -v stress-ng >/dev/null || need+=(stress-ng)   # make stress-test loads both cores while the suite runs
   command -v redis-server >/dev/null || need+=(redis-server)   # the evaluation cache's shared tier (tests start their own)
   # make image / image-test: podman with runc (crun fails on these machines'
   # cgroups), its CNI network and iptables for -p, mmdebstrap for the base
@@ -38,6 +39,8 @@ if [ -n "$tests" ]; then
   if ! command -v kubectl >/dev/null && ! command -v kustomize >/dev/null && [ ! -x "$(go env GOPATH)/bin/kustomize" ]; then
     go install sigs.k8s.io/kustomize/kustomize/v5@v5.5.0
   fi
+  # make check keeps THIRD_PARTY.md in step with the binary's Go modules.
+  [ -x "$(go env GOPATH)/bin/go-licenses" ] || go install github.com/google/go-licenses@v1.6.0
   cd "$(dirname "$0")/.."
   [ -d web/e2e/node_modules/playwright-core ] || (cd web/e2e && npm ci --no-audit --no-fund --loglevel=error)
   # The conformance check's validating proxy (Stoplight Prism).

@@ -1,10 +1,8 @@
 package usi
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -14,142 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/testwait"
 )
-
-// fakeEngine is a tiny scripted USI engine, run by the test binary when
-// USI_FAKE_ENGINE names a mode. It does on demand what real engines do only
-// by accident: hang, die, ignore stop, flood, print garbage. It returns the
-// exit status.
-func fakeEngine(mode string) int {
-	if f := os.Getenv("USI_FAKE_PIDFILE"); f != "" {
-		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
-	}
-	if mode == "exit-now" {
-		return 7
-	}
-	var mu sync.Mutex
-	out := bufio.NewWriterSize(os.Stdout, 1<<16)
-	eol := "\n"
-	if mode == "crlf" {
-		eol = "\r\n"
-	}
-	say := func(lines ...string) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, l := range lines {
-			out.WriteString(l)
-			out.WriteString(eol)
-		}
-		out.Flush()
-	}
-
-	author := "usi tests"
-	if mode == "grandchild" {
-		// A child in the engine's process group that holds stdout open.
-		c := exec.Command("sleep", "60")
-		c.Stdout = os.Stdout
-		if err := c.Start(); err != nil {
-			return 1
-		}
-		author = "child " + strconv.Itoa(c.Process.Pid)
-	}
-
-	searching, readies := false, 0
-	in := bufio.NewScanner(os.Stdin)
-	for in.Scan() {
-		words := strings.Fields(in.Text())
-		if len(words) == 0 {
-			continue
-		}
-		switch words[0] {
-		case "usi":
-			if mode == "stderr" {
-				fmt.Fprintf(os.Stderr, "hello from stderr\n%s\nafter the long line\n", strings.Repeat("e", 10000))
-			}
-			if mode == "garbage" {
-				say("\x00\x01\xfe\xff garbage", strings.Repeat("x", 1<<20), "bestmove", "info depth x",
-					"", "  \t ", "option name", "option name Weird type nonsense", "joho readyok?")
-			}
-			say("id name Fake "+mode, "id author "+author)
-			if mode == "crlf" {
-				say("option\tname  USI_Hash\ttype spin   default 16 min 1\tmax 1024",
-					"option name Style type combo default Normal var Solid var Normal var Risky")
-			} else {
-				say("option name USI_Hash type spin default 16 min 1 max 1024",
-					"option name Style type combo default Normal var Solid var Normal var Risky",
-					"option name Book File type string default <empty>",
-					"option name Clear Hash type button",
-					"option name USI_Ponder type check default false")
-			}
-			if mode == "no-usiok" {
-				continue
-			}
-			say("usiok")
-			if mode == "deaf" {
-				time.Sleep(time.Hour) // never reads stdin again
-			}
-		case "isready":
-			readies++
-			if mode == "slow-readyok" && readies == 1 {
-				go func() {
-					time.Sleep(400 * time.Millisecond)
-					say("readyok")
-				}()
-				continue
-			}
-			say("readyok")
-		case "go":
-			infinite := slicesContains(words, "infinite") || slicesContains(words, "ponder")
-			switch mode {
-			case "die-mid-search":
-				say("info depth 1 pv 7g7f", "info depth 2 pv 7g7f 3c3d", "info depth 3 pv 7g7f 3c3d 2g2f")
-				return 3
-			case "flood":
-				const n = 200000
-				mu.Lock()
-				for i := 1; i <= n; i++ {
-					fmt.Fprintf(out, "info depth %d multipv %d nodes %d pv 7g7f 3c3d%s", i/100, 1+i%2, i, eol)
-				}
-				fmt.Fprintf(out, "bestmove 7g7f%s", eol)
-				out.Flush()
-				mu.Unlock()
-				continue
-			case "garbage":
-				say("info depth 1 pv 7g7f", strings.Repeat("y", 1<<20), "\x01\x02 info depth 2 score cp 5 tbhits 0 pv 7g7f 3c3d",
-					"bestmove 7g7f ponder 3c3d")
-				continue
-			case "bad-bestmove":
-				say("bestmove")
-				continue
-			}
-			if infinite {
-				searching = true
-				say("info depth 1 score cp 10 pv 7g7f")
-				continue
-			}
-			say("info depth 1 score cp 10 pv 7g7f", "bestmove 7g7f ponder 3c3d")
-		case "stop", "ponderhit":
-			if searching && mode != "ignore-stop" {
-				searching = false
-				say("info depth 2 score cp 12 pv 2g2f 8c8d", "bestmove 2g2f ponder 8c8d")
-			}
-		case "quit":
-			if mode != "ignore-quit" {
-				return 0
-			}
-		}
-	}
-	return 0
-}
-
-func slicesContains(s []string, w string) bool {
-	for _, x := range s {
-		if x == w {
-			return true
-		}
-	}
-	return false
-}
 
 // ctxTimeout is a test context with a generous deadline.
 func ctxTimeout(t *testing.T, d time.Duration) context.Context {
@@ -159,7 +25,7 @@ func ctxTimeout(t *testing.T, d time.Duration) context.Context {
 }
 
 func TestFakeNoUSIOK(t *testing.T) {
-	cfg, pid := fakeConfig(t, "no-usiok")
+	cfg, pid := fakeConfig(t, fakeengine.NoUSIOK)
 	cfg.USIOKTimeout = 300 * time.Millisecond
 	start := time.Now()
 	e, err := Start(t.Context(), cfg)
@@ -176,7 +42,7 @@ func TestFakeNoUSIOK(t *testing.T) {
 }
 
 func TestFakeExitAtStart(t *testing.T) {
-	cfg, pid := fakeConfig(t, "exit-now")
+	cfg, pid := fakeConfig(t, fakeengine.ExitNow)
 	_, err := Start(t.Context(), cfg)
 	var exit *exec.ExitError
 	if !errors.Is(err, ErrEngineExited) || !errors.As(err, &exit) || exit.ExitCode() != 7 {
@@ -204,7 +70,7 @@ func (b *syncBuffer) String() string {
 }
 
 func TestFakeStderrLogged(t *testing.T) {
-	cfg, _ := fakeConfig(t, "stderr")
+	cfg, _ := fakeConfig(t, fakeengine.Stderr)
 	var buf syncBuffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))
 	e := startEngine(t, cfg)
@@ -231,25 +97,25 @@ func TestStartMissingBinary(t *testing.T) {
 }
 
 func TestFakeHandshake(t *testing.T) {
-	for _, mode := range []string{"basic", "crlf", "garbage"} {
+	for _, mode := range []string{fakeengine.Normal, fakeengine.CRLF, fakeengine.Garbage} {
 		t.Run(mode, func(t *testing.T) {
 			cfg, _ := fakeConfig(t, mode)
 			e := startEngine(t, cfg)
-			if got, want := e.ID(), (ID{Name: "Fake " + mode, Author: "usi tests"}); got != want {
+			if got, want := e.ID(), (ID{Name: "Fake " + mode, Author: "usid tests"}); got != want {
 				t.Errorf("ID: got %+v, want %+v", got, want)
 			}
 			opts := e.Options()
 			if len(opts) < 2 {
 				t.Fatalf("Options: got %d, want at least 2: %+v", len(opts), opts)
 			}
-			want := Option{Name: "USI_Hash", Type: TypeSpin, Default: "16", Min: 1, Max: 1024, HasMin: true, HasMax: true}
+			want := Option{Name: "USI_Hash", Type: TypeSpin, Default: "16", Min: 1, Max: 65536, HasMin: true, HasMax: true}
 			if got := opts[0]; got.String() != want.String() {
 				t.Errorf("option 0: got %q, want %q", got, want)
 			}
 			if err := e.IsReady(ctxTimeout(t, 5*time.Second)); err != nil {
 				t.Fatalf("IsReady: %v", err)
 			}
-			s, err := e.Go(t.Context(), Position{Moves: []string{"7g7f"}}, Go{Depth: 3})
+			s, err := e.Go(t.Context(), Position{}, Go{Depth: 3})
 			if err != nil {
 				t.Fatalf("Go: %v", err)
 			}
@@ -267,7 +133,7 @@ func TestFakeHandshake(t *testing.T) {
 			if len(infos) == 0 {
 				t.Errorf("infos: got none, want at least one")
 			}
-			if mode == "garbage" {
+			if mode == fakeengine.Garbage {
 				// The 1 MB line between the two info lines is dropped whole;
 				// the line after it arrives intact.
 				if len(infos) != 2 || infos[1].String() != "info depth 2 score cp 5 pv 7g7f 3c3d" {
@@ -279,15 +145,21 @@ func TestFakeHandshake(t *testing.T) {
 }
 
 func TestFakeSlowReadyOK(t *testing.T) {
-	cfg, _ := fakeConfig(t, "slow-readyok")
+	// The first readyok comes far later than the timeout, so that the
+	// first IsReady fails however slowly this test runs.
+	cfg, _ := fakeConfig(t, fakeengine.SlowFirstReady+"=2s")
 	cfg.ReadyOKTimeout = 150 * time.Millisecond
 	e := startEngine(t, cfg)
 	if err := e.IsReady(t.Context()); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("first IsReady: got %v, want ErrTimeout", err)
 	}
-	// The late readyok answers the first isready, not this one; the engine
-	// answers this one at once.
-	time.Sleep(400 * time.Millisecond)
+	// Once the late readyok has come, it is not taken for the answer to the
+	// next isready, which the engine answers at once.
+	testwait.For(t, "the late readyok", 10*time.Second, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.readyGot == 1
+	})
 	if err := e.IsReady(t.Context()); err != nil {
 		t.Fatalf("second IsReady: got %v, want nil", err)
 	}
@@ -297,7 +169,7 @@ func TestFakeSlowReadyOK(t *testing.T) {
 }
 
 func TestFakeIgnoresStop(t *testing.T) {
-	cfg, _ := fakeConfig(t, "ignore-stop")
+	cfg, _ := fakeConfig(t, fakeengine.IgnoreStop)
 	cfg.StopTimeout = 300 * time.Millisecond
 	e := startEngine(t, cfg)
 	s, err := e.Go(t.Context(), Position{}, Go{Infinite: true})
@@ -323,7 +195,7 @@ func TestFakeIgnoresStop(t *testing.T) {
 }
 
 func TestFakeDiesMidSearch(t *testing.T) {
-	cfg, _ := fakeConfig(t, "die-mid-search")
+	cfg, _ := fakeConfig(t, fakeengine.DieMidSearch)
 	e := startEngine(t, cfg)
 	start := time.Now()
 	s, err := e.Go(t.Context(), Position{}, Go{Infinite: true})
@@ -354,7 +226,7 @@ func TestFakeDiesMidSearch(t *testing.T) {
 }
 
 func TestFakeBadBestMove(t *testing.T) {
-	cfg, _ := fakeConfig(t, "bad-bestmove")
+	cfg, _ := fakeConfig(t, fakeengine.BadBestMove)
 	e := startEngine(t, cfg)
 	s, err := e.Go(t.Context(), Position{}, Go{})
 	if err != nil {
@@ -369,7 +241,7 @@ func TestFakeBadBestMove(t *testing.T) {
 }
 
 func TestFakeInfoFlood(t *testing.T) {
-	cfg, _ := fakeConfig(t, "flood")
+	cfg, _ := fakeConfig(t, fakeengine.Flood)
 	cfg.InfoBuffer = 64
 	e := startEngine(t, cfg)
 	s, err := e.Go(t.Context(), Position{}, Go{})
@@ -410,7 +282,7 @@ func TestFakeInfoFlood(t *testing.T) {
 }
 
 func TestFakeIgnoresQuit(t *testing.T) {
-	cfg, _ := fakeConfig(t, "ignore-quit")
+	cfg, _ := fakeConfig(t, fakeengine.IgnoreQuit)
 	cfg.QuitTimeout = 200 * time.Millisecond
 	e, err := Start(t.Context(), cfg)
 	if err != nil {
@@ -426,7 +298,7 @@ func TestFakeIgnoresQuit(t *testing.T) {
 }
 
 func TestFakeGrandchildKilled(t *testing.T) {
-	cfg, _ := fakeConfig(t, "grandchild")
+	cfg, _ := fakeConfig(t, fakeengine.Grandchild)
 	e := startEngine(t, cfg)
 	child, err := strconv.Atoi(strings.TrimPrefix(e.ID().Author, "child "))
 	if err != nil {
@@ -437,7 +309,7 @@ func TestFakeGrandchildKilled(t *testing.T) {
 }
 
 func TestFakeDeafEngineKilled(t *testing.T) {
-	cfg, _ := fakeConfig(t, "deaf")
+	cfg, _ := fakeConfig(t, fakeengine.Deaf)
 	cfg.WriteTimeout = 200 * time.Millisecond
 	e := startEngine(t, cfg)
 	// The engine no longer reads: once the pipe is full, a write times out
@@ -458,7 +330,7 @@ func TestFakeDeafEngineKilled(t *testing.T) {
 }
 
 func TestFakeCloseDuringSearch(t *testing.T) {
-	cfg, _ := fakeConfig(t, "basic")
+	cfg, _ := fakeConfig(t, fakeengine.Normal)
 	e := startEngine(t, cfg)
 	s, err := e.Go(t.Context(), Position{}, Go{Infinite: true})
 	if err != nil {
@@ -474,7 +346,7 @@ func TestFakeCloseDuringSearch(t *testing.T) {
 }
 
 func TestFakeKillDuringSearch(t *testing.T) {
-	cfg, _ := fakeConfig(t, "basic")
+	cfg, _ := fakeConfig(t, fakeengine.Normal)
 	e := startEngine(t, cfg)
 	s, err := e.Go(t.Context(), Position{}, Go{Infinite: true})
 	if err != nil {
@@ -490,7 +362,7 @@ func TestFakeKillDuringSearch(t *testing.T) {
 }
 
 func TestFakeKilledFromOutside(t *testing.T) {
-	cfg, _ := fakeConfig(t, "basic")
+	cfg, _ := fakeConfig(t, fakeengine.Normal)
 	e := startEngine(t, cfg)
 	s, err := e.Go(t.Context(), Position{}, Go{Infinite: true})
 	if err != nil {
@@ -511,7 +383,7 @@ func TestFakeKilledFromOutside(t *testing.T) {
 }
 
 func TestFakeStopAndCancel(t *testing.T) {
-	cfg, _ := fakeConfig(t, "basic")
+	cfg, _ := fakeConfig(t, fakeengine.Normal)
 	e := startEngine(t, cfg)
 	tests := []struct {
 		name string
@@ -548,18 +420,18 @@ func TestFakeStopAndCancel(t *testing.T) {
 			}
 			tt.end(s, cancel)
 			res, err := s.Wait(ctxTimeout(t, 5*time.Second))
-			if err != nil || res.BestMove == nil || *res.BestMove != (BestMove{Move: "2g2f", Ponder: "8c8d"}) {
-				t.Fatalf("Wait: got %+v, %v, want bestmove 2g2f ponder 8c8d", res, err)
+			if err != nil || res.BestMove == nil || *res.BestMove != (BestMove{Move: "7g7f", Ponder: "3c3d"}) {
+				t.Fatalf("Wait: got %+v, %v, want bestmove 7g7f ponder 3c3d", res, err)
 			}
-			if len(res.Lines) != 1 || res.Lines[0].PV[0] != "2g2f" {
-				t.Errorf("Result.Lines: got %v, want the last pv 2g2f 8c8d", res.Lines)
+			if len(res.Lines) != 1 || res.Lines[0].PV[0] != "7g7f" {
+				t.Errorf("Result.Lines: got %v, want the last pv 7g7f 3c3d", res.Lines)
 			}
 		})
 	}
 }
 
 func TestFakeSetOption(t *testing.T) {
-	cfg, _ := fakeConfig(t, "basic")
+	cfg, _ := fakeConfig(t, fakeengine.Normal)
 	e := startEngine(t, cfg)
 	tests := []struct {
 		name, value string
@@ -569,7 +441,7 @@ func TestFakeSetOption(t *testing.T) {
 		{"USI_Hash", "256", nil, "256"},
 		{"usi_hash", "+64", nil, "64"},
 		{"USI_Hash", "0", ErrBadCommand, "64"},
-		{"USI_Hash", "2048", ErrBadCommand, "64"},
+		{"USI_Hash", "70000", ErrBadCommand, "64"},
 		{"USI_Hash", "12x", ErrBadCommand, "64"},
 		{"Style", "risky", nil, "Risky"},
 		{"Style", "Wild", ErrBadCommand, "Risky"},

@@ -14,15 +14,15 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/usid/usid/internal/fakeengine"
 )
 
 // TestMain runs the fake engine when the test binary is re-executed as one
 // (as os/exec's tests do), and otherwise the tests, checking that none of
 // them leaks a goroutine.
 func TestMain(m *testing.M) {
-	if mode := os.Getenv("USI_FAKE_ENGINE"); mode != "" {
-		os.Exit(fakeEngine(mode))
-	}
+	fakeengine.RunIfRequested()
 	goleak.VerifyTestMain(m)
 }
 
@@ -103,15 +103,11 @@ func isZombie(pid int) bool {
 // Start failed.
 func fakeConfig(t *testing.T, mode string) (Config, func() int) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	cfg := Config{
-		Path: exe,
+		Path: fakeengine.Path(),
 		// atexit_sleep_ms: a -race binary otherwise sleeps 1s before exiting.
-		Env: append(os.Environ(), "USI_FAKE_ENGINE="+mode, "USI_FAKE_PIDFILE="+pidFile,
+		Env: append(fakeengine.Env(mode), fakeengine.EnvPIDFile+"="+pidFile,
 			"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")),
 		Logger: testLogger(t),
 	}

@@ -1,6 +1,7 @@
-// Package fakeengine is a scripted USI engine for tests, for the faults real
-// engines do not produce on demand: hanging on stop, slow or failed starts,
-// dying at a set time, answering with a doctored mate line.
+// Package fakeengine is the one scripted USI engine of usid's tests, for the
+// faults real engines do not produce on demand: hanging on stop, slow or
+// failed starts, dying at a set time or mid-search, floods and garbage on
+// stdout, a doctored mate line, and the dialects that package probe learns.
 //
 // A test binary runs it as a child process of itself, as os/exec's own tests
 // do: TestMain calls RunIfRequested first, and tests start the engine with
@@ -10,12 +11,17 @@
 // and mode stamp-hub has one hub process (ServeHub, hub.go) print them for
 // hundreds of engine processes, so that a benchmark measures usid rather
 // than its engines.
+//
+// Each engine is a process of its own, started and reaped by the test that
+// uses it (or by the usi.Engine the test starts); Path and Env are safe for
+// concurrent use.
 package fakeengine
 
 import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +32,10 @@ import (
 
 // EnvMode names the environment variable that selects the mode.
 const EnvMode = "USID_FAKE_ENGINE"
+
+// EnvPIDFile names a file the engine writes its pid to as it starts, so that
+// a test can check on the process even when the engine's start failed.
+const EnvPIDFile = "USID_FAKE_ENGINE_PIDFILE"
 
 // Modes. A mode may carry an argument after '=', as in "slow-start=2s".
 const (
@@ -56,6 +66,17 @@ const (
 
 	// Faults.
 	IllegalBestMove = "illegal-bestmove" // from the start position, a plain go answers bestmove 5a5c (illegal)
+	NoUSIOK         = "no-usiok"         // answers usi with its id and options but never usiok
+	Deaf            = "deaf"             // never reads stdin again after usiok
+	SlowFirstReady  = "slow-first-ready" // =duration: the first isready is answered that late, the others at once
+	DieMidSearch    = "die-mid-search"   // a go prints three info lines and exits (status 3)
+	BadBestMove     = "bad-bestmove"     // a plain go answers a bare "bestmove"
+	IgnoreQuit      = "ignore-quit"      // stays alive after quit
+	Flood           = "flood"            // a plain go prints 200,000 info lines (multipv 1 and 2, nodes 1..200000) at once
+	Garbage         = "garbage"          // binary bytes, a 1 MB line and malformed messages around usiok and in a go's output
+	CRLF            = "crlf"             // ends lines with CR LF and separates option fields with tabs and runs of spaces
+	Stderr          = "stderr"           // writes three lines to stderr at usi, the second 10,000 bytes long
+	Grandchild      = "grandchild"       // starts a child (sleep 60) that holds stdout; its pid is the id author, "child <pid>"
 
 	// Instruments.
 	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool>": what the engine was told
@@ -77,6 +98,12 @@ func Env(mode string) []string { return append(os.Environ(), EnvMode+"="+mode) }
 
 // Main runs the engine in mode on stdin/stdout and returns the exit status.
 func Main(mode string) int {
+	if f := os.Getenv(EnvPIDFile); f != "" {
+		if err := os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "fakeengine: %v\n", err)
+			return 2
+		}
+	}
 	mode, arg, _ := strings.Cut(mode, "=")
 	dur := func() time.Duration {
 		d, err := time.ParseDuration(arg)
@@ -113,13 +140,29 @@ func Main(mode string) int {
 		}
 	}
 
+	author := "usid tests"
+	if mode == Grandchild {
+		c := exec.Command("sleep", "60")
+		c.Stdout = os.Stdout
+		if err := c.Start(); err != nil {
+			fmt.Fprintf(os.Stderr, "fakeengine: %v\n", err)
+			return 2
+		}
+		author = "child " + strconv.Itoa(c.Process.Pid)
+	}
+
 	var mu sync.Mutex
-	out := bufio.NewWriter(os.Stdout)
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	eol := "\n"
+	if mode == CRLF {
+		eol = "\r\n"
+	}
 	say := func(lines ...string) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, l := range lines {
-			out.WriteString(l + "\n")
+			out.WriteString(l)
+			out.WriteString(eol)
 		}
 		out.Flush()
 	}
@@ -128,6 +171,7 @@ func Main(mode string) int {
 	move := "7g7f"         // the answer for the current position
 	hash := 16
 	newGame, mated := false, false
+	readies := 0
 	style := "Normal"
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -152,13 +196,33 @@ func Main(mode string) int {
 				hashDefault = "8192"
 				hash = 8192
 			}
-			say("id name Fake "+mode, "id author usid tests",
-				"option name USI_Hash type spin default "+hashDefault+" min 1 max 65536",
-				"option name MultiPV type spin default 1 min 1 max 10",
-				"option name Style type combo default Normal var Solid var Normal var Risky",
-				"option name Book File type string default <empty>",
-				"option name Clear Hash type button",
-				"usiok")
+			switch mode {
+			case Stderr:
+				fmt.Fprintf(os.Stderr, "hello from stderr\n%s\nafter the long line\n", strings.Repeat("e", 10000))
+			case Garbage:
+				say("\x00\x01\xfe\xff garbage", strings.Repeat("x", 1<<20), "bestmove", "info depth x",
+					"", "  \t ", "option name", "option name Weird type nonsense", "joho readyok?")
+			}
+			say("id name Fake "+mode, "id author "+author)
+			if mode == CRLF {
+				say("option\tname  USI_Hash\ttype spin   default "+hashDefault+" min 1\tmax 65536",
+					"option name MultiPV type spin default 1 min 1 max 10",
+					"option name Style type combo default Normal var Solid var Normal var Risky")
+			} else {
+				say("option name USI_Hash type spin default "+hashDefault+" min 1 max 65536",
+					"option name MultiPV type spin default 1 min 1 max 10",
+					"option name Style type combo default Normal var Solid var Normal var Risky",
+					"option name Book File type string default <empty>",
+					"option name Clear Hash type button",
+					"option name USI_Ponder type check default false")
+			}
+			if mode == NoUSIOK {
+				continue
+			}
+			say("usiok")
+			if mode == Deaf {
+				time.Sleep(time.Hour)
+			}
 		case "uci":
 			if mode == UCI {
 				say("id name Fake chess engine", "uciok")
@@ -177,7 +241,17 @@ func Main(mode string) int {
 		case "gameover":
 			newGame = false
 		case "isready":
+			readies++
 			switch mode {
+			case SlowFirstReady:
+				if readies == 1 {
+					d := dur()
+					go func() {
+						time.Sleep(d)
+						say("readyok")
+					}()
+					continue
+				}
 			case SlowReady:
 				time.Sleep(dur())
 			case StrictOrder:
@@ -195,6 +269,21 @@ func Main(mode string) int {
 			}
 			say("readyok")
 		case "go":
+			switch mode {
+			case DieMidSearch:
+				say("info depth 1 pv 7g7f", "info depth 2 pv 7g7f 3c3d", "info depth 3 pv 7g7f 3c3d 2g2f")
+				return 3
+			case Flood:
+				flood(&mu, out, eol)
+				continue
+			case Garbage:
+				say("info depth 1 pv 7g7f", strings.Repeat("y", 1<<20), "\x01\x02 info depth 2 score cp 5 tbhits 0 pv 7g7f 3c3d",
+					"bestmove 7g7f ponder 3c3d")
+				continue
+			case BadBestMove:
+				say("bestmove")
+				continue
+			}
 			if mode == EchoOptions {
 				say(fmt.Sprintf("info string Style=%s newgame=%v", style, newGame))
 			}
@@ -285,11 +374,32 @@ func Main(mode string) int {
 				stop = nil
 			}
 		case "ponderhit":
+			// The ponder search becomes the real one and, in this script,
+			// ends at once as a stop would end it.
+			if stop != nil && hub == nil && mode != IgnoreStop {
+				close(stop)
+				stop = nil
+			}
 		case "quit":
-			return 0
+			if mode != IgnoreQuit {
+				return 0
+			}
 		}
 	}
 	return 0
+}
+
+// flood writes 200,000 info lines and a bestmove in one go, faster than any
+// reader takes them.
+func flood(mu *sync.Mutex, out *bufio.Writer, eol string) {
+	const n = 200000
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(out, "info depth %d multipv %d nodes %d pv 7g7f 3c3d%s", i/100, 1+i%2, i, eol)
+	}
+	fmt.Fprintf(out, "bestmove 7g7f ponder 3c3d%s", eol)
+	out.Flush()
 }
 
 // search streams info lines, one per interval, until stop is closed, then
@@ -301,20 +411,29 @@ func search(mode string, interval time.Duration, move string, stop chan struct{}
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
-	for depth := 1; ; depth++ {
+	line := func(depth int) string {
+		switch mode {
+		case NoDepth:
+			return "info score cp 15 pv " + pv
+		case StampedInfo: // no pv: "string" runs to the end of the line
+			return "info depth " + strconv.Itoa(depth) + " nodes " + strconv.Itoa(depth) + " string t=" + strconv.FormatInt(time.Now().UnixNano(), 10)
+		}
+		return "info depth " + strconv.Itoa(depth) + " score cp 15 nodes " + strconv.Itoa(depth*1000) + " pv " + pv
+	}
+	depth := 1
+	if mode != StampedInfo {
+		// Like a real engine, the first line comes at once: a stop that
+		// follows the go closely still finds a line to report.
+		say(line(depth))
+		depth++
+	}
+	for ; ; depth++ {
 		select {
 		case <-stop:
 			say(best)
 			return
 		case <-tick.C:
-			line := "info depth " + strconv.Itoa(depth) + " score cp 15 nodes " + strconv.Itoa(depth*1000) + " pv " + pv
-			if mode == NoDepth {
-				line = "info score cp 15 pv " + pv
-			}
-			if mode == StampedInfo { // no pv: "string" runs to the end of the line
-				line = "info depth " + strconv.Itoa(depth) + " nodes " + strconv.Itoa(depth) + " string t=" + strconv.FormatInt(time.Now().UnixNano(), 10)
-			}
-			say(line)
+			say(line(depth))
 			if mode != StampedInfo {
 				time.Sleep(20 * time.Millisecond) // a gentle stream
 			}

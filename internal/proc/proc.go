@@ -1,5 +1,6 @@
 // Package proc reads the Linux process table, for tests that check no
-// engine process outlives its owner.
+// engine process outlives its owner. Its functions only read /proc and are
+// safe for concurrent use.
 package proc
 
 import (

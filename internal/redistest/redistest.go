@@ -1,5 +1,7 @@
 // Package redistest starts Debian's real redis-server for tests, on a free
-// loopback port, without persistence. It is never part of the binary.
+// loopback port, without persistence. It is never part of the binary. Each
+// server belongs to the test that started it and is stopped by that test's
+// cleanup; starting several at once, from parallel tests, is safe.
 package redistest
 
 import (

@@ -1,0 +1,125 @@
+// The state of one engine kind - its warm processes, its waiting line, its
+// cooldown.
+
+package pool
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/usid/usid/probe"
+	"github.com/usid/usid/usi"
+)
+
+// grant is what a waiter receives: an engine, or why there will be none.
+type grant struct {
+	lease *Lease
+	err   error
+}
+
+type waiter struct {
+	ch     chan grant // capacity 1: the grant never blocks the pool
+	pos    chan int   // capacity 1: the latest queue position
+	client string
+	class  Class
+	seq    uint64 // arrival order, set by queue.push
+	told   int    // the position last sent on pos
+	start  time.Time
+}
+
+// kind is the state of one configured engine kind. mu guards everything
+// below it; slots, leases and Acquire all go through it.
+type kind struct {
+	p   *Pool
+	cfg EngineConfig
+	log *slog.Logger
+
+	mu        sync.Mutex
+	idle      []*instance // warm and free; the most recently used last
+	q         queue       // callers waiting for an engine
+	counts    map[string]int
+	failures  []time.Time // recent failures, within FailureWindow
+	downUntil time.Time   // unavailable until then
+	closed    bool
+	leasesOut int           // leases not yet released
+	leasesGo  chan struct{} // closed when leasesOut drops to 0 while closed
+	id        usi.ID        // from the latest engine that started
+	options   []usi.Option
+	// wanted is closed while someone waits (so no engine is idle), for
+	// lease holders to notice without a goroutine; a fresh one replaces it
+	// when the queue empties.
+	wanted       chan struct{}
+	wantedClosed bool
+	// urgent is the same for Interactive waiters alone: what a Background
+	// holder watches to give way during a search (Lease.Urgent).
+	urgent       chan struct{}
+	urgentClosed bool
+	// profile is what usid knows of the engine: nil until discovered
+	// (loaded or probed), which happens before any slot starts; then fixed.
+	profile    *probe.Profile
+	profileKey string
+	lastErr    string // why the engine last failed to start, in its own words too
+}
+
+func newKind(p *Pool, cfg EngineConfig) *kind {
+	k := &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int), wanted: make(chan struct{}), urgent: make(chan struct{})}
+	k.q.init()
+	return k
+}
+
+// instance is one engine process and its bookkeeping; state is guarded by kind.mu.
+type instance struct {
+	eng    *usi.Engine
+	born   time.Time
+	leases int
+	// fresh: usinewgame was sent and no search since. Touched only by the
+	// instance's holder (its slot at start, a lease, the reset after it).
+	fresh  bool
+	state  string
+	gone   bool        // its slot let go of it: it must never be offered again
+	retire chan string // capacity 1: a reason for the slot to replace the engine
+}
+
+func (k *kind) down() bool { return time.Now().Before(k.downUntil) }
+
+func (k *kind) setState(in *instance, s string) {
+	if in.gone {
+		return
+	}
+	if in.state != "" {
+		k.counts[in.state]--
+	}
+	in.state = s
+	if s != "" {
+		k.counts[s]++
+	}
+	k.updateMetricsLocked()
+}
+
+func (k *kind) updateMetrics() {
+	k.mu.Lock()
+	k.updateMetricsLocked()
+	k.mu.Unlock()
+}
+
+func (k *kind) updateMetricsLocked() {
+	m, n := k.p.m, k.cfg.Name
+	for _, s := range states {
+		m.engines.WithLabelValues(n, s).Set(float64(k.counts[s]))
+	}
+	for _, c := range classes {
+		m.queue.WithLabelValues(n, c.String()).Set(float64(k.q.count[c]))
+	}
+	m.utilization.WithLabelValues(n).Set(float64(k.counts[stateBusy]+k.q.n) / float64(k.cfg.Instances))
+	avail := 1.0
+	if k.down() {
+		avail = 0
+	}
+	m.available.WithLabelValues(n).Set(avail)
+}
+
+// warmLocked counts the engines that are up: idle, leased or being checked.
+func (k *kind) warmLocked() int {
+	return len(k.idle) + k.counts[stateBusy] + k.counts[stateResetting] + k.counts[stateChecking]
+}

@@ -1,0 +1,103 @@
+// Discovery. The kind's profile is loaded from the cache or probed on a spare
+// process before any slot starts.
+
+package pool
+
+import (
+	"context"
+	"time"
+
+	"github.com/usid/usid/probe"
+	"github.com/usid/usid/usi"
+)
+
+// discover sets k.profile: the cached one for this binary and
+// configuration, or a new probe's. An engine that cannot start at all is
+// retried with a growing delay (up to 10 minutes), the kind unavailable in
+// between with the engine's own last words as the reason: no restart storm.
+func (k *kind) discover(ctx context.Context) bool {
+	bo := backoff{min: 5 * time.Second, max: 10 * time.Minute}
+	for ctx.Err() == nil {
+		ident, err := probe.IdentityOf(k.cfg.Path)
+		if err == nil {
+			key := probe.Key(ident, k.cacheExtra()...)
+			if prof, ok := probe.Load(k.p.profileDir, key); ok {
+				k.log.Info("engine profile from cache", "id", prof.Identity.Name, "native", prof.NativeParams(), "checkmate", prof.Checkmate)
+				k.setProfile(prof, key)
+				return true
+			}
+			var prof *probe.Profile
+			// The probe's spare engines log as "<name>/probe", apart from
+			// the engines that serve.
+			plog := k.p.log.With("engine", k.cfg.Name+"/probe")
+			start := func(ctx context.Context) (*usi.Engine, error) { return k.startEngine(ctx, plog) }
+			prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog})
+			if err == nil {
+				if serr := probe.Save(k.p.profileDir, key, prof); serr != nil {
+					k.log.Warn("engine profile not cached", "dir", k.p.profileDir, "err", serr)
+				}
+				k.setProfile(prof, key)
+				return true
+			}
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		k.cannotStart(ctx, err, bo.next())
+		k.mu.Lock()
+		wait := time.Until(k.downUntil)
+		k.mu.Unlock()
+		if !sleep(ctx, wait) {
+			return false
+		}
+	}
+	return false
+}
+
+// cannotStart records why the engine does not start and makes the kind
+// unavailable until the next attempt. An engine that speaks UCI, the chess
+// protocol, is named as such.
+func (k *kind) cannotStart(ctx context.Context, err error, retry time.Duration) {
+	msg := err.Error()
+	if usi.SpeaksUCI(ctx, k.usiConfig(k.log), 5*time.Second) {
+		msg = "the engine speaks UCI (the chess protocol), not USI: " + msg
+	}
+	k.log.Error("engine cannot start", "err", msg, "retry_in", retry.Round(time.Second))
+	k.p.m.restarts.WithLabelValues(k.cfg.Name, reasonStartFailed).Inc()
+	k.mu.Lock()
+	k.lastErr = msg
+	k.markDownLocked(retry)
+	k.mu.Unlock()
+}
+
+// cacheExtra is what, besides the binary, makes a cached profile this
+// configuration's: how the engine is run and the options set at start.
+func (k *kind) cacheExtra() []string {
+	c := k.cfg
+	extra := []string{"dir=" + c.Dir}
+	for _, a := range c.Args {
+		extra = append(extra, "arg="+a)
+	}
+	for _, e := range c.Env {
+		extra = append(extra, "env="+e)
+	}
+	for _, name := range sortedKeys(c.Options) {
+		extra = append(extra, "option="+name+"="+c.Options[name])
+	}
+	return extra
+}
+
+func (k *kind) setProfile(prof *probe.Profile, key string) {
+	p := prof.Apply(k.cfg.Capabilities.override())
+	k.mu.Lock()
+	k.profile, k.profileKey, k.lastErr = &p, key, ""
+	k.mu.Unlock()
+}
+
+// Profile returns the engine kind's profile with the configured overrides,
+// or nil while it is not known yet.
+func (k *kind) Profile() *probe.Profile {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.profile
+}
