@@ -275,7 +275,8 @@ type kifState struct {
 	hcLine    int
 	moveN     int
 	turnWhite bool
-	started   bool // the first main-line move has been read
+	started   bool        // the first main-line move has been read
+	comment   commentText // the record's comment
 }
 
 func parseKIF(lines []string, f Format, max int) (*Record, *Error) {
@@ -290,7 +291,7 @@ func parseKIF(lines []string, f Format, max int) (*Record, *Error) {
 			return nil, err
 		}
 	}
-	st.b.finish(st.r)
+	st.b.finish(st.r, &st.comment)
 	return st.r, nil
 }
 
@@ -338,10 +339,10 @@ func (st *kifState) line(t string, ln int) *Error {
 		return nil // ignored lines and bookmarks (しおり)
 	case '*':
 		if st.b == nil {
-			st.r.Comment = joinComment(st.r.Comment, s[1:])
+			st.comment.add(s[1:])
 			return nil
 		}
-		st.b.comment(st.r, s[1:])
+		st.b.comment(&st.comment, s[1:])
 		return nil
 	case '|':
 		return st.boardRow(s, ln)
@@ -393,13 +394,6 @@ func (st *kifState) line(t string, ln int) *Error {
 		return st.header(key, val, ln)
 	}
 	return errorf(ln, CodeRecordSyntax, "a line %s does not allow: %q", st.f, clip(s))
-}
-
-func joinComment(c, s string) string {
-	if c != "" {
-		return c + "\n" + s
-	}
-	return s
 }
 
 func clip(s string) string {
