@@ -143,7 +143,7 @@ func (st *csaState) statement(s string, ln int) *Error {
 		return nil // version
 	case s[0] == 'T' && st.b != nil:
 		v, err := strconv.ParseFloat(s[1:], 64)
-		if err != nil || v < 0 || v > 1e9 {
+		if err != nil || v < 0 || v > MaxTimeMS/1000 {
 			return errorf(ln, CodeRecordSyntax, "a time is \"T\" and seconds: %q", clip(s))
 		}
 		if st.b.cur != st.b.root {

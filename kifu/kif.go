@@ -637,11 +637,14 @@ func kifTime(s string) (int64, bool) {
 		return 0, false
 	}
 	for _, p := range parts {
-		v, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || v < 0 || v > 1<<20 {
+		v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || v < 0 || v > MaxTimeMS/1000 {
 			return 0, false
 		}
-		total = total*60 + int64(v)
+		total = total*60 + v
+		if total > MaxTimeMS/1000 {
+			return 0, false
+		}
 	}
 	return total * 1000, true
 }

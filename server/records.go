@@ -273,8 +273,8 @@ func (s *Server) exportRecordOf(req *exportRequest) (*kifu.Record, *session.Erro
 			}
 			m := kifu.Move{USI: p.Move, Comment: p.Comment, TimeMS: -1}
 			if p.TimeMS != nil {
-				if *p.TimeMS < 0 {
-					return nil, invalid("%s[%d].time_ms: negative", where, i)
+				if *p.TimeMS < 0 || *p.TimeMS > kifu.MaxTimeMS {
+					return nil, invalid("%s[%d].time_ms: want 0..%d", where, i, int64(kifu.MaxTimeMS))
 				}
 				m.TimeMS = *p.TimeMS
 			}

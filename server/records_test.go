@@ -193,6 +193,7 @@ func TestRecordsExportErrors(t *testing.T) {
 		{"cp and mate", map[string]any{"plies": []map[string]any{{"move": "7g7f", "eval": map[string]any{"cp": 1, "mate": 3}}}}, "invalid_field", -1},
 		{"no score", map[string]any{"plies": []map[string]any{{"move": "7g7f", "eval": map[string]any{"depth": 3}}}}, "invalid_field", -1},
 		{"negative time", map[string]any{"plies": []map[string]any{{"move": "7g7f", "time_ms": -1}}}, "invalid_field", -1},
+		{"a time longer than CSA allows", map[string]any{"plies": []map[string]any{{"move": "7g7f", "time_ms": 1_000_000_000_001}}}, "invalid_field", -1},
 		{"empty variation", map[string]any{"plies": []map[string]any{{"move": "7g7f", "variations": [][]map[string]any{{}}}}}, "invalid_field", -1},
 		{"bad end", map[string]any{"end": "won", "plies": []map[string]any{}}, "invalid_field", -1},
 		{"too many moves", map[string]any{"plies": long}, "record_too_long", -1},
