@@ -329,7 +329,7 @@ func TestExportStructureFromHeaders(t *testing.T) {
 		"手数 line":          "V2.2\n$手数----指手--:x\nPI\n+\n" + moves,
 		"board frame":      "V2.2\n$+---------------------------+:x\nPI\n+\n" + moves,
 		"move count":       "V2.2\n$手数＝9:x\nPI19KY\n+\n" + moves,
-		"board rows":       "V2.2\n" + diagram.String() + "PI82HI22KA\n-\n-5142OU\n+7776FU\n",
+		"board rows":       "V2.2\n" + diagram.String() + "PI\n+\n" + moves, // the rows: White without rook and bishop
 		"file labels":      "V2.2\n$９ ８ ７ ６ ５ ４ ３ ２ １:x\nPI\n+\n" + moves,
 		"hand":             "V2.2\n$後手の持駒:飛二　角二\nPI\n+\n" + moves,
 		"turn":             "V2.2\n$後手番:\nPI\n+\n" + moves,
