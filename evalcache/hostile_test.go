@@ -19,6 +19,11 @@ import (
 	"github.com/usid/usid/internal/testwait"
 )
 
+// slowRedis bounds a Redis call in these tests: seconds, so that a loaded
+// machine does not make the cache back off and drop the writes they wait
+// for.
+const slowRedis = 5 * time.Second
+
 // raw is a plain client on the test's redis-server: what anyone able to
 // write to the shared Redis could do.
 func raw(t *testing.T, srv *redistest.Server) *redis.Client {
@@ -57,7 +62,7 @@ func TestRedisHostileEntries(t *testing.T) {
 	srv := redistest.Start(t)
 	cl := raw(t, srv)
 	ctx := context.Background()
-	c := open(t, Config{RedisURL: srv.URL})
+	c := open(t, Config{RedisURL: srv.URL, Timeout: slowRedis})
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
 	old := strconv.FormatInt(time.Now().Add(-8*24*time.Hour).UnixMilli(), 10)
 	future := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)
@@ -99,7 +104,7 @@ func TestRedisHostileEntries(t *testing.T) {
 		}
 		// The next honest result replaces it, though shallower.
 		c.Put(ctx, key, Entry{Depth: 8, Nodes: 1000, TimeMS: 20, Value: []byte("honest")})
-		fresh := open(t, Config{RedisURL: srv.URL})
+		fresh := open(t, Config{RedisURL: srv.URL, Timeout: slowRedis})
 		testwait.For(t, "the write to reach redis", 30*time.Second, func() bool { e, ok := fresh.Get(ctx, key, anyEntry); return ok && string(e.Value) == "honest" })
 	}
 }
@@ -112,7 +117,7 @@ func TestRedisTTLNotRenewed(t *testing.T) {
 	srv := redistest.Start(t)
 	cl := raw(t, srv)
 	ctx := context.Background()
-	c := open(t, Config{RedisURL: srv.URL})
+	c := open(t, Config{RedisURL: srv.URL, Timeout: slowRedis})
 	c.Put(ctx, "k", Entry{Depth: 20, Nodes: 5000, Value: []byte("deep")})
 	testwait.For(t, "the write to reach redis", 30*time.Second, func() bool { return cl.Exists(ctx, "usid:eval:k").Val() == 1 })
 	cl.PExpire(ctx, "usid:eval:k", time.Minute) // as if written 7 days less a minute ago
@@ -176,7 +181,7 @@ func TestRejectRemoves(t *testing.T) {
 	cl := raw(t, srv)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "eval.db")
-	c := open(t, Config{RedisURL: srv.URL, File: path})
+	c := open(t, Config{RedisURL: srv.URL, File: path, Timeout: slowRedis})
 	c.Put(ctx, "k", Entry{Depth: 9, Value: []byte("bad")})
 	testwait.For(t, "the write to reach redis", 30*time.Second, func() bool { return cl.Exists(ctx, "usid:eval:k").Val() == 1 })
 	if _, ok := c.Get(ctx, "k", func(Entry) Verdict { return Reject }); ok {

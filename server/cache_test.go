@@ -342,7 +342,10 @@ func TestCacheHostileRedisValues(t *testing.T) {
 	ctx := context.Background()
 	pos := map[string]any{"moves": []string{"7g7f", "3c3d"}}
 	req := map[string]any{"engine": "fairy", "position": pos, "limits": map[string]any{"depth": 6}}
-	a, _ := cachedEnv(t, evalcache.Config{RedisURL: rs.URL})
+	// Redis calls get seconds, not the default 100 ms: on a loaded machine a
+	// slow call would make the cache back off and drop the writes waited for.
+	cfg := evalcache.Config{RedisURL: rs.URL, Timeout: 5 * time.Second}
+	a, _ := cachedEnv(t, cfg)
 	honest := analyze(t, a, req)
 	var key string
 	testwait.For(t, "the result in redis", 30*time.Second, func() bool {
@@ -378,7 +381,7 @@ func TestCacheHostileRedisValues(t *testing.T) {
 		} else {
 			rc.HSet(ctx, key, "depth", depth)
 		}
-		b, _ := cachedEnv(t, evalcache.Config{RedisURL: rs.URL})
+		b, _ := cachedEnv(t, cfg)
 		if name == "3000 lines" || name == "html bound" {
 			cl := dial(t, b)
 			cl.send(map[string]any{"type": "analyze", "id": "w", "engine": "fairy", "position": pos, "limits": map[string]any{"depth": 6}})
