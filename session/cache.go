@@ -74,6 +74,18 @@ const (
 	maxCachedMate     = 10_000
 )
 
+// historyRepeats is historyRepeats(j.pos), worked out once (a 1000-move
+// history takes a millisecond or two).
+func (j *job) historyRepeats() bool {
+	if j.repeats == 0 {
+		j.repeats = 1
+		if historyRepeats(j.pos) {
+			j.repeats = 2
+		}
+	}
+	return j.repeats == 2
+}
+
 // historyRepeats reports whether a position (board, side to move, hands)
 // occurs twice among c's start and the positions after each of its moves.
 func historyRepeats(c *Checked) bool {
@@ -99,7 +111,7 @@ func historyRepeats(c *Checked) bool {
 
 // cacheKey returns j's key, or "" when j cannot use the cache.
 func (c *Service) cacheKey(j *job) string {
-	if c.Cache == nil || j.kind != jobAnalyze || j.noCache || c.Pool == nil || historyRepeats(j.pos) {
+	if c.Cache == nil || j.kind != jobAnalyze || j.noCache || c.Pool == nil || j.historyRepeats() {
 		return ""
 	}
 	prof := c.Pool.Profile(j.engine)
