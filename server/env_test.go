@@ -79,6 +79,7 @@ func engines() []pool.EngineConfig {
 		},
 		{
 			Name: "gps", Path: gpsPath, Instances: 1, Options: map[string]string{"Thread": "1"},
+			Timeouts: pool.Timeouts{Start: 2 * time.Minute}, // gpsusi loads its data slowly on a loaded machine
 		},
 		{
 			Name: "liar", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.MateLine + "=G*8f_9f9g_8f8g_9g8h"},
@@ -119,7 +120,7 @@ func newEnv(tweak func(*session.Config)) (*env, error) {
 		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
 	e := &env{pool: p, games: gm, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
 	// Wait for every engine, so that timing in tests is about searches.
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		ready := true
 		for _, st := range p.Status() {
