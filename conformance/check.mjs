@@ -186,6 +186,9 @@ const cases = [
   { op: 'post /v1/analyze', status: 422, body: { position: { moves: ['7g7f', 'P*5e'] }, limits: { depth: 1 } }, note: 'move_index' },
   { op: 'post /v1/analyze', status: 422, body: { limits: {} }, note: 'no limit' },
   { op: 'post /v1/analyze', status: 429, body: 'example', headers: keyed, before: spendRate },
+  // Records take from the same rate (after every keyed case that must pass it).
+  { op: 'post /v1/records/parse', status: 429, body: 'example', headers: keyed, before: spendRate },
+  { op: 'post /v1/records/export', status: 429, body: 'example', headers: keyed, before: spendRate },
 
   { op: 'post /v1/mate', status: 200, body: 'example' },
   { op: 'post /v1/mate', status: 200, body: { engine: 'fairy', position: tsume, timeout_ms: 1000 }, note: 'notimplemented' },

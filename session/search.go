@@ -79,6 +79,8 @@ type job struct {
 
 	cancelled bool // stop arrived while it was queued; guarded by Session.mu
 	noCache   bool // the lease has client-set options: the cache's key would not describe it
+	noStore   bool // the lease's engine searched a repeated history: its hash may carry that answer (cache.go)
+	repeats   int8 // historyRepeats(pos), once known: 1 no, 2 yes (cache.go)
 }
 
 // newJob checks a search request (analyze, go or mate) against the caps.

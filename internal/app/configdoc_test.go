@@ -172,7 +172,7 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	e := evalcache.Config{}.WithDefaults()
 	enabled := true // openCache: on unless enabled is false
 	want.Cache = CacheConfig{Enabled: &enabled, MaxEntries: e.MaxEntries, MaxMB: e.MaxBytes >> 20,
-		RedisPrefix: e.RedisPrefix, RedisTTL: e.RedisTTL, Timeout: e.Timeout}
+		RedisPrefix: e.RedisPrefix, RedisTTL: e.TTL, Timeout: e.Timeout}
 	if e.MaxBytes%(1<<20) != 0 {
 		t.Errorf("evalcache's default MaxBytes %d is no whole number of MB", e.MaxBytes)
 	}
