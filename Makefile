@@ -2,7 +2,7 @@
 GO       ?= go
 FUZZTIME ?= 20s
 
-.PHONY: all deps test-deps build run test check vet race fuzz e2e conformance image image-test bench benchmarks soak
+.PHONY: all deps test-deps build run test check vet race stress-test fuzz e2e conformance image image-test bench benchmarks soak
 
 all: build
 
@@ -34,6 +34,12 @@ check:
 
 race:
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+## stress-test: the race suite three times in a row while stress-ng keeps
+## both cores busy: no test may depend on how fast the machine is.
+STRESS_RUNS ?= 3
+stress-test: test-deps
+	./scripts/stress-test.sh $(STRESS_RUNS)
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh

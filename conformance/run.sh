@@ -57,10 +57,10 @@ key=$(node -e 'console.log(require("crypto").randomBytes(18).toString("base64url
 uport=$(freeport)
 # The built-in configuration, with the one name pages use for the service
 # (server.hosts): a request for another Host gets 421.
-# A slow flood guard for the anonymous client, so that check.mjs can spend
-# it and see the 429 before a token comes back (the default, 50 a second,
-# refills one in 20 ms).
-printf 'server:\n  hosts: [usid.example]\naccess:\n  anonymous_quota: {rate: 5, burst: 20}\n' >"$tmp/usid.yaml"
+# A flood guard for keyed clients that, once check.mjs has spent it, gives
+# no token back within the run (one per 1000 s), so that the 429 cases hold
+# on a machine of any speed (the default, 100 a second, refills one in 10 ms).
+printf 'server:\n  hosts: [usid.example]\naccess:\n  keyed: {rate: 0.001, burst: 20}\n' >"$tmp/usid.yaml"
 USID_API_KEYS="conformance:$key" "$root/bin/usid" --addr "127.0.0.1:$uport" --config "$tmp/usid.yaml" >"$tmp/usid.log" 2>&1 &
 usid=$!
 waitfor "http://127.0.0.1:$uport/readyz" "$usid" usid

@@ -411,7 +411,7 @@ func checkLive(t *testing.T, u *liveUsid, cfg *usidConfig, rs []*rendered) {
 
 	// Every engine warm, so that every instance's memory can be measured.
 	var engines enginesDoc
-	testwait.For(t, "every engine instance idle", 90*time.Second, func() bool {
+	testwait.For(t, "every engine instance idle", 5*time.Minute, func() bool {
 		_, b := get(t, u.base+"/v1/engines")
 		engines = enginesDoc{}
 		if err := json.Unmarshal(b, &engines); err != nil {

@@ -5,10 +5,24 @@
 //
 // Keys are opaque strings (the caller hashes the normalized position, the
 // engine's identity and the settings that change its answer: see Key);
-// values are an Entry: the depth, nodes and time the search reached and the
-// caller's encoded result. A key keeps the deepest entry seen (depth, then
-// nodes): a shallower result never replaces a deeper one, in memory, in the
-// file or in Redis (a server-side script compares them).
+// values are an Entry: the depth, nodes and time the search reached, when
+// it ended and the caller's encoded result. A key keeps the deepest entry
+// seen (depth, then nodes): a shallower result never replaces a deeper one,
+// in memory, in the file or in Redis (a server-side script compares them).
+//
+// No entry is taken on trust, wherever it comes from: one whose numbers are
+// out of bounds (a negative or implausible depth, a value over MaxValue, a
+// time in the future) or older than TTL is neither used nor kept, and any
+// new result replaces it. An entry lives at most TTL after the search that
+// made it, in every tier: writing a result no deeper than the stored one
+// does not renew it, so a wrong entry cannot be kept alive. Redis values are
+// measured on the server before they are read (a 30 MB value is never
+// loaded). The caller judges each entry before using it (Get's judge) and
+// may Reject it, which removes it from every tier.
+//
+// A file that bbolt cannot open or that fails its consistency check
+// (random bytes, a truncated or zeroed file, a foreign database) is moved
+// aside to FILE.broken and a new one is made: usid starts either way.
 //
 // The cache never fails its caller: a Redis outage or a broken file makes
 // lookups miss and writes drop, counted in usid_evalcache_errors_total, and
@@ -40,11 +54,26 @@ import (
 
 // Entry is one cached result.
 type Entry struct {
-	Depth  int   // the depth the search reached (its first line's)
-	Nodes  int64 // the nodes it searched
-	TimeMS int64 // the time it took, as the engine reported
+	Depth  int       // the depth the search reached (its first line's)
+	Nodes  int64     // the nodes it searched
+	TimeMS int64     // the time it took, as the engine reported
+	At     time.Time // when the search ended (Put sets it when zero); kept to the millisecond
 	Value  []byte
 }
+
+// Verdict is a caller's judgement of a cached entry (see Get).
+type Verdict int
+
+const (
+	// Use: the entry answers the request.
+	Use Verdict = iota
+	// Short: a sound answer, but not enough for this request (too
+	// shallow); another tier may hold a deeper one.
+	Short
+	// Reject: not a sound answer for its key (it fails the checks an
+	// engine's answer must pass): it is removed from every tier.
+	Reject
+)
 
 // Deeper reports whether e went further than o: a greater depth, or the
 // same depth with more nodes.
@@ -72,8 +101,14 @@ type Config struct {
 	File string
 	// RedisURL, if set, is the shared tier (redis://[:password@]host:port/db).
 	RedisURL    string
-	RedisPrefix string        // key prefix in Redis ("usid:eval:")
-	RedisTTL    time.Duration // each key's lifetime in Redis, renewed by writes (7 days)
+	RedisPrefix string // key prefix in Redis ("usid:eval:")
+	// TTL is an entry's lifetime from the search that made it, in every
+	// tier (7 days); writes that keep the stored entry do not renew it.
+	TTL time.Duration
+	// MaxDepth is the deepest depth an entry may claim (255: beyond any
+	// USI engine's MAX_PLY); MaxValue bounds a value's bytes (64 KiB).
+	MaxDepth int
+	MaxValue int
 	// Timeout bounds one Redis call (100ms); after a failure Redis is left
 	// alone for Backoff (5s).
 	Timeout, Backoff time.Duration
@@ -125,8 +160,14 @@ func (cfg Config) WithDefaults() Config {
 	if cfg.RedisPrefix == "" {
 		cfg.RedisPrefix = "usid:eval:"
 	}
-	if cfg.RedisTTL <= 0 {
-		cfg.RedisTTL = 7 * 24 * time.Hour
+	if cfg.TTL <= 0 {
+		cfg.TTL = 7 * 24 * time.Hour
+	}
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = 255
+	}
+	if cfg.MaxValue <= 0 {
+		cfg.MaxValue = 64 << 10
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 100 * time.Millisecond
@@ -143,21 +184,28 @@ func (cfg Config) WithDefaults() Config {
 	return cfg
 }
 
-// New opens the cache: the file (read into memory) and the Redis client, if
-// configured. A Redis that is down is not an error: it is retried later.
+// New opens the cache: the file (read into memory; a broken one is moved
+// aside and replaced) and the Redis client, if configured. A Redis that is
+// down is not an error: it is retried later.
 func New(cfg Config, reg prometheus.Registerer) (*Cache, error) {
 	cfg = cfg.WithDefaults()
 	c := &Cache{cfg: cfg, log: cfg.Logger, lru: list.New(), items: map[string]*list.Element{},
 		writes: make(chan write, cfg.QueueSize), done: make(chan struct{})}
 	c.m = newMetrics(reg, c)
 	if cfg.File != "" {
-		f, err := openFile(cfg.File)
+		f, err := openFile(cfg.File, c.log)
 		if err != nil {
 			return nil, err
 		}
 		c.file = f
 		n := 0
-		err = f.each(func(key string, e Entry) bool {
+		now := time.Now()
+		var stale []string
+		f.each(cfg.MaxValue, func(key string, e Entry) bool {
+			if !c.sound(e, now) {
+				stale = append(stale, key)
+				return true
+			}
 			c.mu.Lock()
 			c.putLocked(key, e, false)
 			full := len(c.items) >= cfg.MaxEntries || c.bytes >= cfg.MaxBytes
@@ -165,11 +213,10 @@ func New(cfg Config, reg prometheus.Registerer) (*Cache, error) {
 			n++
 			return !full
 		})
-		if err != nil {
-			f.close()
-			return nil, err
+		if err := f.deleteAll(stale); err != nil {
+			c.log.Warn("evaluation cache file: dropping stale entries failed", "err", err)
 		}
-		c.log.Info("evaluation cache file read", "file", cfg.File, "entries", n)
+		c.log.Info("evaluation cache file read", "file", cfg.File, "entries", n, "dropped", len(stale))
 	}
 	if cfg.RedisURL != "" {
 		r, err := newRedis(cfg)
@@ -185,46 +232,98 @@ func New(cfg Config, reg prometheus.Registerer) (*Cache, error) {
 	return c, nil
 }
 
+// clockSkew is how far in the future an entry's time may be (another
+// instance's clock may run ahead).
+const clockSkew = time.Minute
+
+// sound reports whether e's numbers are ones a real search gives and it is
+// young enough to be used.
+func (c *Cache) sound(e Entry, now time.Time) bool {
+	return e.Depth >= 0 && e.Depth <= c.cfg.MaxDepth && e.Nodes >= 0 && e.TimeMS >= 0 && len(e.Value) <= c.cfg.MaxValue &&
+		!e.At.IsZero() && e.At.Before(now.Add(clockSkew)) && now.Sub(e.At) < c.cfg.TTL
+}
+
 // errDown: Redis is not asked while it backs off after a failure.
 var errDown = errors.New("evalcache: redis is backing off after a failure")
 
-// Get returns the entry of key if ok accepts it: the memory tier first,
-// then Redis (whose entry then joins the memory tier). It never fails: an
-// error is a miss.
-func (c *Cache) Get(ctx context.Context, key string, ok func(Entry) bool) (Entry, bool) {
+// Get returns the entry of key if judge says Use: the memory tier first,
+// then Redis (whose entry then joins the memory tier). An entry judge
+// Rejects is removed from every tier; one that is out of bounds or too old
+// is never shown to judge. It never fails: an error is a miss.
+func (c *Cache) Get(ctx context.Context, key string, judge func(Entry) Verdict) (Entry, bool) {
+	now := time.Now()
 	c.mu.Lock()
 	if el, found := c.items[key]; found {
 		it := el.Value.(*item)
-		c.lru.MoveToFront(el)
 		e := it.e
-		c.mu.Unlock()
-		if ok(e) {
-			c.m.hits.WithLabelValues("memory").Inc()
-			return e, true
+		if !c.sound(e, now) {
+			c.removeLocked(el)
+			c.mu.Unlock()
+		} else {
+			c.lru.MoveToFront(el)
+			c.mu.Unlock()
+			switch judge(e) {
+			case Use:
+				c.m.hits.WithLabelValues("memory").Inc()
+				return e, true
+			case Reject:
+				c.reject(key, e, "memory")
+			}
 		}
 	} else {
 		c.mu.Unlock()
 	}
 	if c.redis != nil {
-		e, found, err := c.redis.get(ctx, key)
+		e, found, err := c.redis.get(ctx, key, c.cfg.MaxValue)
 		switch {
 		case err != nil:
 			c.failed("get", err)
-		case found && ok(e):
-			c.m.hits.WithLabelValues("redis").Inc()
-			c.mu.Lock()
-			c.putLocked(key, e, c.file != nil)
-			c.mu.Unlock()
-			return e, true
+		case !found:
+		case !c.sound(e, now):
+			c.m.rejected.WithLabelValues("redis").Inc()
+		default:
+			switch judge(e) {
+			case Use:
+				c.m.hits.WithLabelValues("redis").Inc()
+				c.mu.Lock()
+				c.putLocked(key, e, c.file != nil)
+				c.mu.Unlock()
+				return e, true
+			case Reject:
+				c.reject(key, e, "redis")
+			}
 		}
 	}
 	c.m.misses.Inc()
 	return Entry{}, false
 }
 
+// reject removes e, found in tier and judged unsound, from every tier
+// (from Redis only while it still holds that very entry).
+func (c *Cache) reject(key string, e Entry, tier string) {
+	c.m.rejected.WithLabelValues(tier).Inc()
+	c.log.Warn("evaluation cache: an entry failed the checks of an engine's answer; removed", "tier", tier, "key", key)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, found := c.items[key]; found && el.Value.(*item).e.At.Equal(e.At) {
+		c.removeLocked(el)
+	}
+	if c.redis != nil {
+		c.queue(write{key: key, e: e, del: true, redis: true})
+	}
+}
+
 // Put offers an entry for key; it is kept where it is deeper than what the
-// tier has.
+// tier has, or where the tier's entry is out of bounds or too old. An entry
+// out of bounds itself is dropped.
 func (c *Cache) Put(ctx context.Context, key string, e Entry) {
+	if e.At.IsZero() {
+		e.At = time.Now()
+	}
+	e.At = e.At.Truncate(time.Millisecond) // as the file and Redis keep it
+	if !c.sound(e, time.Now()) {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.putLocked(key, e, c.file != nil)
@@ -233,14 +332,14 @@ func (c *Cache) Put(ctx context.Context, key string, e Entry) {
 	}
 }
 
-// putLocked keeps e in memory if deeper than what is there, evicting the
-// least recently used entries past the bounds; mirror queues the change
-// for the file.
+// putLocked keeps e in memory if deeper than what is there (or what is
+// there is no longer sound), evicting the least recently used entries past
+// the bounds; mirror queues the change for the file.
 func (c *Cache) putLocked(key string, e Entry, mirror bool) {
 	if el, found := c.items[key]; found {
 		it := el.Value.(*item)
 		c.lru.MoveToFront(el)
-		if !e.Deeper(it.e) {
+		if !e.Deeper(it.e) && c.sound(it.e, time.Now()) {
 			return
 		}
 		c.bytes += e.size(key) - it.e.size(key)
@@ -256,15 +355,19 @@ func (c *Cache) putLocked(key string, e Entry, mirror bool) {
 		c.queue(write{key: key, e: e, file: true})
 	}
 	for len(c.items) > c.cfg.MaxEntries || c.bytes > c.cfg.MaxBytes {
-		el := c.lru.Back()
-		it := el.Value.(*item)
-		c.lru.Remove(el)
-		delete(c.items, it.key)
-		c.bytes -= it.e.size(it.key)
+		c.removeLocked(c.lru.Back())
 		c.m.evictions.Inc()
-		if c.file != nil {
-			c.queue(write{key: it.key, del: true, file: true})
-		}
+	}
+}
+
+// removeLocked drops an entry from memory and from the file.
+func (c *Cache) removeLocked(el *list.Element) {
+	it := el.Value.(*item)
+	c.lru.Remove(el)
+	delete(c.items, it.key)
+	c.bytes -= it.e.size(it.key)
+	if c.file != nil {
+		c.queue(write{key: it.key, del: true, file: true})
 	}
 }
 
@@ -300,7 +403,13 @@ func (c *Cache) writer() {
 		}
 		if w.redis {
 			ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
-			if err := c.redis.put(ctx, w.key, w.e, c.cfg.RedisTTL); err != nil {
+			var err error
+			if w.del {
+				err = c.redis.reject(ctx, w.key, w.e)
+			} else {
+				err = c.redis.put(ctx, w.key, w.e, c.cfg)
+			}
+			if err != nil {
 				c.failed("put", err)
 			}
 			cancel()

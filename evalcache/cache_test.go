@@ -18,9 +18,16 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func anyEntry(Entry) bool { return true }
+func anyEntry(Entry) Verdict { return Use }
 
-func depthAtLeast(d int) func(Entry) bool { return func(e Entry) bool { return e.Depth >= d } }
+func depthAtLeast(d int) func(Entry) Verdict {
+	return func(e Entry) Verdict {
+		if e.Depth >= d {
+			return Use
+		}
+		return Short
+	}
+}
 
 func open(t *testing.T, cfg Config) *Cache {
 	t.Helper()

@@ -8,6 +8,7 @@ type metrics struct {
 	evictions prometheus.Counter
 	errors    *prometheus.CounterVec
 	dropped   prometheus.Counter
+	rejected  *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer, c *Cache) *metrics {
@@ -22,11 +23,15 @@ func newMetrics(reg prometheus.Registerer, c *Cache) *metrics {
 			Help: "Failed calls to a cache tier (redis, file); usid searches instead."}, []string{"tier"}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "usid_evalcache_dropped_writes_total",
 			Help: "Writes to the file or redis dropped because the writer's queue was full."}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "usid_evalcache_rejected_total",
+			Help: "Entries read from a tier (memory, redis) that failed the checks of an engine's answer or were out of bounds; removed."}, []string{"tier"}),
 	}
 	m.hits.WithLabelValues("memory")
 	m.hits.WithLabelValues("redis")
 	m.errors.WithLabelValues("redis")
 	m.errors.WithLabelValues("file")
+	m.rejected.WithLabelValues("memory")
+	m.rejected.WithLabelValues("redis")
 	if reg != nil {
 		size := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "usid_evalcache_entries",
 			Help: "Entries in the memory tier of the evaluation cache."}, func() float64 { return float64(c.Len()) })
@@ -36,7 +41,7 @@ func newMetrics(reg prometheus.Registerer, c *Cache) *metrics {
 			defer c.mu.Unlock()
 			return float64(c.bytes)
 		})
-		reg.MustRegister(m.hits, m.misses, m.evictions, m.errors, m.dropped, size, bytes)
+		reg.MustRegister(m.hits, m.misses, m.evictions, m.errors, m.dropped, m.rejected, size, bytes)
 	}
 	return m
 }

@@ -23,6 +23,7 @@ var csaEnds = map[string]End{
 // csaState reads a CSA record.
 type csaState struct {
 	r      *Record
+	rc     commentText // the record's comment
 	b      *builder
 	max    int
 	bd     *board
@@ -66,16 +67,16 @@ func parseCSA(lines []string, max int) (*Record, *Error) {
 			return nil, err
 		}
 	}
-	st.b.finish(st.r)
+	st.b.finish(st.r, &st.rc)
 	return st.r, nil
 }
 
 func (st *csaState) comment(c string) {
 	if st.b == nil {
-		st.r.Comment = joinComment(st.r.Comment, c)
+		st.rc.add(c)
 		return
 	}
-	st.b.comment(st.r, c)
+	st.b.comment(&st.rc, c)
 }
 
 func (st *csaState) header(l string, ln int) *Error {
@@ -142,7 +143,7 @@ func (st *csaState) statement(s string, ln int) *Error {
 		return nil // version
 	case s[0] == 'T' && st.b != nil:
 		v, err := strconv.ParseFloat(s[1:], 64)
-		if err != nil || v < 0 || v > 1e9 {
+		if err != nil || v < 0 || v > MaxTimeMS/1000 {
 			return errorf(ln, CodeRecordSyntax, "a time is \"T\" and seconds: %q", clip(s))
 		}
 		if st.b.cur != st.b.root {

@@ -15,7 +15,13 @@
 // (alternatives to that move, each a line of its own, recursively), the
 // comments written after it and its consumed time. ExportKIF writes a Record
 // as KIF, with per-move comments and evaluations as "*" comment lines, and its
-// variations as "変化" blocks; Parse reads the result back to the same moves.
+// variations as "変化" blocks; Parse reads the result back to the same game
+// (start, lines, comments, times in whole seconds, end) by construction:
+// nothing of a header or a comment can come out as structure (a header line
+// is written only where the reader reads it back as that header).
+//
+// Parsing is linear in the text: comment lines are gathered and joined once
+// (BenchmarkParseCommentBomb, BenchmarkParseNormal).
 //
 // # Sources
 //

@@ -15,35 +15,34 @@ var endWords = map[End]string{
 
 // ExportKIF writes r as a UTF-8 KIF record: its header lines, 手合割 (or a
 // board diagram for a start that is no handicap), the main line with
-// consumed times where known, each move's comment and evaluation as "*"
-// lines, then its variations as 変化 blocks (the last branch first, as Kifu
-// for Windows writes them, so that each block continues the line read just
-// before it). Every move must be legal: r comes from Parse or was checked.
+// consumed times where known (in whole seconds, KIF's unit), each move's
+// comment and evaluation as "*" lines, then its variations as 変化 blocks
+// (the last branch first, as Kifu for Windows writes them, so that each
+// block continues the line read just before it). Every move must be legal
+// and every time at most MaxTimeMS: r comes from Parse or was checked.
+//
+// The result reads back to the same game by construction: everything the
+// reader takes for structure (moves, times, board diagrams, 手合割, 変化,
+// 手数 lines) is written by the exporter itself, comments are "*" lines
+// whatever they hold, and a header line is written only where the reader
+// reads that very line back as that very header; any other header field
+// (one shaped like a board row, 変化, a 手数 line, a move, a comment...) is
+// written as a "#" line, which KIF readers ignore.
 func ExportKIF(r *Record) (string, error) {
 	start, err := shogi.ParseSFEN(r.StartSFEN)
 	if err != nil {
 		return "", err
 	}
+	if err := checkTimes(r.Moves); err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString("#KIF version=2.0 encoding=UTF-8\n")
 	for _, f := range r.Header {
-		if f.Key == "手合割" || strings.HasSuffix(f.Key, "の持駒") {
-			continue
+		if f.Key == "手合割" {
+			continue // the start decides it, below
 		}
-		// CSA's keys in KIF's words; others as they are.
-		key := map[string]string{"N+": "先手", "N-": "後手", "EVENT": "棋戦", "START_TIME": "開始日時", "END_TIME": "終了日時", "SITE": "場所", "OPENING": "戦型", "TIME_LIMIT": "持ち時間"}[f.Key]
-		if key == "" {
-			key = oneLine(f.Key)
-		}
-		// A key KIF cannot carry as a header (one a reader would take for a
-		// move, such as CSA's "$0", or with spaces) goes in a comment line,
-		// so that the record still reads back. Checked with the reader's
-		// own header parser.
-		if k, _, ok := headerLine(key + "：x"); !ok || k != key {
-			fmt.Fprintf(&b, "*%s：%s\n", key, oneLine(f.Value))
-			continue
-		}
-		fmt.Fprintf(&b, "%s：%s\n", key, oneLine(f.Value))
+		writeHeader(&b, kifKey(f.Key), f.Value)
 	}
 	if h := handicapOf(r.StartSFEN); h != "" {
 		fmt.Fprintf(&b, "手合割：%s\n", h)
@@ -57,6 +56,49 @@ func ExportKIF(r *Record) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+// writeHeader writes key：value as a header line if the reader reads that
+// line, at the head of a record, as exactly this header and nothing else;
+// else as an ignored "#" line.
+func writeHeader(b *strings.Builder, key, value string) {
+	value = strings.Trim(oneLine(value), spaces)
+	line := key + "：" + value
+	st := &kifState{r: &Record{Format: FormatKIF}, f: FormatKIF, max: 1}
+	if err := st.line(strings.TrimRight(line, spaces), 1); err == nil && st.b == nil && st.bd == nil && st.handicap == "" &&
+		st.moveN == 0 && !st.turnWhite && st.comment.b.Len() == 0 && len(st.r.Header) == 1 && st.r.Header[0] == (Field{key, value}) {
+		b.WriteString(line + "\n")
+		return
+	}
+	b.WriteString("#" + line + "\n")
+}
+
+// checkTimes refuses a time the reader would not read back.
+func checkTimes(line []Move) error {
+	for _, m := range line {
+		if m.TimeMS > MaxTimeMS {
+			return fmt.Errorf("kifu: a time of %d ms, over MaxTimeMS", m.TimeMS)
+		}
+		for _, v := range m.Variations {
+			if err := checkTimes(v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// csaKeys are CSA's header keys in KIF's words.
+var csaKeys = map[string]string{"N+": "先手", "N-": "後手", "EVENT": "棋戦", "START_TIME": "開始日時", "END_TIME": "終了日時",
+	"SITE": "場所", "OPENING": "戦型", "TIME_LIMIT": "持ち時間"}
+
+// kifKey is the KIF key a header field is written with: CSA's keys in
+// KIF's words, others as they are, on one line.
+func kifKey(k string) string {
+	if w, ok := csaKeys[k]; ok {
+		return w
+	}
+	return oneLine(k)
 }
 
 func oneLine(s string) string {

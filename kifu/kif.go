@@ -275,7 +275,8 @@ type kifState struct {
 	hcLine    int
 	moveN     int
 	turnWhite bool
-	started   bool // the first main-line move has been read
+	started   bool        // the first main-line move has been read
+	comment   commentText // the record's comment
 }
 
 func parseKIF(lines []string, f Format, max int) (*Record, *Error) {
@@ -290,7 +291,7 @@ func parseKIF(lines []string, f Format, max int) (*Record, *Error) {
 			return nil, err
 		}
 	}
-	st.b.finish(st.r)
+	st.b.finish(st.r, &st.comment)
 	return st.r, nil
 }
 
@@ -338,10 +339,10 @@ func (st *kifState) line(t string, ln int) *Error {
 		return nil // ignored lines and bookmarks (しおり)
 	case '*':
 		if st.b == nil {
-			st.r.Comment = joinComment(st.r.Comment, s[1:])
+			st.comment.add(s[1:])
 			return nil
 		}
-		st.b.comment(st.r, s[1:])
+		st.b.comment(&st.comment, s[1:])
 		return nil
 	case '|':
 		return st.boardRow(s, ln)
@@ -393,13 +394,6 @@ func (st *kifState) line(t string, ln int) *Error {
 		return st.header(key, val, ln)
 	}
 	return errorf(ln, CodeRecordSyntax, "a line %s does not allow: %q", st.f, clip(s))
-}
-
-func joinComment(c, s string) string {
-	if c != "" {
-		return c + "\n" + s
-	}
-	return s
 }
 
 func clip(s string) string {
@@ -643,11 +637,14 @@ func kifTime(s string) (int64, bool) {
 		return 0, false
 	}
 	for _, p := range parts {
-		v, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || v < 0 || v > 1<<20 {
+		v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || v < 0 || v > MaxTimeMS/1000 {
 			return 0, false
 		}
-		total = total*60 + int64(v)
+		total = total*60 + v
+		if total > MaxTimeMS/1000 {
+			return 0, false
+		}
 	}
 	return total * 1000, true
 }

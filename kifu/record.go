@@ -179,6 +179,10 @@ type Options struct {
 // DefaultMaxMoves is Options.MaxMoves when it is 0.
 const DefaultMaxMoves = 10000
 
+// MaxTimeMS is the longest time a move may take, in every format read and
+// written (CSA's bound: 10^9 seconds).
+const MaxTimeMS = 1e12
+
 // Decode returns data as UTF-8 text: UTF-8 as it is (without a byte order
 // mark), anything else read as Shift_JIS (Windows code page 932).
 func Decode(data []byte) (string, error) {

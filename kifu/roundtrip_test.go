@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 )
 
 // sameLines compares two lines move by move, with their comments, times
-// (times written as 0 when the export wrote times and the move had none)
+// (in the whole seconds KIF writes; written as 0 when the export wrote
+// times and the move had none)
 // and variations; it returns the first difference.
 func sameLines(a, b []Move, timesWritten bool, path string) string {
 	if len(a) != len(b) {
@@ -23,6 +25,9 @@ func sameLines(a, b []Move, timesWritten bool, path string) string {
 		ta := a[i].TimeMS
 		if ta < 0 && timesWritten {
 			ta = 0
+		}
+		if ta > 0 {
+			ta -= ta % 1000 // KIF writes whole seconds
 		}
 		if a[i].USI != b[i].USI || a[i].Comment != b[i].Comment || ta != b[i].TimeMS {
 			return fmt.Sprintf("%s: %s %q %d, then %s %q %d", p, a[i].USI, a[i].Comment, ta, b[i].USI, b[i].Comment, b[i].TimeMS)
@@ -226,8 +231,10 @@ func TestPropertyKI2(t *testing.T) {
 	t.Logf("%d positions, every legal move written and resolved", positions)
 }
 
-// FuzzParse: no input panics or hangs; a record that parses exports to KIF
-// that parses to the same moves.
+// FuzzParse: no input panics or hangs; a record that parses (KIF, KI2, CSA
+// with any header keys, comments and times, USI, SFEN) exports to KIF that
+// parses to the same game (sameGame: start, lines, comments, times, end;
+// no header read back as anything else).
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.*")
 	for _, name := range files {
@@ -243,6 +250,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("▲５八金右　△同　金\n"))
 	f.Add([]byte("PI82HI22KA\n-\n-5152OU\n%TORYO\n"))
 	f.Add([]byte("変化：1手\n"))
+	// CSA keys and times KIF reads as structure (issue 25).
+	f.Add([]byte("$変化:3手\n$手数----:x\n$+---:x\n$手数＝9:x\nPI19KY\n+\n+7776FU\nT999999999\n-3334FU\nT0.5\n%TORYO\n"))
+	f.Add([]byte("$|v香v桂v銀v金v玉v金v銀v桂v香|一:x\n$|v歩v歩v歩v歩v歩v歩v歩v歩v歩|三:x\n$後手の持駒:飛\n$後手番:\nPI82HI22KA\n-\n-5142OU\n'*c\n"))
+	f.Add([]byte("N+|v香v桂v銀v金v玉v金v銀v桂v香|一\n$*x:y\n$   1 ７六歩(77):x\n$９ ８ ７:x\n+7776FU,T12.25\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Parse(data, Options{MaxMoves: 500})
 		if err != nil {
@@ -259,8 +270,133 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-import: %v\n%s", err, out)
 		}
-		if back.StartSFEN != r.StartSFEN || strings.Join(back.USIMoves(), " ") != strings.Join(r.USIMoves(), " ") || back.CountMoves() != r.CountMoves() {
-			t.Fatalf("re-import: %s %v, want %s %v", back.StartSFEN, back.USIMoves(), r.StartSFEN, r.USIMoves())
+		if d := sameGame(r, back); d != "" {
+			t.Fatalf("re-import: %s\n%s", d, out)
 		}
 	})
+}
+
+// exportedFields are the header fields an export of r may write: r's
+// fields with CSA's keys in KIF's words, values on one line without outer
+// spaces, and the start's 手合割.
+func exportedFields(r *Record) []Field {
+	out := []Field{{"手合割", handicapOf(r.StartSFEN)}}
+	for _, f := range r.Header {
+		out = append(out, Field{kifKey(f.Key), strings.Trim(oneLine(f.Value), spaces)})
+	}
+	return out
+}
+
+// sameGame compares a record with what its KIF export read back as: the
+// start, every line with its comments, times (in the whole seconds KIF
+// writes) and variations, the end, the record's comment; and no header
+// field the export did not write from r (nothing of a header came back as
+// something else). It returns the first difference.
+func sameGame(r, back *Record) string {
+	if back.Format != FormatKIF || back.StartSFEN != r.StartSFEN || back.End != r.End || back.Comment != r.Comment || back.Handicap != r.Handicap {
+		return fmt.Sprintf("format %s start %s end %q comment %q handicap %q; want start %s end %q comment %q handicap %q",
+			back.Format, back.StartSFEN, back.End, back.Comment, back.Handicap, r.StartSFEN, r.End, r.Comment, r.Handicap)
+	}
+	if d := sameLines(r.Moves, back.Moves, hasTimes(r.Moves), ""); d != "" {
+		return d
+	}
+	written := exportedFields(r)
+	for _, f := range back.Header {
+		if !slices.Contains(written, f) {
+			return fmt.Sprintf("header %q: %q came back, which the export did not write from %v", f.Key, f.Value, r.Header)
+		}
+	}
+	return ""
+}
+
+// TestExportStructureFromHeaders: what the KIF reader takes for structure
+// (board-diagram rows and frames, 変化, 手数 lines, turn and hand lines,
+// comments, moves) never comes out of a header: CSA keys of any shape
+// export to KIF that reads back to the same game (before: 422, a shifted
+// move number, or nine row-shaped keys read back as a board diagram that
+// took White's rook and bishop); times of any length CSA allows too.
+func TestExportStructureFromHeaders(t *testing.T) {
+	rows := []string{"v香v桂v銀v金v玉v金v銀v桂v香", " ・ ・ ・ ・ ・ ・ ・ ・ ・", "v歩v歩v歩v歩v歩v歩v歩v歩v歩",
+		" ・ ・ ・ ・ ・ ・ ・ ・ ・", " ・ ・ ・ ・ ・ ・ ・ ・ ・", " ・ ・ ・ ・ ・ ・ ・ ・ ・",
+		" 歩 歩 歩 歩 歩 歩 歩 歩 歩", " ・ 角 ・ ・ ・ ・ ・ 飛 ・", " 香 桂 銀 金 玉 金 銀 桂 香"}
+	var diagram strings.Builder
+	for i, r := range rows {
+		fmt.Fprintf(&diagram, "$|%s|%s:x\n", r, strings.Split("一 二 三 四 五 六 七 八 九", " ")[i])
+	}
+	moves := "+7776FU\nT12\n-3334FU\nT999999999\n+2726FU\nT0.5\n%TORYO\n"
+	for name, rec := range map[string]string{
+		"変化":               "V2.2\n$変化:3手\nPI\n+\n" + moves,
+		"手数 line":          "V2.2\n$手数----指手--:x\nPI\n+\n" + moves,
+		"board frame":      "V2.2\n$+---------------------------+:x\nPI\n+\n" + moves,
+		"move count":       "V2.2\n$手数＝9:x\nPI19KY\n+\n" + moves,
+		"board rows":       "V2.2\n" + diagram.String() + "PI\n+\n" + moves, // the rows: White without rook and bishop
+		"file labels":      "V2.2\n$９ ８ ７ ６ ５ ４ ３ ２ １:x\nPI\n+\n" + moves,
+		"hand":             "V2.2\n$後手の持駒:飛二　角二\nPI\n+\n" + moves,
+		"turn":             "V2.2\n$後手番:\nPI\n+\n" + moves,
+		"comment":          "V2.2\n$*a comment:x\nPI\n+\n" + moves,
+		"ignored":          "V2.2\n$#x:y\n$&x:y\n$まで:x\nPI\n+\n" + moves,
+		"move":             "V2.2\n$   1 ７六歩(77):x\n$1 ７六歩:x\nPI\n+\n" + moves,
+		"handicap":         "V2.2\n$手合割:香落ち\nPI\n+\n" + moves,
+		"values and names": "V2.2\nN+|v香v桂v銀v金v玉v金v銀v桂v香|一\nN-変化：3手\n$EVENT:手数＝9\nPI\n+\n" + moves,
+	} {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			r, err := Parse([]byte(rec), Options{})
+			if err != nil {
+				t.Fatalf("the CSA record: %v", err)
+			}
+			out, err := ExportKIF(r)
+			if err != nil {
+				t.Fatalf("export: %v", err)
+			}
+			back, err := Parse([]byte(out), Options{})
+			if err != nil {
+				t.Fatalf("re-import: %v\n%s", err, out)
+			}
+			if d := sameGame(r, back); d != "" {
+				t.Fatalf("re-import: %s\n%s", d, out)
+			}
+		})
+	}
+}
+
+// TestPropertyHeaderFields: header fields made of what the reader takes
+// for structure, in any order and mixture (as /v1/records/export takes
+// them from a client, and CSA records carry them), never change the game
+// the export reads back as.
+func TestPropertyHeaderFields(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 2026))
+	parts := []string{"|", "|v香v桂v銀v金v玉v金v銀v桂v香|一", " ・", "+---", "+--", "変化", "：", ":", "3手", "手数----", "手数――", "手数＝", "手数=", "9",
+		"*", "#", "&", "まで", "後手番", "先手番", "上手番", "先手の持駒", "後手の持駒", "９ ８", "9 8 7", "   1 ７六歩(77)", "1", " ", "　", "\t",
+		"\n", "\r", "手合割", "平手", "香落ち", "▲７六歩", "先手", "後手", "棋戦", "x", "N+", "EVENT", "( 0:12/00:00:12)", "投了"}
+	word := func() string {
+		var b strings.Builder
+		for k := rng.IntN(4) + 1; k > 0; k-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		return b.String()
+	}
+	for i := 0; i < 2000; i++ {
+		sfen := propertyStarts[i%len(propertyStarts)]
+		p, err := shogi.ParseSFEN(sfen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		budget := 40
+		r := &Record{StartSFEN: p.SFEN(), Moves: randomLine(rng, *p, rng.IntN(20), 0, &budget)}
+		r.Handicap = handicapOf(r.StartSFEN)
+		for k := rng.IntN(12); k > 0; k-- {
+			r.Header = append(r.Header, Field{Key: word(), Value: word()})
+		}
+		out, err := ExportKIF(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Parse([]byte(out), Options{})
+		if err != nil {
+			t.Fatalf("re-import: %v\nheader %q\n%s", err, r.Header, out)
+		}
+		if d := sameGame(r, back); d != "" {
+			t.Fatalf("re-import: %s\nheader %q\n%s", d, r.Header, out)
+		}
+	}
 }

@@ -49,6 +49,6 @@ func parseUSI(lines []string, max int) (*Record, *Error) {
 			return nil, err
 		}
 	}
-	b.finish(r)
+	b.finish(r, &commentText{})
 	return r, nil
 }

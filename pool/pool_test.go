@@ -107,7 +107,7 @@ func status(p *Pool, name string) EngineStatus {
 
 func waitIdle(t *testing.T, p *Pool, name string, n int) {
 	t.Helper()
-	testwait.For(t, fmt.Sprintf("%d idle %s engines", n, name), 2*time.Minute, func() bool { return status(p, name).Idle == n })
+	testwait.For(t, fmt.Sprintf("%d idle %s engines", n, name), 3*time.Minute, func() bool { return status(p, name).Idle == n })
 }
 
 func acquire(t *testing.T, p *Pool, name string) *Lease {
@@ -159,6 +159,7 @@ func TestRealEngines(t *testing.T) {
 	needBinary(t, fairyPath)
 	needBinary(t, gpsPath)
 	gps := EngineConfig{Name: "gps", Path: gpsPath}
+	gps.Timeouts.Start = 2 * time.Minute // gpsusi loads its data slowly on a loaded machine
 	p, reg := newPool(t, fairy(2), gps)
 	waitIdle(t, p, "fairy", 2)
 	waitIdle(t, p, "gps", 1)

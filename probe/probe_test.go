@@ -19,10 +19,11 @@ func TestMain(m *testing.M) {
 }
 
 // starter starts path with env as a probe's spare engine, with short
-// timeouts so that misbehaving fakes cost little.
+// timeouts so that misbehaving fakes cost little (yet long enough for a
+// well-behaved one on a loaded machine).
 func starter(path string, env []string) func(context.Context) (*usi.Engine, error) {
 	return func(ctx context.Context) (*usi.Engine, error) {
-		return usi.Start(ctx, usi.Config{Path: path, Env: env, StopTimeout: time.Second, QuitTimeout: time.Second, USIOKTimeout: 3 * time.Second})
+		return usi.Start(ctx, usi.Config{Path: path, Env: env, StopTimeout: 3 * time.Second, QuitTimeout: time.Second, USIOKTimeout: 30 * time.Second})
 	}
 }
 
@@ -211,7 +212,7 @@ func TestRealEngines(t *testing.T) {
 		t.Errorf("fairy-stockfish: checkmate %v, multipv %q, hash %q, reports depth %v", fairy.Checkmate, fairy.MultiPVOption, fairy.HashOption, fairy.ReportsDepth)
 	}
 	gps, err := Run(t.Context(), Config{Start: func(ctx context.Context) (*usi.Engine, error) {
-		return usi.Start(ctx, usi.Config{Path: "/usr/games/gpsusi", USIOKTimeout: 20 * time.Second})
+		return usi.Start(ctx, usi.Config{Path: "/usr/games/gpsusi", USIOKTimeout: 2 * time.Minute}) // a bound for a loaded machine
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -2,16 +2,20 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/usid/usid"
 	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/internal/redistest"
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/quota"
 	"github.com/usid/usid/session"
 )
@@ -237,5 +241,168 @@ func TestCacheRedisShared(t *testing.T) {
 	}
 	if e := testutil.ToFloat64(gauge(t, regB, "usid_evalcache_errors_total", "redis")); e < 1 {
 		t.Errorf("the outage was not counted: %v", e)
+	}
+}
+
+// handicap2 is the two-piece handicap start (White, without rook and
+// bishop, moves first); shuffle is a king and rook shuffle that comes back
+// to it.
+const handicap2 = "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+
+var shuffle = []string{"5a5b", "2h3h", "5b5a", "3h2h"}
+
+func repeatMoves(cycles int) []string {
+	var m []string
+	for range cycles {
+		m = append(m, shuffle...)
+	}
+	return m
+}
+
+// TestCacheRepetitionNotShared: a position reached through a repetition is
+// a different question (fairy-stockfish answers it cp 0 at depth 40 within
+// a second: the next return is sennichite); its answer is never served for
+// the position without that history, nor is the clean answer served to the
+// repetition; each gets the engine's honest answer, every time.
+func TestCacheRepetitionNotShared(t *testing.T) {
+	shared.waitIdle(t)
+	e, _ := cachedEnv(t, evalcache.Config{})
+	ask := func(moves []string, depth int) map[string]any {
+		return analyze(t, e, map[string]any{"engine": "fairy", "position": map[string]any{"sfen": handicap2, "moves": moves},
+			"limits": map[string]any{"depth": depth}})
+	}
+	cp := func(v map[string]any) (int, bool) {
+		s := firstLine(v)["score"].(map[string]any)
+		c, ok := s["cp"].(float64)
+		return int(c), ok
+	}
+	rep := ask(repeatMoves(3), 40)
+	if c, ok := cp(rep); !ok || c != 0 || rep["cached"] != nil {
+		t.Fatalf("through a threefold shuffle: %v (want the engine's draw, cp 0)", rep)
+	}
+	clean := ask(nil, 8)
+	if c, ok := cp(clean); clean["cached"] != nil || !ok || c > -300 {
+		t.Fatalf("the position without the history was served %v (want a search: White, two pieces down, is well behind)", clean)
+	}
+	// The clean answer is cached for clean histories (another move order
+	// to the same position, with no position twice, shares it)...
+	if again := ask(nil, 8); again["cached"] != true {
+		t.Errorf("the clean answer was not cached: %v", again)
+	}
+	// ...and never served to the repetition, which still gets its own
+	// answer from the engine.
+	for _, cycles := range []int{1, 3} {
+		v := ask(repeatMoves(cycles), 6)
+		if v["cached"] != nil {
+			t.Errorf("%d cycles: served from the cache: %v", cycles, v)
+		}
+		if c, _ := cp(v); cycles == 3 && c != 0 {
+			t.Errorf("3 cycles: %v, want the engine's draw", v)
+		}
+	}
+}
+
+// TestCacheRepetitionTaintsLease: a WebSocket lease whose engine searched a
+// repeated history may carry that answer in its hash (searches of one
+// lease share it): the lease's later searches do not fill the cache.
+func TestCacheRepetitionTaintsLease(t *testing.T) {
+	shared.waitIdle(t)
+	e, _ := cachedEnv(t, evalcache.Config{})
+	cl := dial(t, e)
+	cl.send(map[string]any{"type": "analyze", "id": "rep", "engine": "fairy",
+		"position": map[string]any{"sfen": handicap2, "moves": repeatMoves(3)}, "limits": map[string]any{"depth": 30}})
+	if ev := last(cl.terminal("rep", 30*time.Second)); ev["type"] != "bestmove" {
+		t.Fatalf("rep: %v", ev)
+	}
+	after := map[string]any{"sfen": handicap2, "moves": []string{"5a5b"}}
+	cl.send(map[string]any{"type": "analyze", "id": "next", "engine": "fairy", "position": after, "limits": map[string]any{"depth": 6}})
+	if ev := last(cl.terminal("next", 30*time.Second)); ev["type"] != "bestmove" {
+		t.Fatalf("next: %v", ev)
+	}
+	if v := analyze(t, e, map[string]any{"engine": "fairy", "position": after, "limits": map[string]any{"depth": 6}}); v["cached"] != nil {
+		t.Fatalf("a search on the lease that searched a repetition filled the cache: %v", v)
+	}
+}
+
+// TestCacheHostileRedisValues: whatever another writer puts in the shared
+// Redis under a position's key is checked like an engine's answer: a value
+// that fails (both cp and mate, a bound usid never writes, more lines than
+// MultiPV, an illegal move, a depth its lines did not reach, a field usid
+// never writes) is not served, over REST or WebSocket, and is replaced by
+// the honest search's result.
+func TestCacheHostileRedisValues(t *testing.T) {
+	shared.waitIdle(t)
+	rs := redistest.Start(t)
+	opt, err := redis.ParseURL(rs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(opt)
+	defer rc.Close()
+	ctx := context.Background()
+	pos := map[string]any{"moves": []string{"7g7f", "3c3d"}}
+	req := map[string]any{"engine": "fairy", "position": pos, "limits": map[string]any{"depth": 6}}
+	// Redis calls get seconds, not the default 100 ms: on a loaded machine a
+	// slow call would make the cache back off and drop the writes waited for.
+	cfg := evalcache.Config{RedisURL: rs.URL, Timeout: 5 * time.Second}
+	a, _ := cachedEnv(t, cfg)
+	honest := analyze(t, a, req)
+	var key string
+	testwait.For(t, "the result in redis", 30*time.Second, func() bool {
+		keys := rc.Keys(ctx, "usid:eval:*").Val()
+		if len(keys) == 1 {
+			key = keys[0]
+		}
+		return key != ""
+	})
+	line := firstLine(honest)
+	depth := num(line["depth"])
+	hostileLine := func(extra string) string {
+		return fmt.Sprintf(`{"multipv":1,"depth":%d,"nodes":%d,"time_ms":%d,"pv":["2g2f"]%s}`, depth, num(line["nodes"]), num(line["time_ms"]), extra)
+	}
+	many := make([]string, 3000)
+	for i := range many {
+		many[i] = hostileLine(`,"score":{"cp":1}`)
+	}
+	values := map[string]string{
+		"cp and mate":      `{"bestmove":"2g2f","lines":[` + hostileLine(`,"score":{"cp":5,"mate":3}`) + `]}`,
+		"html bound":       `{"bestmove":"2g2f","lines":[` + hostileLine(`,"score":{"cp":5},"bound":"<img src=x onerror=alert(1)>"`) + `]}`,
+		"bidi bound":       `{"bestmove":"2g2f","lines":[` + hostileLine(`,"score":{"cp":5},"bound":"\u202elower"`) + `]}`,
+		"3000 lines":       `{"bestmove":"2g2f","lines":[` + strings.Join(many, ",") + `]}`,
+		"illegal pv":       `{"bestmove":"2g2f","lines":[` + strings.Replace(hostileLine(`,"score":{"cp":5}`), `"2g2f"`, `"2g2f","2f2a"`, 1) + `]}`,
+		"illegal bestmove": `{"bestmove":"5i5g","lines":[` + hostileLine(`,"score":{"cp":5}`) + `]}`,
+		"unknown field":    `{"bestmove":"2g2f","lines":[` + hostileLine(`,"score":{"cp":5}`) + `],"note":"x"}`,
+		"no score":         `{"bestmove":"2g2f","lines":[` + hostileLine(``) + `]}`,
+	}
+	for name, v := range values {
+		rc.HSet(ctx, key, "data", v)
+		if name == "3000 lines" { // and a depth its lines never reached
+			rc.HSet(ctx, key, "depth", 40)
+		} else {
+			rc.HSet(ctx, key, "depth", depth)
+		}
+		b, _ := cachedEnv(t, cfg)
+		if name == "3000 lines" || name == "html bound" {
+			cl := dial(t, b)
+			cl.send(map[string]any{"type": "analyze", "id": "w", "engine": "fairy", "position": pos, "limits": map[string]any{"depth": 6}})
+			evs := cl.terminal("w", 30*time.Second)
+			for _, ev := range evs {
+				if ev["cached"] != nil {
+					t.Errorf("%s: served over WebSocket: %v", name, ev)
+					break
+				}
+			}
+			if last(evs)["type"] != "bestmove" {
+				t.Errorf("%s: the WebSocket search ended in %v", name, last(evs))
+			}
+		} else {
+			if got := analyze(t, b, req); got["cached"] != nil {
+				t.Errorf("%s: served over REST: %v", name, got)
+			}
+		}
+		testwait.For(t, name+" replaced by the honest result", 30*time.Second, func() bool {
+			d := rc.HGet(ctx, key, "data").Val()
+			return d != v && strings.Contains(d, `"bestmove"`)
+		})
 	}
 }

@@ -79,6 +79,7 @@ func engines() []pool.EngineConfig {
 		},
 		{
 			Name: "gps", Path: gpsPath, Instances: 1, Options: map[string]string{"Thread": "1"},
+			Timeouts: pool.Timeouts{Start: 2 * time.Minute}, // gpsusi loads its data slowly on a loaded machine
 		},
 		{
 			Name: "liar", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.MateLine + "=G*8f_9f9g_8f8g_9g8h"},
@@ -121,7 +122,7 @@ func newEnv(tweak func(*session.Config)) (*env, error) {
 	// Wait for every engine, so that timing in tests is about searches.
 	// Probing gpsusi afresh restarts it after each go it aborts on: on a
 	// busy machine that takes a while.
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		ready := true
 		for _, st := range p.Status() {

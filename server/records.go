@@ -17,6 +17,19 @@ import (
 // and a record's answer (format, header, comments, times, variations) has
 // nothing in common with a verdict's.
 
+// flood takes one request from the client's rate (access: rate, burst),
+// as a search does: reading and writing records costs CPU without an
+// engine, so a flood of them is refused with 429 before its body is read.
+func (s *Server) flood(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !clientOf(r).limiter.Allow() {
+			s.problem(w, r, &session.Error{Code: session.CodeTooManyRequests, Message: "requests arrive faster than this client's rate allows", MoveIndex: -1})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // recordRequest is the body of POST /v1/records/parse: the record's text,
 // or its bytes in base64 (a Shift_JIS file as read from disk).
 type recordRequest struct {
@@ -260,8 +273,8 @@ func (s *Server) exportRecordOf(req *exportRequest) (*kifu.Record, *session.Erro
 			}
 			m := kifu.Move{USI: p.Move, Comment: p.Comment, TimeMS: -1}
 			if p.TimeMS != nil {
-				if *p.TimeMS < 0 {
-					return nil, invalid("%s[%d].time_ms: negative", where, i)
+				if *p.TimeMS < 0 || *p.TimeMS > kifu.MaxTimeMS {
+					return nil, invalid("%s[%d].time_ms: want 0..%d", where, i, int64(kifu.MaxTimeMS))
 				}
 				m.TimeMS = *p.TimeMS
 			}

@@ -193,6 +193,7 @@ func TestRecordsExportErrors(t *testing.T) {
 		{"cp and mate", map[string]any{"plies": []map[string]any{{"move": "7g7f", "eval": map[string]any{"cp": 1, "mate": 3}}}}, "invalid_field", -1},
 		{"no score", map[string]any{"plies": []map[string]any{{"move": "7g7f", "eval": map[string]any{"depth": 3}}}}, "invalid_field", -1},
 		{"negative time", map[string]any{"plies": []map[string]any{{"move": "7g7f", "time_ms": -1}}}, "invalid_field", -1},
+		{"a time longer than CSA allows", map[string]any{"plies": []map[string]any{{"move": "7g7f", "time_ms": 1_000_000_000_001}}}, "invalid_field", -1},
 		{"empty variation", map[string]any{"plies": []map[string]any{{"move": "7g7f", "variations": [][]map[string]any{{}}}}}, "invalid_field", -1},
 		{"bad end", map[string]any{"end": "won", "plies": []map[string]any{}}, "invalid_field", -1},
 		{"too many moves", map[string]any{"plies": long}, "record_too_long", -1},
@@ -209,5 +210,31 @@ func TestRecordsExportErrors(t *testing.T) {
 	}
 	if code, _, v := call(t, shared, "POST", "/v1/records/export", map[string]any{"plies": []map[string]any{{"move": "7g7f", "kif": "▲７六歩(77)"}}}); code != 400 {
 		t.Errorf("unknown field: %d %v", code, v)
+	}
+}
+
+// TestRecordsRateLimited: /v1/records/* cost CPU without an engine, so they
+// take from the client's request rate like searches (before: no limit, and
+// four clients parsing comment bombs slowed everyone's /v1/validate);
+// another client is not affected.
+func TestRecordsRateLimited(t *testing.T) {
+	_, hs := withAccess(t, &Access{Keys: map[string]string{"k": "key-k"}, Anonymous: true,
+		AnonymousQuota: Quota{Rate: 0.01, Burst: 2, Sessions: 5, Leases: 5}})
+	parse := `{"record":"position startpos moves 7g7f"}`
+	export := `{"plies":[{"move":"7g7f"}]}`
+	for i, c := range []struct {
+		path, body string
+		want       int
+	}{{"/v1/records/parse", parse, 200}, {"/v1/records/export", export, 200}, {"/v1/records/parse", parse, 429}, {"/v1/records/export", export, 429}} {
+		resp, b := do(t, "POST", hs.URL+c.path, "", c.body)
+		if resp.StatusCode != c.want {
+			t.Errorf("anonymous request %d (%s): %d %s, want %d", i+1, c.path, resp.StatusCode, b, c.want)
+		}
+		if c.want == 429 && (resp.Header.Get("Retry-After") == "" || !strings.Contains(b, `"too_many_requests"`)) {
+			t.Errorf("429 without Retry-After or code: %v %s", resp.Header, b)
+		}
+	}
+	if resp, b := do(t, "POST", hs.URL+"/v1/records/parse", "key-k", parse); resp.StatusCode != 200 {
+		t.Errorf("a keyed client is limited by the anonymous one: %d %s", resp.StatusCode, b)
 	}
 }

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,29 @@ import (
 // options set at start, except those that only size it: hash, threads,
 // ponder), and the MultiPV count. A WebSocket session whose client has set
 // engine options on its lease neither reads nor fills it.
+//
+// A cached answer stands for exactly the question it answers. The engine is
+// sent the whole move list, and a repetition in it changes its answer (a
+// position that already occurred three times is a draw at the next return:
+// fairy-stockfish answers cp 0 at depth 40 within a second). In shogi no
+// move is irreversible (captured pieces come back as drops, promoted ones
+// unpromote when captured), so any earlier position may come back: the part
+// of the history that can repeat is all of it. So a search whose history
+// (its start and the position after each move) holds any position twice
+// neither reads nor fills the cache: the engine answers it every time. A
+// history without a repeated position leaves an engine nothing to count:
+// the engines usid is tested with count a position before the root only
+// once it has repeated there (fairy-stockfish at four occurrences,
+// YaneuraOu at two), so its answer is the one for the position alone, and
+// the key is the position. The engine's hash is shared by the searches of
+// one lease, so a WebSocket lease that searched a repeated history fills
+// the cache no more until it is given back (a new lease starts with
+// usinewgame).
+//
+// Whatever the cache holds is checked like an engine's answer before it is
+// used, and before it is stored (validResult): legal best move, ponder and
+// lines, exactly MultiPV lines, scores of one kind, bounds and sizes; an
+// entry that fails is removed from every tier.
 //
 // A REST analysis is answered from the cache, without an engine, when the
 // cached search already met one of the request's limits: depth (its depth
@@ -39,9 +64,54 @@ type cachedResult struct {
 	Lines    []*Line `json:"lines"`
 }
 
+// Bounds on a cached result, beyond what any real search reports (the
+// Stockfish and YaneuraOu families stop at MAX_PLY 246).
+const (
+	maxCachedDepth    = 255
+	maxCachedSelDepth = 1024
+	maxCachedPV       = 256
+	maxCachedCP       = 1_000_000
+	maxCachedMate     = 10_000
+)
+
+// historyRepeats is historyRepeats(j.pos), worked out once (a 1000-move
+// history takes a millisecond or two).
+func (j *job) historyRepeats() bool {
+	if j.repeats == 0 {
+		j.repeats = 1
+		if historyRepeats(j.pos) {
+			j.repeats = 2
+		}
+	}
+	return j.repeats == 2
+}
+
+// historyRepeats reports whether a position (board, side to move, hands)
+// occurs twice among c's start and the positions after each of its moves.
+func historyRepeats(c *Checked) bool {
+	if len(c.Moves) < 4 { // a position comes back after four plies at the soonest
+		return false
+	}
+	seen := make(map[string]struct{}, len(c.Moves)+1)
+	pos := *c.Start
+	var b []byte
+	for i := 0; ; i++ {
+		b = pos.AppendSFEN(b[:0])
+		b = b[:bytes.LastIndexByte(b, ' ')] // without the move number
+		if _, dup := seen[string(b)]; dup {
+			return true
+		}
+		seen[string(b)] = struct{}{}
+		if i == len(c.Moves) {
+			return false
+		}
+		pos.Play(c.Moves[i])
+	}
+}
+
 // cacheKey returns j's key, or "" when j cannot use the cache.
 func (c *Service) cacheKey(j *job) string {
-	if c.Cache == nil || j.kind != jobAnalyze || j.noCache || c.Pool == nil {
+	if c.Cache == nil || j.kind != jobAnalyze || j.noCache || c.Pool == nil || j.historyRepeats() {
 		return ""
 	}
 	prof := c.Pool.Profile(j.engine)
@@ -50,7 +120,7 @@ func (c *Service) cacheKey(j *job) string {
 		return ""
 	}
 	id := prof.Identity
-	parts := []string{"usid-eval-v1", id.Path, strconv.FormatInt(id.Size, 10), strconv.FormatInt(id.ModTime.UnixNano(), 10), id.Name, id.Author, "dir=" + cfg.Dir}
+	parts := []string{"usid-eval-v2", id.Path, strconv.FormatInt(id.Size, 10), strconv.FormatInt(id.ModTime.UnixNano(), 10), id.Name, id.Author, "dir=" + cfg.Dir}
 	for _, a := range cfg.Args {
 		parts = append(parts, "arg="+a)
 	}
@@ -82,53 +152,106 @@ func limitMet(j *job) func(evalcache.Entry) bool {
 }
 
 // fromCache returns j's cached result if ok accepts it, with notation
-// added when j asks for it.
+// added when j asks for it. An entry that fails validResult is rejected
+// (removed from every tier).
 func (c *Service) fromCache(ctx context.Context, j *job, ok func(evalcache.Entry) bool) *cachedResult {
 	key := c.cacheKey(j)
 	if key == "" {
 		return nil
 	}
-	e, hit := c.Cache.Get(ctx, key, ok)
+	var r *cachedResult
+	_, hit := c.Cache.Get(ctx, key, func(e evalcache.Entry) evalcache.Verdict {
+		d, err := decodeResult(e.Value)
+		if err != nil || !validResult(j, d, e) {
+			return evalcache.Reject
+		}
+		if !ok(e) {
+			return evalcache.Short
+		}
+		r = d
+		return evalcache.Use
+	})
 	if !hit {
 		return nil
 	}
-	var r cachedResult
-	if err := json.Unmarshal(e.Value, &r); err != nil || len(r.Lines) == 0 {
-		return nil
+	if j.kif {
+		for _, l := range r.Lines {
+			l.PVKIF, _ = j.pos.Pos.KIFLine(l.PV, j.pos.lastTo())
+		}
 	}
-	// Whatever the cache says is checked like an engine's answer: only
-	// legal moves reach a client.
+	return r
+}
+
+// decodeResult reads a cached value strictly: one JSON object of the
+// fields usid writes, nothing else.
+func decodeResult(b []byte) (*cachedResult, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	var r cachedResult
+	if err := d.Decode(&r); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errors.New("trailing data")
+	}
+	return &r, nil
+}
+
+// validResult checks a result as an engine's answer to j is checked, and
+// that e describes it: a legal best move and ponder, exactly j's MultiPV
+// lines, numbered in order, each a non-empty legal line of at most
+// maxCachedPV moves with exactly one of cp and mate, a bound usid writes and
+// numbers a search reports; e's depth, nodes and time those of its lines.
+func validResult(j *job, r *cachedResult, e evalcache.Entry) bool {
 	pos := j.pos.Pos
 	bm, err := pos.CheckMove(r.BestMove)
 	if err != nil {
-		return nil
+		return false
 	}
 	if r.Ponder != "" {
 		after := *pos
 		after.Play(bm)
 		if _, err := after.CheckMove(r.Ponder); err != nil {
-			r.Ponder = ""
+			return false
 		}
 	}
-	for _, l := range r.Lines {
-		if l == nil || len(l.PV) == 0 {
-			return nil
-		}
-		kif, err := pos.KIFLine(l.PV, j.pos.lastTo())
-		if err != nil {
-			return nil
-		}
-		if j.kif {
-			l.PVKIF = kif
-		}
+	if len(r.Lines) != j.multipv {
+		return false
 	}
-	return &r
+	var nodes, ms int64
+	for i, l := range r.Lines {
+		if l == nil || l.MultiPV != i+1 || !validScore(l.Score) || (l.Bound != "" && l.Bound != "lower" && l.Bound != "upper") ||
+			l.Depth < 0 || l.Depth > maxCachedDepth || l.SelDepth < 0 || l.SelDepth > maxCachedSelDepth ||
+			l.Nodes < 0 || l.TimeMS < 0 || len(l.PV) == 0 || len(l.PV) > maxCachedPV || len(l.PVKIF) != 0 {
+			return false
+		}
+		if _, err := pos.KIFLine(l.PV, j.pos.lastTo()); err != nil {
+			return false
+		}
+		nodes, ms = max(nodes, l.Nodes), max(ms, l.TimeMS)
+	}
+	return e.Depth == r.Lines[0].Depth && e.Nodes == nodes && e.TimeMS == ms
+}
+
+// validScore: exactly one of cp and mate, within bounds; a mate sign only
+// on a mate of unknown length.
+func validScore(s *Score) bool {
+	switch {
+	case s == nil || (s.CP == nil) == (s.Mate == nil):
+		return false
+	case s.CP != nil:
+		return *s.CP >= -maxCachedCP && *s.CP <= maxCachedCP && s.MateSign == ""
+	case s.MateSign != "":
+		return *s.Mate == 0 && (s.MateSign == "+" || s.MateSign == "-")
+	}
+	return *s.Mate >= -maxCachedMate && *s.Mate <= maxCachedMate
 }
 
 // toCache offers a finished analysis to the cache: its last line for each
-// multipv and its best move.
+// multipv and its best move, if it passes the checks a cached entry must
+// pass when read.
 func (c *Service) toCache(j *job, lines map[int]*Event, term *Event) {
-	if term == nil || term.Type != EventBestMove || term.Move == "resign" || term.Move == "win" {
+	if term == nil || term.Type != EventBestMove || term.Move == "resign" || term.Move == "win" || j.noStore {
 		return
 	}
 	key := c.cacheKey(j)
@@ -147,6 +270,9 @@ func (c *Service) toCache(j *job, lines map[int]*Event, term *Event) {
 		e.Nodes, e.TimeMS = max(e.Nodes, ev.Nodes), max(e.TimeMS, ev.TimeMS)
 	}
 	e.Depth = r.Lines[0].Depth
+	if !validResult(j, &r, e) {
+		return
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return

@@ -109,6 +109,9 @@ func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
 // oneShot leases an engine for one job and returns its terminal event, or
 // the error it ended with.
 func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Event, *Error) {
+	if err := checkBudget(ctx, CallerOf(ctx)); err != nil {
+		return nil, err // spent: no use waiting for an engine
+	}
 	asked := time.Now()
 	if err := c.pickMateEngine(ctx, j, c.AcquireTimeout, nil); err != nil {
 		return nil, err
@@ -130,7 +133,7 @@ func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Even
 		lease.Release()
 	}
 	if term.Type == EventError {
-		return nil, &Error{Code: term.Code, Message: term.Message, MoveIndex: -1}
+		return nil, &Error{Code: term.Code, Message: term.Message, MoveIndex: -1, Retry: term.retry}
 	}
 	return term, nil
 }

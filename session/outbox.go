@@ -49,6 +49,12 @@ func (o *outbox) push(e *Event) bool {
 		for i := len(o.queue) - 1; i >= 0; i-- {
 			q := o.queue[i]
 			if q.Type == EventInfo && q.ID == e.ID && q.MultiPV == e.MultiPV {
+				if q.Cached != e.Cached {
+					// A cached line is a claim of its own (often deeper than
+					// the live search's first lines): the client sees it
+					// before the live lines that follow.
+					break
+				}
 				o.queue[i] = mergeInfo(q, e)
 				return true
 			}

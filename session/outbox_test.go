@@ -44,6 +44,25 @@ func TestOutboxCoalesces(t *testing.T) {
 	}
 }
 
+// TestOutboxKeepsCachedLine: a live line does not replace an unsent cached
+// line of the same multipv, however slowly the client reads; later live
+// lines coalesce among themselves.
+func TestOutboxKeepsCachedLine(t *testing.T) {
+	o := newOutbox(1000, 1000, 100)
+	cached := info("a", 1, 18, "7g7f", "3c3d")
+	cached.Cached = true
+	o.push(cached)
+	o.push(info("a", 1, 1, "2g2f"))
+	o.push(info("a", 1, 2, "2g2f", "8c8d"))
+	got, err := o.next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !got[0].Cached || got[0].Depth != 18 || got[1].Cached || got[1].Depth != 2 {
+		t.Fatalf("got %d events %+v, want the cached depth-18 line, then live depth 2", len(got), got)
+	}
+}
+
 func TestOutboxDropInfo(t *testing.T) {
 	o := newOutbox(1000, 1000, 100)
 	o.push(info("old", 1, 5, "7g7f"))

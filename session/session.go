@@ -131,6 +131,10 @@ type Session struct {
 	// clientOpts: the client set engine options on the lease held now;
 	// the worker's alone (it owns the lease).
 	clientOpts bool
+	// repeated: the lease held now searched a history with a repeated
+	// position, so its engine's hash may hold that answer; its searches
+	// fill the cache no more (cache.go). The worker's alone.
+	repeated bool
 	// kept is the options the client set per engine kind, in the order
 	// first set, re-applied to every engine the session leases later, so
 	// that giving an idle engine back (idle_release, another client

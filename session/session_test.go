@@ -82,7 +82,10 @@ func count(evs []*Event, typ string) int {
 // TestMaxLease: a session past its lease time gives the engine back and
 // queues again, so a long session cannot keep an engine from others.
 func TestMaxLease(t *testing.T) {
-	svc := NewService(Config{Pool: fakePool(t, 1), MaxLease: 50 * time.Millisecond})
+	// Long enough that g2 follows g1 within it on a loaded machine; the
+	// sleep below then outlasts it.
+	const maxLease = 2 * time.Second
+	svc := NewService(Config{Pool: fakePool(t, 1), MaxLease: maxLease})
 	s := svc.NewSession()
 	defer s.Close()
 	play := `{"type":"go","id":"%s","btime":0,"wtime":0,"byoyomi":10}`
@@ -90,7 +93,7 @@ func TestMaxLease(t *testing.T) {
 	first := events(t, s, "g1")
 	s.Handle([]byte(sprintf(play, "g2")))
 	second := events(t, s, "g2")
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(maxLease + 100*time.Millisecond)
 	s.Handle([]byte(sprintf(play, "g3")))
 	third := events(t, s, "g3")
 	if count(first, EventEngine) != 1 || count(second, EventEngine) != 0 || count(third, EventEngine) != 1 {

@@ -107,6 +107,7 @@ func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string
 		return nil, acquireError(engine, err)
 	}
 	s.clientOpts = false // a fresh lease has the configured options
+	s.repeated = false   // and a hash cleared by usinewgame
 	restored := s.restore(l, engine)
 	s.out.push(&Event{Type: EventEngine, ID: id, Name: engine, USIName: l.Engine().ID().Name, Restored: restored})
 	return l, nil
@@ -221,7 +222,8 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 		emit(errorEvent(j.id, err))
 		return nil
 	}
-	j.noCache = s.clientOpts
+	j.noCache, j.noStore = s.clientOpts, s.repeated
+	s.repeated = s.repeated || j.historyRepeats()
 	_, discard := s.svc.runSearch(ctx, lease, j, emit, func(srch *usi.Search) {
 		s.mu.Lock()
 		r.search = srch

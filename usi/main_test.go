@@ -52,6 +52,9 @@ func startEngine(t *testing.T, cfg Config) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = testLogger(t)
 	}
+	if cfg.USIOKTimeout == 0 {
+		cfg.USIOKTimeout = 2 * time.Minute // gpsusi loads its data slowly on a loaded machine
+	}
 	e, err := Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("Start(%s): %v", cfg.Path, err)

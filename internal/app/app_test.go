@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"log/slog"
 	"os"
 	"strings"
@@ -173,5 +174,20 @@ func TestRedisURLFile(t *testing.T) {
 	os.WriteFile(f, []byte("\n"), 0o600)
 	if _, err := redisURL("", f); err == nil {
 		t.Error("an empty file is accepted")
+	}
+}
+
+// TestCacheFileDamaged: a damaged cache.file does not stop usid (before:
+// "cache: invalid database" and no start): it is moved aside and replaced.
+func TestCacheFileDamaged(t *testing.T) {
+	f := t.TempDir() + "/eval.db"
+	os.WriteFile(f, bytes.Repeat([]byte("not a bbolt file "), 4096), 0o600)
+	c, err := openCache(&CacheConfig{File: f}, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("a damaged cache file stops usid: %v", err)
+	}
+	c.Close()
+	if _, err := os.Stat(f + ".broken"); err != nil {
+		t.Errorf("the damaged file was not kept aside: %v", err)
 	}
 }

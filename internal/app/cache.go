@@ -29,8 +29,9 @@ type CacheConfig struct {
 
 // openCache opens the evaluation cache, or returns nil when it is off. A
 // Redis that is down does not stop usid: the cache retries it and searches
-// meanwhile. A file that cannot be opened does (it is a configuration
-// error, like a missing engine binary).
+// meanwhile. A damaged file does not either (the cache moves it aside and
+// starts a new one); a file that cannot be made or is locked by another
+// process does (a configuration error, like a missing engine binary).
 func openCache(c *CacheConfig, reg prometheus.Registerer, log *slog.Logger) (*evalcache.Cache, error) {
 	if c.Enabled != nil && !*c.Enabled {
 		return nil, nil
@@ -41,7 +42,7 @@ func openCache(c *CacheConfig, reg prometheus.Registerer, log *slog.Logger) (*ev
 	}
 	ec, err := evalcache.New(evalcache.Config{
 		MaxEntries: c.MaxEntries, MaxBytes: c.MaxMB << 20, File: c.File,
-		RedisURL: url, RedisPrefix: c.RedisPrefix, RedisTTL: c.RedisTTL, Timeout: c.Timeout, Logger: log,
+		RedisURL: url, RedisPrefix: c.RedisPrefix, TTL: c.RedisTTL, Timeout: c.Timeout, Logger: log,
 	}, reg)
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)

@@ -158,6 +158,10 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	g := games.Config{}.WithDefaults()
 	want.Games.MaxPerClient, want.Games.MaxJobs, want.Games.MaxRunning = g.MaxPerClient, g.MaxJobs, g.MaxRunning
 	want.Games.MaxParallel, want.Games.Keep, want.Games.MaxKept = g.MaxParallel, g.Keep, g.MaxKept
+	want.Games.MaxKBClient, want.Games.MaxMB = g.MaxBytesPerClient>>10, g.MaxBytes>>20
+	if g.MaxBytesPerClient%(1<<10) != 0 || g.MaxBytes%(1<<20) != 0 {
+		t.Errorf("games' default byte bounds %d, %d are no whole number of KiB, MiB", g.MaxBytesPerClient, g.MaxBytes)
+	}
 	s := server.Config{}.WithDefaults()
 	want.Server.ShutdownGrace, want.Server.MaxBody, want.Server.MaxMessage = DefaultShutdownGrace, s.MaxBody, s.MaxMessage
 	a := (&server.Access{Anonymous: true}).WithDefaults()
@@ -168,7 +172,7 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	e := evalcache.Config{}.WithDefaults()
 	enabled := true // openCache: on unless enabled is false
 	want.Cache = CacheConfig{Enabled: &enabled, MaxEntries: e.MaxEntries, MaxMB: e.MaxBytes >> 20,
-		RedisPrefix: e.RedisPrefix, RedisTTL: e.RedisTTL, Timeout: e.Timeout}
+		RedisPrefix: e.RedisPrefix, RedisTTL: e.TTL, Timeout: e.Timeout}
 	if e.MaxBytes%(1<<20) != 0 {
 		t.Errorf("evalcache's default MaxBytes %d is no whole number of MB", e.MaxBytes)
 	}
