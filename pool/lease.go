@@ -26,6 +26,7 @@ type Lease struct {
 	changed   map[string]bool // options this lease set, to restore on release
 	clientSet bool            // ... some of them for a client (SetOption): the next tenant gets a new game
 	game      bool            // the lease played with clocks, or began or ended a game itself
+	endGame   bool            // EndGame: the next tenant gets a new game
 	mated     bool            // a mate search ran on it
 }
 
@@ -123,6 +124,17 @@ func (l *Lease) Go(ctx context.Context, pos usi.Position, g usi.Go) (*usi.Search
 	l.mated = l.mated || g.Mate
 	l.mu.Unlock()
 	return s, nil
+}
+
+// EndGame makes the release end the engine's game, as after a game played
+// with clocks: the next tenant's search starts a new one (usinewgame), and
+// what the engine keeps from search to search (its hash) goes. For a search
+// whose history repeats a position: the hash may carry that repetition
+// into the next tenant's answers.
+func (l *Lease) EndGame() {
+	l.mu.Lock()
+	l.endGame = true
+	l.mu.Unlock()
 }
 
 // NewGame starts a new game for a client that asks for one (see newGame).
@@ -309,7 +321,7 @@ func (l *Lease) release(retire string) {
 	now := time.Now()
 	l.held = now.Sub(l.acquired)
 	changed := sortedKeys(l.changed)
-	mated, newGame := l.mated, l.game || l.clientSet
+	mated, newGame := l.mated, l.game || l.clientSet || l.endGame
 	l.mu.Unlock()
 
 	k, in := l.k, l.in

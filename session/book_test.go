@@ -1,6 +1,10 @@
 package session
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,5 +42,43 @@ func TestAnalysisMode(t *testing.T) {
 	}
 	if ev := terminal(`{"type":"go","id":"g2","btime":60000,"wtime":60000,"byoyomi":1000}`, "g2"); ev.Type != EventBestMove || !ev.Book {
 		t.Errorf("play after analysis: %+v; want the book again", ev)
+	}
+}
+
+// TestHashKept: one-shot analyses go on in the engine's game, as in an
+// analysis GUI (one usinewgame, many positions): the engine keeps what it
+// learned (its hash; the fake counts the searches since usinewgame). A
+// search whose history repeats a position ends the game when its lease
+// does, so that the next caller's answer carries no trace of the
+// repetition (the evaluation cache relies on it).
+func TestHashKept(t *testing.T) {
+	p := newPool(t, pool.EngineConfig{Name: "echo", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.EchoOptions}})
+	svc := NewService(Config{Pool: p, AcquireTimeout: 2 * time.Minute})
+	searches := func(moves ...string) string {
+		t.Helper()
+		s := svc.NewSession()
+		defer s.Close()
+		b, _ := json.Marshal(map[string]any{"type": "analyze", "id": "a", "limits": map[string]any{"depth": 1}, "position": map[string]any{"moves": moves}})
+		s.Handle(b)
+		for _, e := range events(t, s, "a") {
+			if e.Type == EventInfo && strings.HasPrefix(e.Text, "searches=") {
+				return e.Text
+			}
+		}
+		t.Fatal("no searches= line")
+		return ""
+	}
+	first := searches("7g7f")
+	n, _ := strconv.Atoi(strings.TrimPrefix(first, "searches="))
+	for i, moves := range [][]string{{"2g2f"}, {"7g7f", "3c3d"}} {
+		if got, want := searches(moves...), fmt.Sprintf("searches=%d", n+i+1); got != want {
+			t.Errorf("analysis %d: %s, want %s: the game (and hash) kept", i+2, got, want)
+		}
+	}
+	// 5i5h 5a5b 5h5i 5b5a: the start position comes back.
+	repeated := []string{"5i5h", "5a5b", "5h5i", "5b5a", "7g7f"}
+	searches(repeated...)
+	if got := searches("7g7f"); got != "searches=1" {
+		t.Errorf("after a repeated history: %s, want searches=1 (a new game)", got)
 	}
 }

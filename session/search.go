@@ -335,6 +335,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		return errorEvent(j.id, berr), false
 	}
 	var preempted, budgetOut atomic.Bool
+	if j.historyRepeats() {
+		lease.EndGame() // the engine's hash may carry the repetition: not into the next lease (cache.go)
+	}
 	searched := time.Now() // go: where an emulated nodes limit's count starts
 	s, err := lease.Go(ctx, j.pos.USI, p.cmd)
 	if err != nil {

@@ -85,7 +85,7 @@ const (
 	Grandchild      = "grandchild"       // starts a child (sleep 60) that holds stdout; its pid is the id author, "child <pid>"
 
 	// Instruments.
-	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool>": what the engine was told
+	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool>" (what the engine was told), then "info string searches=<n>": the gos since usinewgame, which a hash cleared there would hold
 )
 
 // RunIfRequested runs the fake engine and exits the process when EnvMode is
@@ -180,6 +180,7 @@ func Main(mode string) int {
 	readies := 0
 	style := "Normal"
 	last := ""                              // the previous command's first word
+	searches := 0                           // gos since usinewgame (EchoOptions)
 	sawSFEN := false                        // a position sfen came (StartposHang)
 	analyse, ownBook := false, true         // AnalyseMode's options
 	nps, _ := strconv.ParseInt(arg, 10, 64) // SparseNodes
@@ -267,7 +268,7 @@ func Main(mode string) int {
 			sawSFEN = sawSFEN || (len(words) > 1 && words[1] == "sfen")
 			move = legalMove(in.Text())
 		case "usinewgame":
-			newGame = true
+			newGame, searches = true, 0
 		case "gameover":
 			newGame = false
 		case "isready":
@@ -308,6 +309,7 @@ func Main(mode string) int {
 			}
 			say("readyok")
 		case "go":
+			searches++
 			switch mode {
 			case DieMidSearch:
 				say("info depth 1 pv 7g7f", "info depth 2 pv 7g7f 3c3d", "info depth 3 pv 7g7f 3c3d 2g2f")
@@ -324,7 +326,7 @@ func Main(mode string) int {
 				continue
 			}
 			if mode == EchoOptions {
-				say(fmt.Sprintf("info string Style=%s newgame=%v", style, newGame))
+				say(fmt.Sprintf("info string Style=%s newgame=%v", style, newGame), fmt.Sprintf("info string searches=%d", searches))
 			}
 			if mode == AbortOn {
 				for _, p := range strings.Split(arg, "_") {
