@@ -61,8 +61,8 @@ func TestHashKept(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"type": "analyze", "id": "a", "limits": map[string]any{"depth": 1}, "position": map[string]any{"moves": moves}})
 		s.Handle(b)
 		for _, e := range events(t, s, "a") {
-			if e.Type == EventInfo && strings.HasPrefix(e.Text, "searches=") {
-				return e.Text
+			if _, n, ok := strings.Cut(e.Text, " searches="); e.Type == EventInfo && ok {
+				return "searches=" + n
 			}
 		}
 		t.Fatal("no searches= line")

@@ -85,7 +85,7 @@ const (
 	Grandchild      = "grandchild"       // starts a child (sleep 60) that holds stdout; its pid is the id author, "child <pid>"
 
 	// Instruments.
-	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool>" (what the engine was told), then "info string searches=<n>": the gos since usinewgame, which a hash cleared there would hold
+	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool> searches=<n>": what the engine was told, and the gos since usinewgame (what a hash cleared there would hold)
 )
 
 // RunIfRequested runs the fake engine and exits the process when EnvMode is
@@ -326,7 +326,7 @@ func Main(mode string) int {
 				continue
 			}
 			if mode == EchoOptions {
-				say(fmt.Sprintf("info string Style=%s newgame=%v", style, newGame), fmt.Sprintf("info string searches=%d", searches))
+				say(fmt.Sprintf("info string Style=%s newgame=%v searches=%d", style, newGame, searches))
 			}
 			if mode == AbortOn {
 				for _, p := range strings.Split(arg, "_") {
