@@ -68,12 +68,18 @@ type Config struct {
 	// how many are kept (1000), the oldest forgotten first.
 	Keep    time.Duration
 	MaxKept int
+	// DefaultMoveTime is the time per position of a request without
+	// limits (1s): the board's default, measured in BENCHMARKS.md.
+	DefaultMoveTime time.Duration
 	// SpareCheck is how often a job's extra workers look for an idle
 	// engine (250ms).
 	SpareCheck time.Duration
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
 }
+
+// DefaultMoveTime is Config.DefaultMoveTime's default.
+const DefaultMoveTime = time.Second
 
 // Statuses of a job.
 const (
@@ -93,10 +99,13 @@ type Request struct {
 	Position *session.Position `json:"position"`
 	// Record is a game record's text (KIF, KI2, CSA, USI, SFEN; read by
 	// package kifu), instead of Position: its main line is the game.
-	Record   *string         `json:"record"`
-	Engine   string          `json:"engine"`
-	Limits   *session.Limits `json:"limits"`
-	Notation string          `json:"notation"`
+	Record *string `json:"record"`
+	Engine string  `json:"engine"`
+	// Limits of each search; none: Config.DefaultMoveTime per position.
+	Limits *session.Limits `json:"limits"`
+	// Thresholds of the judgements; none: DefaultThresholds.
+	Thresholds *Thresholds `json:"thresholds"`
+	Notation   string      `json:"notation"`
 }
 
 // Manager runs game analysis jobs.
@@ -137,6 +146,9 @@ func (cfg Config) WithDefaults() Config {
 	}
 	if cfg.MaxKept <= 0 {
 		cfg.MaxKept = 1000
+	}
+	if cfg.DefaultMoveTime <= 0 {
+		cfg.DefaultMoveTime = DefaultMoveTime
 	}
 	if cfg.SpareCheck <= 0 {
 		cfg.SpareCheck = 250 * time.Millisecond
@@ -220,7 +232,12 @@ type runner struct {
 
 func (r runner) StartGame(req *session.Request, emit func(*session.Event)) (session.GameHandle, *session.Error) {
 	s := &sub{id: req.ID, emit: emit}
-	j, err := r.m.start(r.who, &Request{Position: req.Position, Record: req.Record, Engine: req.Engine, Limits: req.Limits, Notation: req.Notation}, s)
+	greq := &Request{Position: req.Position, Record: req.Record, Engine: req.Engine, Limits: req.Limits, Notation: req.Notation}
+	if req.Thresholds != nil {
+		th := Thresholds(*req.Thresholds)
+		greq.Thresholds = &th
+	}
+	j, err := r.m.start(r.who, greq, s)
 	if err != nil {
 		return nil, err
 	}

@@ -175,13 +175,26 @@ func checkAnalysis(t *testing.T, v *View, start string, moves []string) {
 			continue
 		}
 		judged[p.SideToMove]++
-		// The judgement follows from the two evaluations by the curve.
-		before, after := p.Eval, v.Positions[i+1].Eval
-		if p.SideToMove == "w" {
-			before, after = negate(before), negate(after)
+		// The judgement compares the position after the best move with
+		// the one after the move played, by the curve (Black's evals
+		// turned to the mover's side).
+		best, played := p.BestEval, v.Positions[i+1].Eval
+		switch {
+		case p.BestMove == p.Move:
+			if p.BestEval != nil {
+				t.Errorf("ply %d: the best move was played, but best_eval %+v", i, p.BestEval)
+			}
+			best = played
+		case p.BestEval == nil:
+			t.Errorf("ply %d: move %s is not the best %s, and no best_eval", i, p.Move, p.BestMove)
+			continue
 		}
-		if loss, j := Judge(before, after); j != p.Judgement || round(loss, 4) != *p.Loss {
-			t.Errorf("ply %d: loss %v %s, want %v %s", i, *p.Loss, p.Judgement, loss, j)
+		if p.SideToMove == "w" {
+			best, played = negate(best), negate(played)
+		}
+		drop, j := Judge(best, played, DefaultThresholds())
+		if j != p.Judgement || round(2*drop, 4) != *p.Loss || p.WinRateLoss == nil || round(drop, 4) != *p.WinRateLoss {
+			t.Errorf("ply %d: loss %v winrate_loss %v %s, want %v %v %s", i, *p.Loss, p.WinRateLoss, p.Judgement, 2*drop, drop, j)
 		}
 	}
 	if v.Summary == nil || v.Summary.Black.Moves != judged["b"] || v.Summary.White.Moves != judged["w"] {
@@ -500,33 +513,47 @@ func TestEngineFailure(t *testing.T) {
 func TestJudge(t *testing.T) {
 	cp := func(v int) *session.Score { return &session.Score{CP: &v} }
 	mate := func(v int, sign string) *session.Score { return &session.Score{Mate: &v, MateSign: sign} }
+	// best: the mover's score after the engine's best move; played: after
+	// the move played.
 	for _, tc := range []struct {
-		before, after *session.Score
-		loss          float64
-		judgement     string
+		best, played *session.Score
+		drop         float64
+		judgement    string
 	}{
 		{cp(0), cp(0), 0, JudgementOK},
-		{cp(0), cp(100), 0, JudgementOK}, // improving costs nothing
-		{cp(0), cp(-100), 0.0831, JudgementOK},
-		{cp(0), cp(-200), 0.1651, JudgementInaccuracy},
-		{cp(0), cp(-300), 0.2449, JudgementMistake},
-		{cp(0), cp(-400), 0.3215, JudgementBlunder},
-		{cp(3000), cp(2000), 0.0555, JudgementOK}, // won either way
-		{mate(3, ""), cp(500), 0.6059, JudgementBlunder},
+		{cp(0), cp(100), 0, JudgementOK}, // better than the best costs nothing
+		{cp(0), cp(-100), 0.0416, JudgementOK},
+		{cp(0), cp(-200), 0.0826, JudgementInaccuracy},
+		{cp(0), cp(-300), 0.1225, JudgementMistake},
+		{cp(0), cp(-400), 0.1608, JudgementBlunder},
+		{cp(3000), cp(2000), 0.0278, JudgementOK}, // won either way
+		// Missing a mate is a blunder only when it matters.
+		{mate(3, ""), cp(500), 0.3029, JudgementBlunder},
+		{mate(3, ""), cp(2500), 0.0153, JudgementOK},
 		{mate(3, ""), mate(5, ""), 0, JudgementOK},
-		{cp(0), mate(-2, ""), 1, JudgementBlunder},
-		{mate(0, "+"), mate(0, "-"), 2, JudgementBlunder},
-		{mate(-4, ""), mate(-2, ""), 0, JudgementOK},
+		{cp(0), mate(-2, ""), 0.5, JudgementBlunder},
+		{mate(0, "+"), mate(0, "-"), 1, JudgementBlunder},
+		{mate(-4, ""), mate(-2, ""), 0, JudgementOK}, // lost either way
 	} {
-		loss, j := Judge(tc.before, tc.after)
-		if round(loss, 4) != tc.loss || j != tc.judgement {
-			b, _ := json.Marshal(tc.before)
-			a, _ := json.Marshal(tc.after)
-			t.Errorf("Judge(%s, %s) = %v %s, want %v %s", b, a, round(loss, 4), j, tc.loss, tc.judgement)
+		drop, j := Judge(tc.best, tc.played, DefaultThresholds())
+		if round(drop, 4) != tc.drop || j != tc.judgement {
+			b, _ := json.Marshal(tc.best)
+			a, _ := json.Marshal(tc.played)
+			t.Errorf("Judge(%s, %s) = %v %s, want %v %s", b, a, round(drop, 4), j, tc.drop, tc.judgement)
 		}
 	}
 	if w := WinRate(cp(600)); round(w, 4) != 0.7311 {
 		t.Errorf("WinRate(600 cp) = %v, want 1/(1+e^-1) = 0.7311", w)
+	}
+	// A player's thresholds.
+	th := Thresholds{Inaccuracy: 0.2, Mistake: 0.3, Blunder: 0.4}
+	if _, j := Judge(cp(0), cp(-400), th); j != JudgementOK {
+		t.Errorf("a 0.16 drop with thresholds %+v: %s, want ok", th, j)
+	}
+	for _, bad := range []Thresholds{{}, {0.1, 0.05, 0.2}, {0.1, 0.2, 1.5}, {-1, 0.2, 0.3}} {
+		if err := bad.check(); err == nil {
+			t.Errorf("thresholds %+v accepted", bad)
+		}
 	}
 }
 

@@ -36,21 +36,36 @@ type Ply struct {
 	// The move played from this position (absent at the last), with the
 	// mover's loss of winning chances and its judgement once both this
 	// position and the next have an evaluation.
-	Move      string   `json:"move,omitempty"`
-	MoveKIF   string   `json:"move_kif,omitempty"`
-	Loss      *float64 `json:"loss,omitempty"`
-	Judgement string   `json:"judgement,omitempty"`
+	Move    string `json:"move,omitempty"`
+	MoveKIF string `json:"move_kif,omitempty"`
+	// BestEval is the evaluation (Black's side) of the position after the
+	// engine's best move, searched with the same limits as every position
+	// when the move played was another (see Judge).
+	BestEval *session.Score `json:"best_eval,omitempty"`
+	// WinRateLoss is the mover's drop of win rate (0..1) by playing Move
+	// rather than BestMove, the number the thresholds are compared with;
+	// Loss is the same drop in winning chances 2·winrate − 1 (2×).
+	WinRateLoss *float64 `json:"winrate_loss,omitempty"`
+	Loss        *float64 `json:"loss,omitempty"`
+	Judgement   string   `json:"judgement,omitempty"`
+	// Unjudged says why a move has no judgement although both positions
+	// were analysed: "no_evaluation" (a search gave no score, e.g. a book
+	// move).
+	Unjudged string `json:"unjudged,omitempty"`
 
-	score *session.Score // the side to move's, for judging
+	score     *session.Score // the side to move's, for judging
+	bestScore *session.Score // the score of the position after BestMove, from its side to move
+	searched  bool           // the engine was asked (not the rules)
 }
 
 // View is a job as GET /v1/games/analysis/{id} shows it.
 type View struct {
-	ID       string               `json:"id"`
-	Status   string               `json:"status"`
-	Engine   string               `json:"engine"`
-	Limits   limitsJSON           `json:"limits"`
-	Progress session.GameProgress `json:"progress"`
+	ID         string               `json:"id"`
+	Status     string               `json:"status"`
+	Engine     string               `json:"engine"`
+	Limits     limitsJSON           `json:"limits"`
+	Thresholds Thresholds           `json:"thresholds"`
+	Progress   session.GameProgress `json:"progress"`
 	// Positions has one entry per position, by ply (0 to the number of
 	// moves); null for a position not analysed yet.
 	Positions []*Ply `json:"positions"`
@@ -89,6 +104,7 @@ type job struct {
 	caller session.Caller // whom its searches are for: client, Background
 	engine string
 	limits session.Limits
+	th     Thresholds
 	kif    bool
 	// The game: the start (as sent to an engine) and its moves, and each
 	// position's facts, known before any search.
@@ -119,6 +135,13 @@ type job struct {
 	started  time.Time
 	finished time.Time
 	summary  *Summary
+	// For the time-left estimate: searches ended, their engine wall time,
+	// positions searched and how many of them needed the best move's
+	// position searched too.
+	searches   int
+	searchTime time.Duration
+	searchedN  int
+	extras     int
 }
 
 // newJob checks req and builds its job (not yet queued).
@@ -141,7 +164,20 @@ func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
 	if engine == "" {
 		engine = m.svc.DefaultEngine
 	}
-	r := &session.Request{Position: pos, Engine: engine, Limits: req.Limits, Notation: req.Notation}
+	limits := req.Limits
+	if limits == nil || *limits == (session.Limits{}) {
+		// The default: a time per position, which means the same on every
+		// engine (a depth is emulated, and slow, on some).
+		limits = &session.Limits{MoveTimeMS: m.cfg.DefaultMoveTime.Milliseconds()}
+	}
+	th := DefaultThresholds()
+	if req.Thresholds != nil {
+		th = *req.Thresholds
+	}
+	if err := th.check(); err != nil {
+		return nil, err
+	}
+	r := &session.Request{Position: pos, Engine: engine, Limits: limits, Notation: req.Notation}
 	checked, err := m.svc.CheckGameAnalysis(r)
 	if err != nil {
 		return nil, err
@@ -153,7 +189,7 @@ func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
 	if prof := m.svc.Pool.Profile(engine); prof != nil && prof.MateOnly {
 		return nil, &session.Error{Code: session.CodeUnsupported, Message: "engine " + engine + " only solves mates; use another engine", MoveIndex: -1}
 	}
-	j := &job{m: m, id: newID(), client: client, engine: engine, limits: *req.Limits, kif: req.Notation == "kif",
+	j := &job{m: m, id: newID(), client: client, engine: engine, limits: *limits, th: th, kif: req.Notation == "kif",
 		startSFEN: checked.USI.SFEN, moves: checked.USI.Moves, status: StatusQueued, ended: make(chan struct{}), noMore: make(chan struct{})}
 	j.parallel = max(1, min(m.cfg.MaxParallel, cfg.Instances))
 	j.ctx, j.cancel = context.WithCancel(context.Background())
@@ -268,34 +304,92 @@ func (j *job) take(w int) (int, bool) {
 }
 
 // analyse evaluates one position: by the rules when it is checkmate, else
-// by a search. It returns nil, nil when the job was cancelled meanwhile.
+// by a search; and, when the move played from it is not the engine's best,
+// the position after the best move too, with the same limits (the move's
+// judgement compares the two positions reached). It returns nil, nil when
+// the job was cancelled meanwhile.
 func (j *job) analyse(ply int) (*Ply, *session.Error) {
 	p := j.plies[ply] // a copy, filled in below
 	if p.Checkmate {
-		zero := 0
-		p.score = &session.Score{Mate: &zero, MateSign: "-"} // the side to move is mated
+		p.score = mated()
 		j.m.m.positions.WithLabelValues("rules").Inc()
 		return j.evaluated(&p), nil
 	}
+	res, err := j.search(j.moves[:ply])
+	if res == nil {
+		return nil, err
+	}
+	j.m.m.positions.WithLabelValues("engine").Inc()
+	p.searched = true
+	p.BestMove, p.BestMoveKIF, p.Emulated, p.Cached = res.BestMove, res.BestMoveKIF, res.Emulated, res.Cached
+	if len(res.Lines) > 0 {
+		l := res.Lines[0]
+		p.score, p.PV, p.PVKIF, p.Depth, p.Nodes = l.Score, l.PV, l.PVKIF, l.Depth, l.Nodes
+	}
+	extra := p.Move != "" && p.BestMove != p.Move && p.score != nil && isMove(p.BestMove)
+	j.mu.Lock()
+	j.searchedN++
+	if extra {
+		j.extras++
+	}
+	j.mu.Unlock()
+	if extra {
+		after := append(append(make([]string, 0, ply+1), j.moves[:ply]...), p.BestMove)
+		if pos, errs := shogi.Load(j.startSFEN, after); len(errs) == 0 && pos.IsCheckmate() {
+			p.bestScore = mated() // the best move mates: no engine is asked
+		} else {
+			res, err := j.search(after)
+			if res == nil {
+				return nil, err
+			}
+			if len(res.Lines) > 0 {
+				p.bestScore = res.Lines[0].Score
+			}
+		}
+		if p.bestScore != nil {
+			p.BestEval = p.bestScore // from the opponent's side, who is to move there
+			if p.SideToMove == "b" {
+				p.BestEval = negate(p.bestScore)
+			}
+		}
+	}
+	return j.evaluated(&p), nil
+}
+
+// mated is the score of a checkmated side to move.
+func mated() *session.Score {
+	zero := 0
+	return &session.Score{Mate: &zero, MateSign: "-"}
+}
+
+// isMove tells a move from bestmove's other answers (resign, win, none).
+func isMove(s string) bool {
+	_, err := shogi.ParseMove(s)
+	return err == nil
+}
+
+// search runs one search of the position after moves, with the job's
+// limits, waiting and retrying as a background job does. It returns nil,
+// nil when the job was cancelled meanwhile.
+func (j *job) search(moves []string) (*session.AnalyzeResult, *session.Error) {
 	lim := j.limits
-	r := &session.Request{Position: &session.Position{SFEN: j.startSFEN, Moves: j.moves[:ply]}, Engine: j.engine, Limits: &lim}
+	r := &session.Request{Position: &session.Position{SFEN: j.startSFEN, Moves: moves}, Engine: j.engine, Limits: &lim}
 	if j.kif {
 		r.Notation = "kif"
 	}
 	backoff, retried := time.Second, false
 	for {
+		t0 := time.Now()
 		res, err := j.m.search(j.ctx, j.caller, r)
 		if j.ctx.Err() != nil {
 			return nil, nil // stopped: whatever it found honoured no limit
 		}
 		if err == nil {
-			j.m.m.positions.WithLabelValues("engine").Inc()
-			p.BestMove, p.BestMoveKIF, p.Emulated, p.Cached = res.BestMove, res.BestMoveKIF, res.Emulated, res.Cached
-			if len(res.Lines) > 0 {
-				l := res.Lines[0]
-				p.score, p.PV, p.PVKIF, p.Depth, p.Nodes = l.Score, l.PV, l.PVKIF, l.Depth, l.Nodes
-			}
-			return j.evaluated(&p), nil
+			j.mu.Lock()
+			j.searches++
+			j.searchTime += time.Since(t0)
+			j.mu.Unlock()
+			return res, nil
 		}
 		switch err.Code {
 		case session.CodePreempted:
@@ -361,7 +455,7 @@ func (j *job) store(p *Ply) {
 	if len(j.subs) == 0 {
 		return
 	}
-	ev := &session.Event{Type: session.EventProgress, Job: j.id, Progress: &session.GameProgress{Done: j.done, Total: len(j.plies)}}
+	ev := &session.Event{Type: session.EventProgress, Job: j.id, Progress: j.progressLocked()}
 	for _, c := range changed {
 		b, err := json.Marshal(c)
 		if err == nil {
@@ -376,24 +470,41 @@ func (j *job) store(p *Ply) {
 }
 
 // judgeLocked judges the move played from ply once both its ends are
-// evaluated; it reports whether it did.
+// evaluated; it reports whether it did. See Judge for the comparison.
 func (j *job) judgeLocked(ply int) bool {
 	if ply+1 >= len(j.results) {
 		return false
 	}
 	before, after := j.results[ply], j.results[ply+1]
-	if before == nil || after == nil || before.score == nil || after.score == nil || before.Loss != nil {
+	if before == nil || after == nil || before.Loss != nil || before.Unjudged != "" {
 		return false
 	}
-	// The mover's score after its move is the negation of its opponent's,
-	// who is to move then.
-	loss, judgement := Judge(before.score, negate(after.score))
-	loss = round(loss, 4)
-	// Entries already handed out are not changed under their readers: a
-	// judged entry is a new one.
-	nb := *before
-	nb.Loss, nb.Judgement = &loss, judgement
+	nb := *before // entries already handed out are not changed under their readers
 	j.results[ply] = &nb
+	played := negate(after.score) // the mover's, its opponent being to move
+	var best *session.Score
+	switch {
+	case before.score == nil || after.score == nil:
+		// A book move, or an engine that gave no score: nothing to compare.
+		nb.Unjudged = "no_evaluation"
+		return true
+	case before.BestMove == before.Move:
+		best = played // the engine's own choice loses nothing
+	case isMove(before.BestMove):
+		if before.bestScore == nil {
+			nb.Unjudged = "no_evaluation"
+			return true
+		}
+		best = negate(before.bestScore)
+	default:
+		// The engine resigns or declares a win: no best move to play,
+		// and the position's own score is the mover's best (mated: 0,
+		// a win: 1).
+		best = before.score
+	}
+	drop, judgement := Judge(best, played, j.th)
+	wl, loss := round(drop, 4), round(2*drop, 4)
+	nb.WinRateLoss, nb.Loss, nb.Judgement = &wl, &loss, judgement
 	return true
 }
 
@@ -486,10 +597,11 @@ func (j *job) view() *View {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	v := &View{ID: j.id, Status: j.status, Engine: j.engine,
-		Limits:    limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes},
-		Progress:  session.GameProgress{Done: j.done, Total: len(j.plies)},
-		Positions: append([]*Ply(nil), j.results...), // entries are never changed once stored
-		Summary:   j.summary, CreatedAt: j.created}
+		Limits:     limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes},
+		Thresholds: j.th,
+		Progress:   *j.progressLocked(),
+		Positions:  append([]*Ply(nil), j.results...), // entries are never changed once stored
+		Summary:    j.summary, CreatedAt: j.created}
 	if !j.started.IsZero() {
 		t := j.started
 		v.StartedAt = &t
@@ -525,4 +637,36 @@ func recordPosition(text string, maxMoves int) (*session.Position, *session.Erro
 		return nil, &session.Error{Code: string(ke.Code), Message: msg, MoveIndex: ke.MoveIndex}
 	}
 	return &session.Position{SFEN: rec.StartSFEN, Moves: rec.USIMoves()}, nil
+}
+
+// progressLocked counts the positions and, while the job has not ended,
+// estimates the time left: the searches left (the positions left, each
+// with the share of positions so far whose best move's position had to be
+// searched too) times the mean time of a search so far (before the first
+// ends: the time per position), divided by the searches the job has run at
+// once on average.
+func (j *job) progressLocked() *session.GameProgress {
+	p := &session.GameProgress{Done: j.done, Total: len(j.plies)}
+	if !j.finished.IsZero() {
+		return p
+	}
+	per := time.Duration(j.limits.MoveTimeMS) * time.Millisecond
+	if j.searches > 0 {
+		per = j.searchTime / time.Duration(j.searches)
+	}
+	if per <= 0 {
+		return p
+	}
+	// A position whose best move was not played costs a second search;
+	// until a few are known, assume half of them (Laplace's rule).
+	extra := float64(j.extras+1) / float64(j.searchedN+2)
+	left := float64(len(j.plies)-j.done) * (1 + extra) * float64(per)
+	if !j.started.IsZero() && j.searches > 0 {
+		if wall := time.Since(j.started); wall > 0 {
+			left /= min(float64(j.parallel), max(1, float64(j.searchTime)/float64(wall)))
+		}
+	}
+	ms := int64(left / float64(time.Millisecond))
+	p.EstimatedLeftMS = &ms
+	return p
 }
