@@ -159,6 +159,9 @@ func (cfg Config) WithDefaults() Config {
 	return cfg
 }
 
+// DefaultMoveTime is the time per position of a request without limits.
+func (m *Manager) DefaultMoveTime() time.Duration { return m.cfg.DefaultMoveTime }
+
 // New makes a Manager; Close it.
 func New(cfg Config) *Manager {
 	cfg = cfg.WithDefaults()

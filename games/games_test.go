@@ -255,8 +255,9 @@ func TestRefusals(t *testing.T) {
 		at   int
 	}{
 		{"no position", Request{Limits: &session.Limits{Depth: 1}}, session.CodeInvalidField, -1},
-		{"no limits", Request{Position: &session.Position{}}, session.CodeInvalidField, -1},
-		{"empty limits", Request{Position: &session.Position{}, Limits: &session.Limits{}}, session.CodeInvalidField, -1},
+		{"movetime over the cap", Request{Position: &session.Position{}, Limits: &session.Limits{MoveTimeMS: 1e9}}, session.CodeInvalidField, -1},
+		{"thresholds out of order", Request{Position: &session.Position{}, Thresholds: &Thresholds{Inaccuracy: 0.2, Mistake: 0.1, Blunder: 0.3}}, session.CodeInvalidField, -1},
+		{"no thresholds", Request{Position: &session.Position{}, Thresholds: &Thresholds{}}, session.CodeInvalidField, -1},
 		{"depth over the cap", Request{Position: &session.Position{}, Limits: &session.Limits{Depth: 1000}}, session.CodeInvalidField, -1},
 		{"illegal move", Request{Position: &session.Position{Moves: []string{"7g7f", "P*5e"}}, Limits: &session.Limits{Depth: 1}}, "drop_not_in_hand", 1},
 		{"unknown engine", Request{Position: &session.Position{}, Engine: "nope", Limits: &session.Limits{Depth: 1}}, session.CodeUnknownEngine, -1},
@@ -268,6 +269,18 @@ func TestRefusals(t *testing.T) {
 		if err == nil || err.Code != tc.code || err.MoveIndex != tc.at {
 			t.Errorf("%s: got %v, want %s at %d", tc.name, err, tc.code, tc.at)
 		}
+	}
+	// No limits (or empty ones): the default time per position, the
+	// default thresholds.
+	for _, lim := range []*session.Limits{nil, {}} {
+		v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{}, Limits: lim})
+		if err != nil {
+			t.Fatalf("limits %v: %v", lim, err)
+		}
+		if v.Limits != (limitsJSON{MoveTimeMS: DefaultMoveTime.Milliseconds()}) || v.Thresholds != DefaultThresholds() {
+			t.Errorf("limits %v: job limits %+v thresholds %+v, want the defaults", lim, v.Limits, v.Thresholds)
+		}
+		wait(t, m, "c1", v.ID, time.Minute)
 	}
 	if _, err := m.Get("c1", "0123456789abcdef0123456789abcdef"); err == nil || err.Code != CodeNotFound {
 		t.Errorf("unknown id: %v", err)

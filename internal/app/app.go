@@ -69,6 +69,9 @@ type Config struct {
 		MaxParallel  int           `yaml:"max_parallel"`
 		Keep         time.Duration `yaml:"keep"`
 		MaxKept      int           `yaml:"max_kept"`
+		// DefaultMoveTime is the time per position of a request without
+		// limits (the board's default).
+		DefaultMoveTime time.Duration `yaml:"default_movetime"`
 	} `yaml:"games"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
@@ -264,7 +267,8 @@ func (m *Main) Run() error {
 	m.games = games.New(games.Config{
 		Service: svc, MaxPerClient: c.Games.MaxPerClient, MaxJobs: c.Games.MaxJobs, MaxRunning: c.Games.MaxRunning,
 		MaxParallel: c.Games.MaxParallel, Keep: c.Games.Keep, MaxKept: c.Games.MaxKept,
-		Registerer: reg, Logger: m.Logger.With("component", "games"),
+		DefaultMoveTime: c.Games.DefaultMoveTime,
+		Registerer:      reg, Logger: m.Logger.With("component", "games"),
 	})
 	m.server = server.New(server.Config{
 		Service: svc, Pool: p, Games: m.games, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,

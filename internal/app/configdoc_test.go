@@ -158,6 +158,7 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	g := games.Config{}.WithDefaults()
 	want.Games.MaxPerClient, want.Games.MaxJobs, want.Games.MaxRunning = g.MaxPerClient, g.MaxJobs, g.MaxRunning
 	want.Games.MaxParallel, want.Games.Keep, want.Games.MaxKept = g.MaxParallel, g.Keep, g.MaxKept
+	want.Games.DefaultMoveTime = g.DefaultMoveTime
 	s := server.Config{}.WithDefaults()
 	want.Server.ShutdownGrace, want.Server.MaxBody, want.Server.MaxMessage = DefaultShutdownGrace, s.MaxBody, s.MaxMessage
 	a := (&server.Access{Anonymous: true}).WithDefaults()
