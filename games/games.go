@@ -1,9 +1,14 @@
 // Package games analyses whole games: every position of a game, each with
-// the same limit, as a background job that outlives the request or the
-// WebSocket that started it. For each position it gives the evaluation from
-// Black's side, the best move and its line; for each move played, the
-// mover's loss of winning chances and a judgement (see Judge for the curve
-// and the thresholds); for each side, a summary.
+// the same limit (by default a time per position, Config.DefaultMoveTime),
+// as a background job that outlives the REST request that started it; a
+// job started over a WebSocket ends with its connection unless it asked to
+// keep (session.GameHandle). For each position it gives the evaluation from
+// Black's side, the best move and its line; for each move played that is
+// not the engine's best, the position after the best move is searched too,
+// with the same limits, and the move is judged by comparing the two
+// positions reached, which have the same side to move (see Judge for the
+// curve and the thresholds); for each side, a summary; while it runs, an
+// estimate of the time left.
 //
 // Every search goes through session.Service.Analyze, the REST analysis
 // path, so that validation, caps, emulated limits and everything else

@@ -280,7 +280,14 @@ func TestRefusals(t *testing.T) {
 		if v.Limits != (limitsJSON{MoveTimeMS: DefaultMoveTime.Milliseconds()}) || v.Thresholds != DefaultThresholds() {
 			t.Errorf("limits %v: job limits %+v thresholds %+v, want the defaults", lim, v.Limits, v.Thresholds)
 		}
-		wait(t, m, "c1", v.ID, time.Minute)
+		// A time per position gives an estimate of the time left at once:
+		// one position, with a second search in one case in two.
+		if e := v.Progress.EstimatedLeftMS; e == nil || *e != 3*DefaultMoveTime.Milliseconds()/2 {
+			t.Errorf("limits %v: estimated_left_ms %v at the start, want %d", lim, e, 3*DefaultMoveTime.Milliseconds()/2)
+		}
+		if v := wait(t, m, "c1", v.ID, time.Minute); v.Progress.EstimatedLeftMS != nil {
+			t.Errorf("an ended job estimates %d ms left", *v.Progress.EstimatedLeftMS)
+		}
 	}
 	if _, err := m.Get("c1", "0123456789abcdef0123456789abcdef"); err == nil || err.Code != CodeNotFound {
 		t.Errorf("unknown id: %v", err)

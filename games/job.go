@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -135,14 +136,18 @@ type job struct {
 	started  time.Time
 	finished time.Time
 	summary  *Summary
-	// For the time-left estimate: searches ended, their engine wall time,
-	// positions searched and how many of them needed the best move's
-	// position searched too.
-	searches   int
-	searchTime time.Duration
-	searchedN  int
-	extras     int
+	// For the time-left estimate: the last searches' wall times (a ring),
+	// searches running now, positions searched and how many of them
+	// needed the best move's position searched too.
+	recent    []time.Duration
+	searches  int
+	inflight  int
+	searchedN int
+	extras    int
 }
+
+// recentSearches is how many search times the time-left estimate looks at.
+const recentSearches = 16
 
 // newJob checks req and builds its job (not yet queued).
 func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
@@ -380,15 +385,25 @@ func (j *job) search(moves []string) (*session.AnalyzeResult, *session.Error) {
 	backoff, retried := time.Second, false
 	for {
 		t0 := time.Now()
+		j.mu.Lock()
+		j.inflight++
+		j.mu.Unlock()
 		res, err := j.m.search(j.ctx, j.caller, r)
+		j.mu.Lock()
+		j.inflight--
+		if err == nil && j.ctx.Err() == nil {
+			if len(j.recent) < recentSearches {
+				j.recent = append(j.recent, time.Since(t0))
+			} else {
+				j.recent[j.searches%recentSearches] = time.Since(t0)
+			}
+			j.searches++
+		}
+		j.mu.Unlock()
 		if j.ctx.Err() != nil {
 			return nil, nil // stopped: whatever it found honoured no limit
 		}
 		if err == nil {
-			j.mu.Lock()
-			j.searches++
-			j.searchTime += time.Since(t0)
-			j.mu.Unlock()
 			return res, nil
 		}
 		switch err.Code {
@@ -642,30 +657,28 @@ func recordPosition(text string, maxMoves int) (*session.Position, *session.Erro
 // progressLocked counts the positions and, while the job has not ended,
 // estimates the time left: the searches left (the positions left, each
 // with the share of positions so far whose best move's position had to be
-// searched too) times the mean time of a search so far (before the first
-// ends: the time per position), divided by the searches the job has run at
-// once on average.
+// searched too) times the time of a search (the median of the last ones,
+// with the time per position counted twice among them, so that one slow
+// first search — an engine starting — does not set the estimate), divided
+// by the searches running now.
 func (j *job) progressLocked() *session.GameProgress {
 	p := &session.GameProgress{Done: j.done, Total: len(j.plies)}
 	if !j.finished.IsZero() {
 		return p
 	}
-	per := time.Duration(j.limits.MoveTimeMS) * time.Millisecond
-	if j.searches > 0 {
-		per = j.searchTime / time.Duration(j.searches)
+	times := slices.Clone(j.recent)
+	if mt := time.Duration(j.limits.MoveTimeMS) * time.Millisecond; mt > 0 {
+		times = append(times, mt, mt)
 	}
-	if per <= 0 {
-		return p
+	if len(times) == 0 {
+		return p // a depth or nodes, and no search has ended
 	}
+	slices.Sort(times)
+	per := times[len(times)/2]
 	// A position whose best move was not played costs a second search;
 	// until a few are known, assume half of them (Laplace's rule).
 	extra := float64(j.extras+1) / float64(j.searchedN+2)
-	left := float64(len(j.plies)-j.done) * (1 + extra) * float64(per)
-	if !j.started.IsZero() && j.searches > 0 {
-		if wall := time.Since(j.started); wall > 0 {
-			left /= min(float64(j.parallel), max(1, float64(j.searchTime)/float64(wall)))
-		}
-	}
+	left := float64(len(j.plies)-j.done) * (1 + extra) * float64(per) / float64(max(1, j.inflight))
 	ms := int64(left / float64(time.Millisecond))
 	p.EstimatedLeftMS = &ms
 	return p
