@@ -32,7 +32,7 @@ import (
 // as it always was.
 
 // Default thresholds: the win-rate drops of an inaccuracy, a mistake and a
-// blunder (BENCHMARKS.md, "Verdicts", measured them at the default limit).
+// blunder (BENCHMARKS.md, "Game analysis verdicts", measured them at the default limit).
 const (
 	DefaultInaccuracy = 0.05
 	DefaultMistake    = 0.10

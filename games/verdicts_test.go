@@ -1,6 +1,6 @@
 package games
 
-// The verdicts benchmark (BENCHMARKS.md, "Verdicts"): from a fixed seed,
+// The verdicts benchmark (BENCHMARKS.md, "Game analysis verdicts"): from a fixed seed,
 // with the real fairy-stockfish, it plays self-play games (a few seeded
 // random opening moves, then every move the engine's choice at
 // -verdicts.depth), plants a blunder in a copy of each (at a seeded ply, a
