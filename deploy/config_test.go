@@ -76,8 +76,33 @@ func (c *usidConfig) longestQuit() time.Duration {
 }
 
 // usidOwnMiB is the memory usid itself is given: its RSS is ~17MiB idle and
-// grows with open WebSocket sessions.
-const usidOwnMiB = 64
+// grows with what clients hold, within the configured bounds (usidStateMB).
+const usidOwnMiB = 128
+
+// What clients can make usid hold, per item, as measured (SECURITY.md,
+// "Memory", has the sources).
+const (
+	usidAtRestMB = 17.5 // RSS of an idle usid with its engines started (BENCHMARKS.md (5))
+	sessionKB    = 10.4 // an idle WebSocket session (BENCHMARKS.md, issue 18: 118.6 MB RSS at 10k)
+	// an identity or address entry (BenchmarkForgedIdentities: 32.3 MB of
+	// heap in use for 50,000 after 800,000 forged addresses) with its
+	// engine-time balance in memory (117 B)
+	identityKB = 0.77
+	ticketsMB  = 8.3  // used WebSocket tickets: at most 100,000, 83 B each
+	gamesMB    = 0.25 // the games Manager's own tables, beyond games.max_mb
+	// The Go heap grows to twice its live size before it is collected
+	// (GOGC=100), so state counts twice.
+	gcFactor = 2
+)
+
+// usidStateMB is the most usid holds with every bound reached: WebSocket
+// sessions (access.max_sessions), identities and their balances
+// (access.max_clients), used tickets, and game jobs (games.max_mb).
+func (c *usidConfig) usidStateMB() float64 {
+	state := float64(c.Access.MaxSessions)*sessionKB/1e3 + float64(c.Access.MaxClients)*identityKB/1e3 +
+		ticketsMB + float64(c.Games.MaxMB)*1.048576 + gamesMB
+	return usidAtRestMB + gcFactor*state
+}
 
 // engineOverheadMiB is what an engine uses beyond its hash table, by
 // executable. Measured for fairy-stockfish 11.1 (Debian bookworm): RSS is

@@ -427,6 +427,23 @@ func behaviors(r *rendered) []*autoscalingv2.HorizontalPodAutoscalerBehavior {
 	return out
 }
 
+// TestUsidStateFitsItsMemory: with every bound of usid.yaml reached
+// (sessions, identities, tickets, game jobs), usid stays within the memory
+// the pod gives it (issue 25: 1000 game jobs took 444-540 MB of the 64 MiB
+// it had).
+func TestUsidStateFitsItsMemory(t *testing.T) {
+	forEachOverlay(t, func(t *testing.T, r *rendered) {
+		cfg, _ := configOf(t, r)
+		got, limit := cfg.usidStateMB(), float64(usidOwnMiB)*1.048576
+		t.Logf("%.1f MB at rest + %g x (%d sessions x %g KB + %d identities x %g KB + %g MB tickets + %d MiB games + %g MB) = %.1f MB of %.1f MB",
+			usidAtRestMB, float64(gcFactor), cfg.Access.MaxSessions, sessionKB, cfg.Access.MaxClients, identityKB, ticketsMB, cfg.Games.MaxMB, gamesMB, got, limit)
+		if got > limit {
+			t.Errorf("usid may hold %.1f MB with access.max_sessions %d, access.max_clients %d, games.max_mb %d: more than its %d MiB (usidOwnMiB)",
+				got, cfg.Access.MaxSessions, cfg.Access.MaxClients, cfg.Games.MaxMB, usidOwnMiB)
+		}
+	})
+}
+
 // TestResourcesMatchEngineConfig derives the requests from the ConfigMap's
 // engines: CPU = instances x threads, memory = usid + instances x (hash +
 // overhead), limit = request for memory, no CPU limit.

@@ -27,7 +27,17 @@
 // a game never takes every engine from interactive clients. A client has at
 // most Config.MaxPerClient jobs queued or running (more: too_many_requests)
 // and the server Config.MaxJobs (more: queue_full). Ended jobs are kept for
-// Config.Keep, at most Config.MaxKept of them, then forgotten.
+// Config.Keep, at most Config.MaxKept of them, then forgotten. Memory is
+// counted in bytes (store.go): a client's jobs at most
+// Config.MaxBytesPerClient, all jobs Config.MaxBytes; a client's own
+// oldest ended jobs are forgotten first to make room for its new one.
+//
+// Each position's search takes from its owner's engine-time budget
+// (session.Caller.Budget) as it starts. When the budget is spent the job
+// pauses (StatusPaused): it leaves its run slot, looks at the budget again
+// after the wait announced (at most Config.PauseCheck), and queues again
+// once there is some. A position's search gives way to interactive callers
+// at most maxPreempts times, then keeps its engine.
 //
 // Job ids are 128 random bits (32 hex digits). A job is visible only to the
 // client identity that started it (an API key, or the address of an
@@ -46,6 +56,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -76,6 +87,20 @@ type Config struct {
 	// DefaultMoveTime is the time per position of a request without
 	// limits (1s): the board's default, measured in BENCHMARKS.md.
 	DefaultMoveTime time.Duration
+	// MaxBytesPerClient bounds the memory of one client's jobs (1 MiB),
+	// and MaxBytes that of every job (8 MiB): a job queued, running or
+	// paused counts as much as it can come to (its game with every
+	// position analysed), an ended job what it holds. To make room for a
+	// new job, the client's own oldest ended jobs are forgotten first,
+	// then (for MaxBytes) the oldest ended job of the client holding the
+	// most; when that is not enough the job is refused.
+	MaxBytesPerClient int64
+	MaxBytes          int64
+	// PauseCheck is how often a job paused for its owner's engine time
+	// looks at the owner's balance again, at most (10s): the balance may
+	// come back before the refill's announced time (a search that took
+	// more than it used gives the rest back).
+	PauseCheck time.Duration
 	// SpareCheck is how often a job's extra workers look for an idle
 	// engine (250ms).
 	SpareCheck time.Duration
@@ -88,8 +113,11 @@ const DefaultMoveTime = time.Second
 
 // Statuses of a job.
 const (
-	StatusQueued    = "queued"
-	StatusRunning   = "running"
+	StatusQueued  = "queued"
+	StatusRunning = "running"
+	// StatusPaused: the owner's engine time is spent; the job queues again
+	// once it is back (its error says when).
+	StatusPaused    = "paused"
 	StatusDone      = "done"
 	StatusCancelled = "cancelled"
 	StatusFailed    = "failed"
@@ -120,15 +148,20 @@ type Manager struct {
 	log *slog.Logger
 	m   *metrics
 
-	mu       sync.Mutex
-	jobs     map[string]*job
-	active   map[string]int // client -> jobs queued or running
-	queue    []*job         // waiting for a run slot, in order
-	running  map[*job]struct{}
-	ended    []*job // oldest first
-	closing  bool
-	wg       sync.WaitGroup // job goroutines
-	cutTimer *time.Timer
+	mu      sync.Mutex
+	jobs    map[string]*job
+	active  map[string]int // client -> jobs queued or running
+	queue   []*job         // waiting for a run slot, in order
+	running map[*job]struct{}
+	paused  map[*job]struct{} // waiting for their owners' engine time
+	ended   []*job            // oldest first
+	// bytes counts every job's memory (job.bytes), clientBytes each
+	// client's.
+	bytes       int64
+	clientBytes map[string]int64
+	closing     bool
+	wg          sync.WaitGroup // job goroutines
+	cutTimer    *time.Timer
 }
 
 // WithDefaults returns cfg with the defaults New applies filled in (the
@@ -155,6 +188,15 @@ func (cfg Config) WithDefaults() Config {
 	if cfg.DefaultMoveTime <= 0 {
 		cfg.DefaultMoveTime = DefaultMoveTime
 	}
+	if cfg.MaxBytesPerClient <= 0 {
+		cfg.MaxBytesPerClient = 1 << 20
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = 8 << 20
+	}
+	if cfg.PauseCheck <= 0 {
+		cfg.PauseCheck = 10 * time.Second
+	}
 	if cfg.SpareCheck <= 0 {
 		cfg.SpareCheck = 250 * time.Millisecond
 	}
@@ -171,11 +213,12 @@ func (m *Manager) DefaultMoveTime() time.Duration { return m.cfg.DefaultMoveTime
 func New(cfg Config) *Manager {
 	cfg = cfg.WithDefaults()
 	return &Manager{cfg: cfg, svc: cfg.Service, log: cfg.Logger, m: newMetrics(cfg.Registerer),
-		jobs: map[string]*job{}, active: map[string]int{}, running: map[*job]struct{}{}}
+		jobs: map[string]*job{}, active: map[string]int{}, running: map[*job]struct{}{}, paused: map[*job]struct{}{},
+		clientBytes: map[string]int64{}}
 }
 
 // Start checks req and queues a job for who (its Client owns the job; its
-// Charge, if set, is told each search's engine time); it returns the job as
+// Budget, if set, pays each search's engine time); it returns the job as
 // it stands (queued or running).
 func (m *Manager) Start(who session.Caller, req *Request) (*View, *session.Error) {
 	j, err := m.start(who, req, nil)
@@ -269,7 +312,7 @@ func (m *Manager) start(who session.Caller, req *Request, s *sub) (*job, *sessio
 	}
 	// The job's searches wait behind interactive callers, and give way to
 	// them; their engine time is the client's.
-	j.caller = session.Caller{Client: client, Class: pool.Background, Charge: who.Charge}
+	j.caller = session.Caller{Client: client, Class: pool.Background, Budget: who.Budget}
 	if s != nil {
 		j.subs = []*sub{s}
 	}
@@ -282,9 +325,14 @@ func (m *Manager) start(who session.Caller, req *Request, s *sub) (*job, *sessio
 		return nil, &session.Error{Code: session.CodeShuttingDown, Message: "the server is shutting down", MoveIndex: -1}
 	case m.active[client] >= m.cfg.MaxPerClient:
 		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: "this client already has the most game analyses it may run at once; wait for one to end or cancel it", MoveIndex: -1, Retry: 10 * time.Second}
-	case len(m.queue)+len(m.running) >= m.cfg.MaxJobs:
+	case len(m.queue)+len(m.running)+len(m.paused) >= m.cfg.MaxJobs:
 		return nil, &session.Error{Code: session.CodeQueueFull, Message: "too many game analyses are waiting; retry later", MoveIndex: -1, Retry: 30 * time.Second}
 	}
+	need := worstBytes(j.startSFEN, len(j.moves))
+	if err := m.makeRoomLocked(client, need); err != nil {
+		return nil, err
+	}
+	j.bytes = need
 	j.created = now
 	m.jobs[j.id] = j
 	m.active[client]++
@@ -301,7 +349,10 @@ func (m *Manager) startQueuedLocked() {
 		m.queue = slices.Delete(m.queue, 0, 1)
 		m.running[j] = struct{}{}
 		j.mu.Lock()
-		j.status, j.started = StatusRunning, time.Now()
+		j.status = StatusRunning
+		if j.started.IsZero() {
+			j.started = time.Now()
+		}
 		j.mu.Unlock()
 		m.wg.Add(1)
 		go j.run()
@@ -323,15 +374,29 @@ func (m *Manager) endedLocked(j *job) {
 	if m.active[j.client]--; m.active[j.client] <= 0 {
 		delete(m.active, j.client)
 	}
+	// From its worst case to what it holds.
+	j.mu.Lock()
+	real := j.realBytesLocked()
+	j.mu.Unlock()
+	m.countLocked(j, real-j.bytes)
 	m.ended = append(m.ended, j)
 	m.sweepLocked(time.Now())
+}
+
+// countLocked adds d bytes to j's count, its client's and the total.
+func (m *Manager) countLocked(j *job, d int64) {
+	j.bytes += d
+	m.bytes += d
+	if m.clientBytes[j.client] += d; m.clientBytes[j.client] <= 0 {
+		delete(m.clientBytes, j.client)
+	}
 }
 
 // sweepLocked forgets ended jobs past Keep, and the oldest past MaxKept.
 func (m *Manager) sweepLocked(now time.Time) {
 	n := 0
 	for n < len(m.ended) && (len(m.ended)-n > m.cfg.MaxKept || now.Sub(m.ended[n].finishedAt()) > m.cfg.Keep) {
-		delete(m.jobs, m.ended[n].id)
+		m.forgetLocked(m.ended[n])
 		n++
 	}
 	if n > 0 {
@@ -339,13 +404,107 @@ func (m *Manager) sweepLocked(now time.Time) {
 	}
 }
 
+// forgetLocked drops an ended job (the caller takes it out of m.ended).
+func (m *Manager) forgetLocked(j *job) {
+	delete(m.jobs, j.id)
+	m.countLocked(j, -j.bytes)
+}
+
+// makeRoomLocked counts need bytes for a new job of client, forgetting
+// ended jobs to make room: the client's own oldest first, then the oldest
+// of whoever holds the most. It refuses the job when that is not enough.
+func (m *Manager) makeRoomLocked(client string, need int64) *session.Error {
+	evict := func(owner string) bool {
+		for i, j := range m.ended {
+			if j.client == owner {
+				m.forgetLocked(j)
+				m.ended = slices.Delete(m.ended, i, i+1)
+				return true
+			}
+		}
+		return false
+	}
+	for m.clientBytes[client]+need > m.cfg.MaxBytesPerClient && evict(client) {
+	}
+	if m.clientBytes[client]+need > m.cfg.MaxBytesPerClient {
+		return &session.Error{Code: session.CodeTooManyRequests, MoveIndex: -1, Retry: 10 * time.Second,
+			Message: fmt.Sprintf("this client's game analyses under way hold as much memory as one client may (%d KiB; this game needs up to %d KiB); wait for one to end or cancel it", m.cfg.MaxBytesPerClient>>10, need>>10)}
+	}
+	for m.bytes+need > m.cfg.MaxBytes {
+		holder, most := "", int64(0)
+		for _, j := range m.ended {
+			if b := m.clientBytes[j.client]; b > most {
+				holder, most = j.client, b
+			}
+		}
+		if holder == "" || !evict(holder) {
+			return &session.Error{Code: session.CodeQueueFull, Message: "game analyses under way hold as much memory as the server gives them; retry later", MoveIndex: -1, Retry: 30 * time.Second}
+		}
+	}
+	m.bytes += need
+	m.clientBytes[client] += need
+	return nil
+}
+
+// jobPaused takes a job whose run ended for its owner's engine time out
+// of its run slot; it looks at the owner's balance again after wait (at
+// most PauseCheck) and queues again once there is some.
+func (m *Manager) jobPaused(j *job, wait time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.running, j)
+	j.mu.Lock()
+	if j.halt { // cancelled or drained meanwhile
+		j.finishLocked(StatusCancelled, j.why)
+		j.mu.Unlock()
+		m.endedLocked(j)
+	} else {
+		j.status = StatusPaused
+		m.paused[j] = struct{}{}
+		j.resume = time.AfterFunc(min(wait, m.cfg.PauseCheck), func() { m.tryResume(j) })
+		j.mu.Unlock()
+	}
+	m.startQueuedLocked()
+	m.updateGaugesLocked()
+}
+
+// tryResume queues a paused job again when its owner has engine time.
+func (m *Manager) tryResume(j *job) {
+	var wait time.Duration
+	if b := j.caller.Budget; b != nil {
+		wait = b.Take(context.Background(), 0)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.paused[j]; !ok {
+		return // cancelled meanwhile
+	}
+	j.mu.Lock()
+	if wait > 0 {
+		j.resume = time.AfterFunc(min(wait, m.cfg.PauseCheck), func() { m.tryResume(j) })
+		j.mu.Unlock()
+		return
+	}
+	delete(m.paused, j)
+	j.status, j.pauseWhy, j.resume = StatusQueued, nil, nil
+	j.mu.Unlock()
+	m.queue = append(m.queue, j)
+	m.startQueuedLocked()
+	m.updateGaugesLocked()
+}
+
 // cancel ends j: a queued job at once, a running one once its workers have
 // stopped. why is the reason given to its clients (nil: the client's own
 // cancel).
 func (m *Manager) cancel(j *job, why *session.Error) {
 	m.mu.Lock()
-	if i := slices.Index(m.queue, j); i >= 0 {
-		m.queue = slices.Delete(m.queue, i, i+1)
+	_, paused := m.paused[j]
+	if i := slices.Index(m.queue, j); i >= 0 || paused {
+		if paused {
+			delete(m.paused, j)
+		} else {
+			m.queue = slices.Delete(m.queue, i, i+1)
+		}
 		j.finish(StatusCancelled, why)
 		m.endedLocked(j)
 		m.updateGaugesLocked()
@@ -367,6 +526,10 @@ func (m *Manager) Close(ctx context.Context) error {
 	m.closing = true
 	queued := m.queue
 	m.queue = nil
+	for j := range m.paused {
+		queued = append(queued, j)
+	}
+	clear(m.paused)
 	running := make([]*job, 0, len(m.running))
 	for j := range m.running {
 		running = append(running, j)

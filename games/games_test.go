@@ -607,11 +607,17 @@ func FuzzNewJob(f *testing.F) {
 			return
 		}
 		j.cancel()
-		if len(j.plies) != len(j.moves)+1 {
-			t.Fatalf("%d plies for %d moves", len(j.plies), len(j.moves))
+		// Every position shows, with its move, once analysed.
+		j.results = make([]*result, len(j.moves)+1)
+		for i := range j.results {
+			j.results[i] = &result{bestmove: "resign"}
 		}
-		for i, p := range j.plies[:len(j.moves)] {
-			if p.Move != j.moves[i] || p.Checkmate {
+		v := j.view()
+		if len(v.Positions) != len(j.moves)+1 {
+			t.Fatalf("%d positions for %d moves", len(v.Positions), len(j.moves))
+		}
+		for i, p := range v.Positions[:len(j.moves)] {
+			if p.Move != j.moves[i].String() || p.Ply != i || p.Checkmate {
 				t.Fatalf("ply %d: %+v, move %s", i, p, j.moves[i])
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,10 +54,6 @@ type Ply struct {
 	// were analysed: "no_evaluation" (a search gave no score, e.g. a book
 	// move).
 	Unjudged string `json:"unjudged,omitempty"`
-
-	score     *session.Score // the side to move's, for judging
-	bestScore *session.Score // the score of the position after BestMove, from its side to move
-	searched  bool           // the engine was asked (not the rules)
 }
 
 // View is a job as GET /v1/games/analysis/{id} shows it.
@@ -107,39 +104,52 @@ type job struct {
 	limits session.Limits
 	th     Thresholds
 	kif    bool
-	// The game: the start (as sent to an engine) and its moves, and each
-	// position's facts, known before any search.
+	// The game: its start (as sent to an engine, and parsed) and its
+	// moves, checked. Nothing per position is precomputed (store.go).
 	startSFEN string
-	moves     []string
-	plies     []Ply
+	start     shogi.Position
+	moves     []shogi.Move
+	mated     bool // the last position is checkmate
 	parallel  int
+	// bytes is what the Manager counts for it: its worst case while it may
+	// still grow, its real size once ended. Guarded by the Manager's lock.
+	bytes int64
 
 	ctx    context.Context // cancelled: searches stop now
 	cancel context.CancelFunc
 	ended  chan struct{} // closed by finish
-	// noMore is closed once no ply is left to hand out (all taken, or the
-	// job halts): workers waiting for a spare engine leave at once.
-	noMore     chan struct{}
-	noMoreOnce sync.Once
 
-	mu       sync.Mutex
-	status   string
-	results  []*Ply
-	done     int
-	next     int            // the next ply to take
-	halt     bool           // take no new ply
-	why      *session.Error // why the server cancelled it (nil: the client did), or why it failed
-	failed   bool
-	failPly  int
-	subs     []*sub
-	created  time.Time
-	started  time.Time
-	finished time.Time
-	summary  *Summary
+	mu      sync.Mutex
+	status  string
+	results []*result // by ply, nil until analysed; nil until the first is
+	done    int
+	next    int   // the next ply to take
+	redo    []int // plies handed out and given back (a pause): taken first
+	// noMore is closed once no ply is left to hand out in this run (all
+	// taken, or the job halts or pauses): workers waiting for a spare
+	// engine leave at once.
+	noMore       chan struct{}
+	noMoreClosed bool
+	halt         bool // take no new ply
+	// pausing: a search was refused because the owner's engine time is
+	// spent; no new ply is taken and the run ends paused (pauseWhy, for
+	// pauseWait), then the job queues again.
+	pausing   bool
+	pauseWait time.Duration
+	pauseWhy  *session.Error
+	resume    *time.Timer    // a paused job's next look at its owner's budget
+	why       *session.Error // why the server cancelled it (nil: the client did), or why it failed
+	failed    bool
+	failPly   int
+	subs      []*sub
+	created   time.Time
+	started   time.Time
+	finished  time.Time
+	summary   *Summary
 	// For the time-left estimate: the last searches' wall times (a ring),
 	// searches running now, positions searched and how many of them
 	// needed the best move's position searched too.
-	recent    []time.Duration
+	recent    [recentSearches]time.Duration
 	searches  int
 	inflight  int
 	searchedN int
@@ -195,31 +205,10 @@ func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
 		return nil, &session.Error{Code: session.CodeUnsupported, Message: "engine " + engine + " only solves mates; use another engine", MoveIndex: -1}
 	}
 	j := &job{m: m, id: newID(), client: client, engine: engine, limits: *limits, th: th, kif: req.Notation == "kif",
-		startSFEN: checked.USI.SFEN, moves: checked.USI.Moves, status: StatusQueued, ended: make(chan struct{}), noMore: make(chan struct{})}
+		startSFEN: strings.Clone(checked.USI.SFEN), start: *checked.Start, moves: slices.Clone(checked.Moves),
+		mated: checked.Pos.IsCheckmate(), status: StatusQueued, ended: make(chan struct{})}
 	j.parallel = max(1, min(m.cfg.MaxParallel, cfg.Instances))
 	j.ctx, j.cancel = context.WithCancel(context.Background())
-	p := *checked.Start
-	last := shogi.NoSquare
-	j.plies = make([]Ply, len(checked.Moves)+1)
-	for i := range j.plies {
-		pl := &j.plies[i]
-		pl.Ply, pl.SFEN, pl.SideToMove = i, p.SFEN(), "b"
-		if p.Turn() == shogi.White {
-			pl.SideToMove = "w"
-		}
-		if i == len(checked.Moves) {
-			pl.Checkmate = p.IsCheckmate()
-			break
-		}
-		mv := checked.Moves[i]
-		pl.Move = mv.String()
-		if j.kif {
-			pl.MoveKIF = p.KIF(mv, last)
-		}
-		p.Play(mv)
-		last = mv.To
-	}
-	j.results = make([]*Ply, len(j.plies))
 	return j, nil
 }
 
@@ -235,20 +224,30 @@ func quote(s string) string {
 	return string(b)
 }
 
-// run analyses the game with j.parallel workers, then ends the job.
+// run analyses the game with j.parallel workers, then ends the job, or,
+// when a search found its owner's engine time spent, pauses it.
 func (j *job) run() {
 	defer j.m.wg.Done()
+	j.mu.Lock()
+	j.noMore, j.noMoreClosed, j.pausing = make(chan struct{}), false, false
+	j.mu.Unlock()
 	var wg sync.WaitGroup
 	for w := range j.parallel {
 		wg.Go(func() { j.work(w) })
 	}
 	wg.Wait()
 	j.mu.Lock()
+	if j.pausing && !j.halt && !j.failed {
+		wait := j.pauseWait
+		j.mu.Unlock()
+		j.m.jobPaused(j, wait)
+		return
+	}
 	status, why := StatusCancelled, j.why
 	switch {
 	case j.failed:
 		status = StatusFailed
-	case j.done == len(j.plies):
+	case j.done == len(j.moves)+1:
 		status, why = StatusDone, nil
 	}
 	j.finishLocked(status, why)
@@ -256,8 +255,9 @@ func (j *job) run() {
 	j.m.jobEnded(j)
 }
 
-// work analyses positions until none is left or the job halts. Worker 0
-// always goes on; the others only while the engine kind has a spare engine.
+// work analyses positions until none is left or the job halts or pauses.
+// Worker 0 always goes on; the others only while the engine kind has a
+// spare engine.
 func (j *job) work(w int) {
 	for {
 		ply, ok := j.take(w)
@@ -266,13 +266,23 @@ func (j *job) work(w int) {
 		}
 		res, err := j.analyse(ply)
 		switch {
+		case err != nil && err.Code == session.CodeTooManyRequests:
+			j.pause(ply, err)
+			return
 		case err != nil:
 			j.fail(ply, err)
 			return
 		case res == nil: // cancelled
 			return
 		}
-		j.store(res)
+		j.store(ply, res)
+	}
+}
+
+func (j *job) closeNoMoreLocked() {
+	if !j.noMoreClosed {
+		close(j.noMore)
+		j.noMoreClosed = true
 	}
 }
 
@@ -280,25 +290,33 @@ func (j *job) work(w int) {
 func (j *job) take(w int) (int, bool) {
 	for {
 		j.mu.Lock()
-		if j.halt || j.next >= len(j.plies) {
+		if j.halt || j.pausing || (len(j.redo) == 0 && j.next > len(j.moves)) {
+			j.closeNoMoreLocked()
 			j.mu.Unlock()
-			j.noMoreOnce.Do(func() { close(j.noMore) })
 			return 0, false
 		}
-		if w == 0 || j.plies[j.next].Checkmate || j.m.spare(j.engine) {
-			ply := j.next
-			j.next++
-			if j.next == len(j.plies) {
-				j.noMoreOnce.Do(func() { close(j.noMore) })
+		ply := j.next
+		if len(j.redo) > 0 {
+			ply = j.redo[0]
+		}
+		if w == 0 || (ply == len(j.moves) && j.mated) || j.m.spare(j.engine) {
+			if len(j.redo) > 0 {
+				j.redo = j.redo[1:]
+			} else {
+				j.next++
+			}
+			if len(j.redo) == 0 && j.next > len(j.moves) {
+				j.closeNoMoreLocked()
 			}
 			j.mu.Unlock()
 			return ply, true
 		}
+		noMore := j.noMore
 		j.mu.Unlock()
 		t := time.NewTimer(j.m.cfg.SpareCheck)
 		select {
 		case <-t.C:
-		case <-j.noMore:
+		case <-noMore:
 			t.Stop()
 			return 0, false
 		case <-j.ctx.Done():
@@ -308,57 +326,56 @@ func (j *job) take(w int) (int, bool) {
 	}
 }
 
+// maxPreempts is how often one position's search gives way to interactive
+// callers; after that it keeps its engine once it has one, so that a
+// steady trickle of short searches cannot keep a job from progressing (an
+// interactive caller then waits for one position's search at most).
+const maxPreempts = 2
+
 // analyse evaluates one position: by the rules when it is checkmate, else
 // by a search; and, when the move played from it is not the engine's best,
 // the position after the best move too, with the same limits (the move's
 // judgement compares the two positions reached). It returns nil, nil when
-// the job was cancelled meanwhile.
-func (j *job) analyse(ply int) (*Ply, *session.Error) {
-	p := j.plies[ply] // a copy, filled in below
-	if p.Checkmate {
-		p.score = mated()
+// the job was cancelled meanwhile, and a too_many_requests error when the
+// owner's engine time is spent (the position is then analysed again).
+func (j *job) analyse(ply int) (*result, *session.Error) {
+	if ply == len(j.moves) && j.mated {
 		j.m.m.positions.WithLabelValues("rules").Inc()
-		return j.evaluated(&p), nil
+		return checkmated(), nil
 	}
-	res, err := j.search(j.moves[:ply])
+	moves := make([]string, ply, ply+1)
+	for i, m := range j.moves[:ply] {
+		moves[i] = m.String()
+	}
+	res, err := j.search(moves)
 	if res == nil {
 		return nil, err
 	}
 	j.m.m.positions.WithLabelValues("engine").Inc()
-	p.searched = true
-	p.BestMove, p.BestMoveKIF, p.Emulated, p.Cached = res.BestMove, res.BestMoveKIF, res.Emulated, res.Cached
-	if len(res.Lines) > 0 {
-		l := res.Lines[0]
-		p.score, p.PV, p.PVKIF, p.Depth, p.Nodes = l.Score, l.PV, l.PVKIF, l.Depth, l.Nodes
-	}
-	extra := p.Move != "" && p.BestMove != p.Move && p.score != nil && isMove(p.BestMove)
+	r := resultOf(res)
+	extra := ply < len(j.moves) && r.kind != noScore && isMove(r.bestmove) && r.bestmove != j.moves[ply].String()
 	j.mu.Lock()
 	j.searchedN++
 	if extra {
 		j.extras++
 	}
 	j.mu.Unlock()
-	if extra {
-		after := append(append(make([]string, 0, ply+1), j.moves[:ply]...), p.BestMove)
-		if pos, errs := shogi.Load(j.startSFEN, after); len(errs) == 0 && pos.IsCheckmate() {
-			p.bestScore = mated() // the best move mates: no engine is asked
-		} else {
-			res, err := j.search(after)
-			if res == nil {
-				return nil, err
-			}
-			if len(res.Lines) > 0 {
-				p.bestScore = res.Lines[0].Score
-			}
-		}
-		if p.bestScore != nil {
-			p.BestEval = p.bestScore // from the opponent's side, who is to move there
-			if p.SideToMove == "b" {
-				p.BestEval = negate(p.bestScore)
-			}
-		}
+	if !extra {
+		return r, nil
 	}
-	return j.evaluated(&p), nil
+	after := append(moves, r.bestmove)
+	if pos, errs := shogi.Load(j.startSFEN, after); len(errs) == 0 && pos.IsCheckmate() {
+		r.setBest(mated()) // the best move mates: no engine is asked
+		return r, nil
+	}
+	res, err = j.search(after)
+	if res == nil {
+		return nil, err
+	}
+	if len(res.Lines) > 0 {
+		r.setBest(res.Lines[0].Score)
+	}
+	return r, nil
 }
 
 // mated is the score of a checkmated side to move.
@@ -379,24 +396,18 @@ func isMove(s string) bool {
 func (j *job) search(moves []string) (*session.AnalyzeResult, *session.Error) {
 	lim := j.limits
 	r := &session.Request{Position: &session.Position{SFEN: j.startSFEN, Moves: moves}, Engine: j.engine, Limits: &lim}
-	if j.kif {
-		r.Notation = "kif"
-	}
-	backoff, retried := time.Second, false
+	who := j.caller
+	backoff, retried, preempts := time.Second, false, 0
 	for {
 		t0 := time.Now()
 		j.mu.Lock()
 		j.inflight++
 		j.mu.Unlock()
-		res, err := j.m.search(j.ctx, j.caller, r)
+		res, err := j.m.search(j.ctx, who, r)
 		j.mu.Lock()
 		j.inflight--
 		if err == nil && j.ctx.Err() == nil {
-			if len(j.recent) < recentSearches {
-				j.recent = append(j.recent, time.Since(t0))
-			} else {
-				j.recent[j.searches%recentSearches] = time.Since(t0)
-			}
+			j.recent[j.searches%recentSearches] = time.Since(t0)
 			j.searches++
 		}
 		j.mu.Unlock()
@@ -408,8 +419,12 @@ func (j *job) search(moves []string) (*session.AnalyzeResult, *session.Error) {
 		}
 		switch err.Code {
 		case session.CodePreempted:
-			// An interactive caller took the engine: queue again, behind it.
+			// An interactive caller took the engine: queue again, behind it
+			// (the search was not charged).
 			j.m.m.positions.WithLabelValues("preempted").Inc()
+			if preempts++; preempts >= maxPreempts {
+				who.NoPreempt = true
+			}
 		case session.CodeNoEngine, session.CodeQueueFull:
 			// Busy engines: a background job waits its turn. (An engine
 			// kind that keeps failing, engine_unavailable, fails the job.)
@@ -437,39 +452,41 @@ func (j *job) search(moves []string) (*session.AnalyzeResult, *session.Error) {
 	}
 }
 
-// evaluated fills in the evaluation from Black's side.
-func (j *job) evaluated(p *Ply) *Ply {
-	if p.score == nil {
-		return p
-	}
-	p.Eval = p.score
-	if p.SideToMove == "w" {
-		p.Eval = negate(p.score)
-	}
-	wr := round(WinRate(p.Eval), 4)
-	p.WinRate = &wr
-	return p
-}
-
-// store records a position's result, judges the moves it completes, and
-// tells the job's followers.
-func (j *job) store(p *Ply) {
+// pause gives ply back and ends the run paused: the owner's engine time
+// is spent (err says until when).
+func (j *job) pause(ply int, err *session.Error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.results[p.Ply] != nil || !j.finished.IsZero() {
+	j.redo = append(j.redo, ply)
+	slices.Sort(j.redo)
+	j.pausing, j.pauseWait, j.pauseWhy = true, max(err.Retry, time.Second), err
+	j.closeNoMoreLocked()
+}
+
+// store records a position's result and tells the job's followers: the
+// position, and the one before once its move is judged by this one.
+func (j *job) store(ply int, r *result) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.finished.IsZero() {
 		return
 	}
-	j.results[p.Ply] = p
-	j.done++
-	changed := []*Ply{}
-	if prev := p.Ply - 1; prev >= 0 && j.judgeLocked(prev) {
-		changed = append(changed, j.results[prev])
+	if j.results == nil {
+		j.results = make([]*result, len(j.moves)+1)
 	}
-	j.judgeLocked(p.Ply)
-	changed = append(changed, j.results[p.Ply]) // judged, when the next was there first
+	if j.results[ply] != nil {
+		return
+	}
+	j.results[ply] = r
+	j.done++
 	if len(j.subs) == 0 {
 		return
 	}
+	var changed []*Ply
+	if prev := ply - 1; prev >= 0 && j.results[prev] != nil && j.results[prev].kind != noScore && r.kind != noScore {
+		changed = append(changed, j.renderOneLocked(prev))
+	}
+	changed = append(changed, j.renderOneLocked(ply)) // judged, when the next was there first
 	ev := &session.Event{Type: session.EventProgress, Job: j.id, Progress: j.progressLocked()}
 	for _, c := range changed {
 		b, err := json.Marshal(c)
@@ -484,43 +501,18 @@ func (j *job) store(p *Ply) {
 	}
 }
 
-// judgeLocked judges the move played from ply once both its ends are
-// evaluated; it reports whether it did. See Judge for the comparison.
-func (j *job) judgeLocked(ply int) bool {
-	if ply+1 >= len(j.results) {
-		return false
-	}
-	before, after := j.results[ply], j.results[ply+1]
-	if before == nil || after == nil || before.Loss != nil || before.Unjudged != "" {
-		return false
-	}
-	nb := *before // entries already handed out are not changed under their readers
-	j.results[ply] = &nb
-	played := negate(after.score) // the mover's, its opponent being to move
-	var best *session.Score
-	switch {
-	case before.score == nil || after.score == nil:
-		// A book move, or an engine that gave no score: nothing to compare.
-		nb.Unjudged = "no_evaluation"
-		return true
-	case before.BestMove == before.Move:
-		best = played // the engine's own choice loses nothing
-	case isMove(before.BestMove):
-		if before.bestScore == nil {
-			nb.Unjudged = "no_evaluation"
-			return true
+// realBytesLocked is what the job holds now.
+func (j *job) realBytesLocked() int64 {
+	n := jobBytes + gameBytes(j.startSFEN, len(j.moves))
+	if j.results != nil {
+		n += 8*int64(len(j.results)) + 16
+		for _, r := range j.results {
+			if r != nil {
+				n += r.bytes()
+			}
 		}
-		best = negate(before.bestScore)
-	default:
-		// The engine resigns or declares a win: no best move to play,
-		// and the position's own score is the mover's best (mated: 0,
-		// a win: 1).
-		best = before.score
 	}
-	drop, judgement := Judge(best, played, j.th)
-	wl, loss := round(drop, 4), round(2*drop, 4)
-	nb.WinRateLoss, nb.Loss, nb.Judgement = &wl, &loss, judgement
-	return true
+	return n
 }
 
 // fail ends the job with err (the position ply's search failed).
@@ -530,8 +522,8 @@ func (j *job) fail(ply int, err *session.Error) {
 		j.failed, j.why, j.failPly = true, err, ply
 	}
 	j.halt = true
+	j.closeNoMoreLocked()
 	j.mu.Unlock()
-	j.noMoreOnce.Do(func() { close(j.noMore) })
 	j.m.log.Warn("game analysis failed", "job", j.id, "ply", ply, "code", err.Code, "err", err.Message)
 	j.cancel() // the other workers' searches
 }
@@ -544,8 +536,10 @@ func (j *job) stop(why *session.Error, now bool) {
 		j.why = why // the first reason stands
 	}
 	j.halt = true
+	if j.noMore != nil {
+		j.closeNoMoreLocked()
+	}
 	j.mu.Unlock()
-	j.noMoreOnce.Do(func() { close(j.noMore) })
 	if now {
 		j.cancel()
 	}
@@ -578,8 +572,11 @@ func (j *job) finishLocked(status string, why *session.Error) {
 	}
 	j.status, j.why, j.finished = status, why, time.Now()
 	j.cancel()
+	if j.resume != nil {
+		j.resume.Stop()
+	}
 	if status != StatusFailed {
-		j.summary = summarize(j.results)
+		j.summary = summarize(j.renderLocked())
 	}
 	close(j.ended)
 	j.m.m.finished.WithLabelValues(status).Inc()
@@ -589,7 +586,7 @@ func (j *job) finishLocked(status string, why *session.Error) {
 			ev = session.ErrorEvent(s.id, why)
 		} else {
 			ev = &session.Event{Type: session.EventGameAnalysis, ID: s.id, Status: status,
-				Progress: &session.GameProgress{Done: j.done, Total: len(j.plies)}}
+				Progress: &session.GameProgress{Done: j.done, Total: len(j.moves) + 1}}
 			ev.Summary, _ = json.Marshal(j.summary)
 			if why != nil {
 				ev.Code, ev.Message = why.Code, why.Message
@@ -607,7 +604,7 @@ func (j *job) finishedAt() time.Time {
 	return j.finished
 }
 
-// view copies the job's state for a reader.
+// view shows the job as it stands.
 func (j *job) view() *View {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -615,7 +612,7 @@ func (j *job) view() *View {
 		Limits:     limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes},
 		Thresholds: j.th,
 		Progress:   *j.progressLocked(),
-		Positions:  append([]*Ply(nil), j.results...), // entries are never changed once stored
+		Positions:  j.renderLocked(),
 		Summary:    j.summary, CreatedAt: j.created}
 	if !j.started.IsZero() {
 		t := j.started
@@ -625,8 +622,12 @@ func (j *job) view() *View {
 		t := j.finished
 		v.FinishedAt = &t
 	}
-	if j.why != nil {
-		v.Error = &errorJSON{Code: j.why.Code, Message: j.why.Message}
+	why := j.why
+	if j.status == StatusPaused {
+		why = j.pauseWhy
+	}
+	if why != nil {
+		v.Error = &errorJSON{Code: why.Code, Message: why.Message}
 		if j.status == StatusFailed {
 			p := j.failPly
 			v.Error.Ply = &p
@@ -662,11 +663,12 @@ func recordPosition(text string, maxMoves int) (*session.Position, *session.Erro
 // first search — an engine starting — does not set the estimate), divided
 // by the searches running now.
 func (j *job) progressLocked() *session.GameProgress {
-	p := &session.GameProgress{Done: j.done, Total: len(j.plies)}
+	p := &session.GameProgress{Done: j.done, Total: len(j.moves) + 1}
 	if !j.finished.IsZero() {
 		return p
 	}
-	times := slices.Clone(j.recent)
+	times := make([]time.Duration, 0, recentSearches+2)
+	times = append(times, j.recent[:min(j.searches, recentSearches)]...)
 	if mt := time.Duration(j.limits.MoveTimeMS) * time.Millisecond; mt > 0 {
 		times = append(times, mt, mt)
 	}
@@ -678,7 +680,7 @@ func (j *job) progressLocked() *session.GameProgress {
 	// A position whose best move was not played costs a second search;
 	// until a few are known, assume half of them (Laplace's rule).
 	extra := float64(j.extras+1) / float64(j.searchedN+2)
-	left := float64(len(j.plies)-j.done) * (1 + extra) * float64(per) / float64(max(1, j.inflight))
+	left := float64(p.Total-j.done) * (1 + extra) * float64(per) / float64(max(1, j.inflight))
 	ms := int64(left / float64(time.Millisecond))
 	p.EstimatedLeftMS = &ms
 	return p

@@ -11,7 +11,7 @@ type metrics struct {
 func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
 		jobs: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "usid_game_jobs", Help: "Game analysis jobs by state (queued, running).",
+			Name: "usid_game_jobs", Help: "Game analysis jobs by state (queued, running, paused for their owners' engine time).",
 		}, []string{"state"}),
 		positions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "usid_game_positions_total", Help: "Positions of games analysed, by source: engine (a search) or rules (a checkmate, no engine); preempted counts searches stopped for an interactive caller (searched again).",
@@ -20,7 +20,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "usid_game_jobs_finished_total", Help: "Game analysis jobs ended, by status (done, cancelled, failed).",
 		}, []string{"status"}),
 	}
-	for _, s := range []string{StatusQueued, StatusRunning} {
+	for _, s := range []string{StatusQueued, StatusRunning, StatusPaused} {
 		m.jobs.WithLabelValues(s)
 	}
 	for _, s := range []string{"engine", "rules"} {
@@ -38,4 +38,5 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 func (m *Manager) updateGaugesLocked() {
 	m.m.jobs.WithLabelValues(StatusQueued).Set(float64(len(m.queue)))
 	m.m.jobs.WithLabelValues(StatusRunning).Set(float64(len(m.running)))
+	m.m.jobs.WithLabelValues(StatusPaused).Set(float64(len(m.paused)))
 }

@@ -1,12 +1,17 @@
 // Package quota keeps engine-time budgets per client: a token bucket whose
-// tokens are engine-seconds. A client may start a search while its balance
-// is above zero; when the search ends it is charged the engine time it
-// actually held, which may take the balance below zero. The debt is paid
-// back by the refill, and until it is the client is refused, with the time
-// until its balance is positive again as the retry-after. So a 10 ms search
-// costs a hundredth of a 1 s one, a client that searches one position after
-// another is never refused for being sequential, and a client's long
-// searches are bounded by its budget, not by a count of requests.
+// tokens are engine-seconds. A search may start only while its client's
+// balance is above zero, and it takes what it may spend when it starts, in
+// one step with that check (Take): so of several searches queued on one
+// positive balance only those that still find it above zero start. When
+// the search ends, its real engine time is settled (Charge): time taken
+// and not used comes back, time used beyond what was taken is debited. The
+// balance may thus go below zero by what searches that started held; the
+// debt is paid back by the refill, and until it is the client is refused,
+// with the time until its balance is positive again as the retry-after. So
+// a 10 ms search costs a hundredth of a 1 s one, a client that searches one
+// position after another is never refused for being sequential, and a
+// client's long searches are bounded by its budget, not by a count of
+// requests.
 //
 // A Budget is Seconds of engine time per Period, with up to Burst seconds
 // saved: the bucket holds at most Burst and refills at Seconds/Period per
@@ -97,9 +102,17 @@ type Store interface {
 	// Allow returns 0 when client may start a search (its balance is above
 	// zero), else how long until it may.
 	Allow(ctx context.Context, client string, b Budget) (retryAfter time.Duration)
-	// Charge debits the engine time a search held. Call it with a context
-	// that outlives the request (context.WithoutCancel): the time was spent
-	// whether or not the client is still there.
+	// Take reserves d of engine time for a search about to start, in one
+	// step with the check: when the balance is above zero it is debited d
+	// and Take returns 0; otherwise nothing is debited and Take returns how
+	// long until the balance is above zero. So concurrent searches of one
+	// client cannot all start on one positive balance. d may be 0 (a check).
+	Take(ctx context.Context, client string, b Budget, d time.Duration) (retryAfter time.Duration)
+	// Charge debits held more engine time (a search that ran past what it
+	// had taken), or, negative, gives back time taken and not used (never
+	// above the budget's capacity). Call it with a context that outlives
+	// the request (context.WithoutCancel): the time was spent whether or
+	// not the client is still there.
 	Charge(ctx context.Context, client string, b Budget, held time.Duration)
 }
 
@@ -218,9 +231,33 @@ func (m *Memory) Allow(_ context.Context, client string, b Budget) time.Duration
 
 // Charge implements Store.
 func (m *Memory) Charge(_ context.Context, client string, b Budget, held time.Duration) {
-	if b.Unlimited() || held <= 0 {
+	if b.Unlimited() || held == 0 {
 		return
 	}
+	m.update(client, b, held < 0, func(t float64) (float64, bool) { return t - held.Seconds(), true })
+}
+
+// Take implements Store.
+func (m *Memory) Take(_ context.Context, client string, b Budget, d time.Duration) time.Duration {
+	if b.Unlimited() {
+		return 0
+	}
+	var wait time.Duration
+	m.update(client, b, d <= 0, func(t float64) (float64, bool) {
+		if t <= 0 {
+			wait = retryAfter(t, b)
+			return t, false
+		}
+		return t - d.Seconds(), true
+	})
+	return wait
+}
+
+// update brings client's balance up to date and sets it to f's answer
+// (capped at the capacity) when f says so. A client without a bucket is
+// full; readOnly says f cannot take it below full, so that no bucket is
+// made for it.
+func (m *Memory) update(client string, b Budget, readOnly bool, f func(tokens float64) (float64, bool)) {
 	now := m.now()
 	sh := m.shard(client)
 	sh.mu.Lock()
@@ -246,12 +283,20 @@ func (m *Memory) Charge(_ context.Context, client string, b Budget, held time.Du
 			if o.at.IsZero() {
 				o.tokens, o.at = b.capacity(), now
 			}
-			o.tokens, o.at, o.b = o.balance(now, b)-held.Seconds(), now, b
+			if t, ok := f(o.balance(now, b)); ok {
+				o.tokens, o.at, o.b = min(t, b.capacity()), now, b
+			}
+			return
+		}
+		if readOnly {
+			f(b.capacity())
 			return
 		}
 		k = &bucket{tokens: b.capacity(), at: now}
 		sh.m[client] = k
 		m.n.Add(1)
 	}
-	k.tokens, k.at, k.b = k.balance(now, b)-held.Seconds(), now, b
+	if t, ok := f(k.balance(now, b)); ok {
+		k.tokens, k.at, k.b = min(t, b.capacity()), now, b
+	}
 }

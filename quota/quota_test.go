@@ -172,6 +172,42 @@ func FuzzMemory(f *testing.F) {
 	})
 }
 
+// FuzzTake: searches that take what they may spend as they start and give
+// back what they did not use (or pay what they ran over) are admitted
+// within the same bound as FuzzMemory's, counted in the time they really
+// used, and the balance never exceeds Burst.
+func FuzzTake(f *testing.F) {
+	f.Add([]byte{0, 0, 10, 0, 0, 1, 0, 0, 0, 200, 0, 10})
+	f.Add([]byte{255, 255, 0, 1, 3, 0, 0, 0, 9, 0, 0, 9, 9, 9, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		ck := newClock()
+		m := NewMemory(MemoryConfig{Now: ck.now})
+		ctx := context.Background()
+		b := Budget{Seconds: 2, Period: 10 * time.Second, Burst: 5}
+		var span, used, longest time.Duration
+		for ; len(ops) >= 6; ops = ops[6:] {
+			wait := time.Duration(binary.BigEndian.Uint16(ops)) * time.Millisecond
+			reserve := time.Duration(binary.BigEndian.Uint16(ops[2:])) * time.Millisecond
+			held := time.Duration(binary.BigEndian.Uint16(ops[4:])) * time.Millisecond
+			ck.advance(wait)
+			span += wait
+			if m.Take(ctx, "c", b, reserve) != 0 {
+				continue
+			}
+			m.Charge(ctx, "c", b, held-reserve)
+			used += held
+			longest = max(longest, held)
+			if used.Seconds() > b.capacity()+span.Seconds()*b.rate()+longest.Seconds()+1e-6 {
+				t.Fatalf("used %v over %v: more than the budget allows", used, span)
+			}
+		}
+		sh := m.shard("c")
+		if k := sh.m["c"]; k != nil && k.balance(ck.now(), b) > b.capacity()+1e-9 {
+			t.Fatalf("balance %v above Burst", k.balance(ck.now(), b))
+		}
+	})
+}
+
 func BenchmarkMemory(b *testing.B) {
 	m := NewMemory(MemoryConfig{})
 	bud := Budget{Seconds: 1e6, Period: time.Second, Burst: 1e6}
@@ -203,3 +239,59 @@ var clients = func() []string {
 	}
 	return c
 }()
+
+// testTake: a search that starts takes what it may spend in one step with
+// the check, so that of concurrent searches on one positive balance only
+// those that find it above zero start; time given back restores the
+// balance, never above the capacity (issue 25: four queued 10 s searches
+// on a 5 s budget all started).
+func testTake(t *testing.T, s Store) {
+	ctx := t.Context()
+	b := Budget{Seconds: 5, Period: time.Hour, Burst: 5}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	started := 0
+	for range 4 {
+		wg.Go(func() {
+			if s.Take(ctx, "ip:a", b, 10*time.Second) == 0 {
+				mu.Lock()
+				started++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if started != 1 {
+		t.Fatalf("%d of four 10 s searches took a 5 s balance, want 1", started)
+	}
+	if d := s.Take(ctx, "ip:a", b, 0); d < 59*time.Minute {
+		t.Errorf("balance -5s: a check says retry after %v, want about 1h", d)
+	}
+	// The search ended after 2 s: 8 s come back (balance 3 s).
+	s.Charge(ctx, "ip:a", b, -8*time.Second)
+	if d := s.Take(ctx, "ip:a", b, 4*time.Second); d != 0 {
+		t.Fatalf("after the refund: refused for %v", d)
+	}
+	if d := s.Take(ctx, "ip:a", b, time.Second); d == 0 {
+		t.Errorf("balance -1 s after taking 4 s of 3 s: a take passed")
+	}
+	// Giving back more than was taken stops at the capacity.
+	s.Charge(ctx, "ip:a", b, -time.Hour)
+	s.Take(ctx, "ip:a", b, 6*time.Second)
+	if d := s.Take(ctx, "ip:a", b, 0); d == 0 {
+		t.Errorf("the balance rose above the capacity (5 s) after a large refund")
+	}
+	// A client never seen is full, and a check or a refund makes no bucket.
+	s.Charge(ctx, "ip:new", b, -time.Second)
+	if d := s.Take(ctx, "ip:new", b, 0); d != 0 {
+		t.Errorf("a new client refused for %v", d)
+	}
+}
+
+func TestMemoryTake(t *testing.T) {
+	m := NewMemory(MemoryConfig{Now: newClock().now})
+	testTake(t, m)
+	if m.Len() != 1 {
+		t.Errorf("Len %d, want 1 (checks and refunds of full clients keep nothing)", m.Len())
+	}
+}

@@ -40,15 +40,16 @@ type Redis struct {
 }
 
 // bucketScript brings a client's bucket up to date with Redis's clock and
-// charges it (ARGV[3] > 0), in one step, so that concurrent pods charge one
-// balance. It returns the balance after the charge, as a string (Lua
-// numbers would be truncated to integers on the way out).
+// charges it, in one step, so that concurrent pods charge one balance. A
+// take (ARGV[4] = 1) charges only a balance above zero. It returns whether
+// it charged (1 or 0) and the balance after, as a string (Lua numbers would
+// be truncated to integers on the way out).
 //
 // KEYS[1]: the bucket. ARGV: rate (engine-seconds per second), capacity,
-// charge (engine-seconds).
+// charge (engine-seconds; negative gives back), take.
 var bucketScript = redis.NewScript(`
 local now = redis.call('TIME')
-local rate, cap, charge = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local rate, cap, charge, take = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
 local v = redis.call('HMGET', KEYS[1], 't', 's', 'us')
 local t, s, us = tonumber(v[1]), tonumber(v[2]), tonumber(v[3])
 if t == nil or s == nil or us == nil then
@@ -58,12 +59,16 @@ else
   if dt > 0 then t = t + dt * rate end
   if t > cap then t = cap end
 end
-if charge > 0 then
+if take and t <= 0 then
+  return {0, string.format('%.17g', t)}
+end
+if charge ~= 0 then
   t = t - charge
+  if t > cap then t = cap end
   redis.call('HSET', KEYS[1], 't', string.format('%.17g', t), 's', now[1], 'us', now[2])
   redis.call('PEXPIRE', KEYS[1], math.ceil((cap - t) / rate * 1000) + 1000)
 end
-return string.format('%.17g', t)
+return {1, string.format('%.17g', t)}
 `)
 
 // WithDefaults returns c with its zero fields set to the defaults.
@@ -116,31 +121,42 @@ func (r *Redis) Close() error { return r.cl.Close() }
 func (r *Redis) up() bool { return time.Now().UnixNano() >= r.downTil.Load() }
 
 // run runs the script; ok is false when Redis failed (and the caller falls
-// back to memory).
-func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64) (tokens float64, ok bool) {
+// back to memory), taken whether it charged.
+func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64, take bool) (tokens float64, taken, ok bool) {
 	if !r.up() {
-		return 0, false
+		return 0, false, false
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	s, err := bucketScript.Run(cctx, r.cl, []string{r.prefix + client},
+	takeArg := "0"
+	if take {
+		takeArg = "1"
+	}
+	res, err := bucketScript.Run(cctx, r.cl, []string{r.prefix + client},
 		strconv.FormatFloat(b.rate(), 'g', -1, 64), strconv.FormatFloat(b.capacity(), 'g', -1, 64),
-		strconv.FormatFloat(charge, 'g', -1, 64)).Text()
+		strconv.FormatFloat(charge, 'g', -1, 64), takeArg).Slice()
 	if err == nil {
-		tokens, err = strconv.ParseFloat(s, 64)
+		err = errors.New("quota: unexpected answer from the script")
+		if len(res) == 2 {
+			flag, _ := res[0].(int64)
+			if s, isStr := res[1].(string); isStr {
+				tokens, err = strconv.ParseFloat(s, 64)
+				taken = flag == 1
+			}
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, false // the caller went away: not Redis's fault
+			return 0, false, false // the caller went away: not Redis's fault
 		}
 		r.errors.Inc()
 		if r.up() {
 			r.log.Warn("quota: redis failed; keeping engine-time balances in this process for a while", "err", err, "retry_in", r.backoff)
 		}
 		r.downTil.Store(time.Now().Add(r.backoff).UnixNano())
-		return 0, false
+		return 0, false, false
 	}
-	return tokens, true
+	return tokens, taken, true
 }
 
 // Allow implements Store.
@@ -148,7 +164,7 @@ func (r *Redis) Allow(ctx context.Context, client string, b Budget) time.Duratio
 	if b.Unlimited() {
 		return 0
 	}
-	t, ok := r.run(ctx, client, b, 0)
+	t, _, ok := r.run(ctx, client, b, 0, false)
 	if !ok {
 		if ctx.Err() != nil {
 			return 0
@@ -158,12 +174,30 @@ func (r *Redis) Allow(ctx context.Context, client string, b Budget) time.Duratio
 	return retryAfter(t, b)
 }
 
+// Take implements Store.
+func (r *Redis) Take(ctx context.Context, client string, b Budget, d time.Duration) time.Duration {
+	if b.Unlimited() {
+		return 0
+	}
+	t, taken, ok := r.run(ctx, client, b, d.Seconds(), true)
+	if !ok {
+		if ctx.Err() != nil {
+			return 0
+		}
+		return r.fallback.Take(ctx, client, b, d)
+	}
+	if taken {
+		return 0
+	}
+	return retryAfter(t, b)
+}
+
 // Charge implements Store.
 func (r *Redis) Charge(ctx context.Context, client string, b Budget, held time.Duration) {
-	if b.Unlimited() || held <= 0 {
+	if b.Unlimited() || held == 0 {
 		return
 	}
-	if _, ok := r.run(ctx, client, b, held.Seconds()); !ok {
+	if _, _, ok := r.run(ctx, client, b, held.Seconds(), false); !ok {
 		r.fallback.Charge(ctx, client, b, held)
 	}
 }

@@ -136,3 +136,8 @@ func BenchmarkRedis(b *testing.B) {
 		b.Fatalf("%v redis errors during the benchmark", testutil.ToFloat64(n))
 	}
 }
+
+func TestRedisTake(t *testing.T) {
+	srv := redistest.Start(t)
+	testTake(t, newRedis(t, RedisConfig{URL: srv.URL, Prefix: "test:take:"}))
+}

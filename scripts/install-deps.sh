@@ -17,6 +17,7 @@ if [ -n "$tests" ]; then
   command -v websocketd >/dev/null || need+=(websocketd)   # usid-bench compares usid with it
   command -v stress-ng >/dev/null || need+=(stress-ng)   # make stress-test loads both cores while the suite runs
   command -v redis-server >/dev/null || need+=(redis-server)   # the evaluation cache's shared tier (tests start their own)
+  [ -x /usr/games/stockfish ] || need+=(stockfish)   # the chess perft benchmark's reference (BenchmarkPerft5VsStockfish)
   # make image / image-test: podman with runc (crun fails on these machines'
   # cgroups), its CNI network and iptables for -p, mmdebstrap for the base
   # images, curl and jq for the checks.

@@ -10,7 +10,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
 	"net"
 	"net/http"
 	"net/netip"
@@ -45,8 +45,9 @@ type Access struct {
 	// take the whole MaxSessions (0: MaxSessions/20, at least 16).
 	MaxSessionsPerAddress int
 	// MaxClients bounds the identities tracked at once (0: 50000). Past
-	// it, new addresses share one overflow identity and its quota, so
-	// forged addresses cost no memory and gain nothing.
+	// it, a new identity takes the place of the least recently active one
+	// that holds no session or lease, so forged addresses cost no memory
+	// and lock nobody out (see table).
 	MaxClients int
 	// TrustedProxies are the networks whose X-Forwarded-For is believed; a
 	// client's IP is otherwise the connection's address.
@@ -160,20 +161,6 @@ func (a *Access) Check() error {
 // as the HMAC-SHA-256 key it becomes.
 const MinTicketSecret = 32
 
-// client is one identity's running totals: an API key, a client address,
-// or (entries "addr:") the sessions of one address over all identities.
-type client struct {
-	id       string // "key:<name>", "ip:<addr>" or "addr:<addr>"
-	quota    Quota
-	limiter  *rate.Limiter // search requests
-	messages *rate.Limiter // every WebSocket message
-	lastSeen atomic.Int64  // Unix nanoseconds
-
-	mu       sync.Mutex
-	sessions int
-	leases   int
-}
-
 // gate keeps the per-client state. Entries of idle clients are dropped.
 type gate struct {
 	cfg *Access
@@ -184,68 +171,13 @@ type gate struct {
 	// keyHashes holds SHA-256 of each key, compared in constant time.
 	keyHashes map[string][32]byte
 
-	clients  table
-	sessions atomic.Int64 // WebSocket sessions over all clients
+	clients table
+	// overflow and addrOverflow stand in for a new identity and a new
+	// address entry while every tracked entry is busy (table.get).
+	overflow, addrOverflow *client
+	sessions               atomic.Int64 // WebSocket sessions over all clients
 
 	tickets usedTickets
-}
-
-// table holds the clients in shards, each with its own lock and its own
-// sweep of idle entries, so that no request waits behind a sweep of the
-// whole table. The number of entries is bounded: past max, get returns
-// the overflow entry.
-type table struct {
-	shards   [64]shard
-	n        atomic.Int64
-	max      int64
-	overflow *client
-}
-
-type shard struct {
-	mu    sync.Mutex
-	m     map[string]*client
-	sweep time.Time
-}
-
-// idleAfter is how long an entry without sessions or leases is kept.
-const idleAfter = 10 * time.Minute
-
-// get returns id's entry, made by mk if new.
-func (t *table) get(id string, mk func() *client) *client {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	sh := &t.shards[h.Sum32()%uint32(len(t.shards))]
-	now := time.Now()
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if sh.m == nil {
-		sh.m = map[string]*client{}
-	}
-	if now.Sub(sh.sweep) >= time.Minute {
-		// One shard, a 64th of the table, under its own lock.
-		sh.sweep = now
-		for k, c := range sh.m {
-			c.mu.Lock()
-			idle := c.sessions == 0 && c.leases == 0 && now.UnixNano()-c.lastSeen.Load() > int64(idleAfter)
-			c.mu.Unlock()
-			if idle {
-				delete(sh.m, k)
-				t.n.Add(-1)
-			}
-		}
-	}
-	c := sh.m[id]
-	if c == nil {
-		if t.n.Load() >= t.max {
-			c = t.overflow
-		} else {
-			c = mk()
-			sh.m[id] = c
-			t.n.Add(1)
-		}
-	}
-	c.lastSeen.Store(now.UnixNano())
-	return c
 }
 
 // usedTickets remembers the tickets already presented until they expire, so
@@ -288,8 +220,9 @@ func (u *usedTickets) use(mac string, exp, now int64) error {
 
 func newGate(a *Access) *gate {
 	g := &gate{cfg: a.WithDefaults(), keyHashes: map[string][32]byte{}, misconfigured: a.Check()}
-	g.clients.max = int64(g.cfg.MaxClients)
-	g.clients.overflow = newClient("ip:overflow", g.cfg.AnonymousQuota)
+	g.clients.max, g.clients.seed = int64(g.cfg.MaxClients), maphash.MakeSeed()
+	g.overflow = newClient("ip:overflow", g.cfg.AnonymousQuota)
+	g.addrOverflow = &client{id: "addr:overflow"}
 	for name, k := range g.cfg.Keys {
 		g.keyHashes[name] = sha256.Sum256([]byte(k))
 	}
@@ -336,7 +269,7 @@ func (g *gate) identify(r *http.Request) (*client, *session.Error) {
 	if name == "" {
 		id, quota = "ip:"+g.clientIP(r), g.cfg.AnonymousQuota
 	}
-	return g.clients.get(id, func() *client { return newClient(id, quota) }), nil
+	return g.clients.get(id, func() *client { return newClient(id, quota) }, g.overflow), nil
 }
 
 func newClient(id string, quota Quota) *client {
@@ -418,10 +351,24 @@ func (g *gate) allow(ctx context.Context, c *client) *session.Error {
 func (g *gate) caller(c *client) session.Caller {
 	who := session.Caller{Client: c.id}
 	if b := c.quota.EngineTime; !b.Unlimited() {
-		who.Charge = func(ctx context.Context, d time.Duration) { g.cfg.Budgets.Charge(ctx, c.id, b, d) }
+		who.Budget = budget{g.cfg.Budgets, c.id, b}
 	}
 	return who
 }
+
+// budget is one client's engine-time balance, as a search takes and
+// settles it (session.Budget).
+type budget struct {
+	store quota.Store
+	id    string
+	b     quota.Budget
+}
+
+func (x budget) Take(ctx context.Context, d time.Duration) time.Duration {
+	return x.store.Take(ctx, x.id, x.b, d)
+}
+
+func (x budget) Charge(ctx context.Context, d time.Duration) { x.store.Charge(ctx, x.id, x.b, d) }
 
 // allowMessage takes one WebSocket message from the client's flood guard.
 func (g *gate) allowMessage(c *client) *session.Error {
@@ -453,7 +400,7 @@ func (g *gate) takeSession(c *client, r *http.Request) (func(), *session.Error) 
 		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: msg, MoveIndex: -1}
 	}
 	id := "addr:" + g.clientIP(r)
-	a := g.clients.get(id, func() *client { return &client{id: id} })
+	a := g.clients.get(id, func() *client { return &client{id: id} }, g.addrOverflow)
 	if g.sessions.Add(1) > int64(g.cfg.MaxSessions) {
 		g.sessions.Add(-1)
 		return tooMany("the server has as many sessions as it takes")

@@ -352,9 +352,10 @@ func TestForwardedForLines(t *testing.T) {
 	}
 }
 
-// TestClientTableBounded: forged identities beyond MaxClients share one
-// overflow identity; memory stays bounded (800k forged addresses took 393
-// MB before).
+// TestClientTableBounded: forged identities beyond MaxClients cost no
+// memory (800k forged addresses took 393 MB before the table was bounded),
+// and a new address past the cap still gets its own identity, in the place
+// of the least recently active one (issue 25).
 func TestClientTableBounded(t *testing.T) {
 	g := newGate(&Access{Anonymous: true, MaxClients: 1000, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
 		AnonymousQuota: Quota{Rate: 1, Burst: 1}})
@@ -369,13 +370,11 @@ func TestClientTableBounded(t *testing.T) {
 	if n := g.clients.n.Load(); n > 1000 {
 		t.Errorf("%d identities tracked, want at most 1000", n)
 	}
-	// The overflow identity has one quota for all of them.
 	r := httptest.NewRequest("GET", "/v1/engines", nil)
 	r.RemoteAddr = "10.0.0.1:1"
 	r.Header.Set("X-Forwarded-For", "203.0.113.200")
-	c, _ := g.identify(r)
-	if c != g.clients.overflow {
-		t.Errorf("a new address past the cap got its own identity %s", c.id)
+	if c, _ := g.identify(r); c.id != "ip:203.0.113.200" {
+		t.Errorf("a new address past the cap got identity %s, want its own", c.id)
 	}
 }
 
@@ -423,6 +422,92 @@ func BenchmarkForgedIdentities(b *testing.B) {
 		b.ReportMetric(float64(took.Nanoseconds())/forged, "ns/identify")
 		b.ReportMetric(float64(after.HeapInuse-min(before.HeapInuse, after.HeapInuse))/1e6, "MB-heap")
 		b.ReportMetric(float64(g.clients.n.Load()), "identities")
+		b.ReportMetric(float64(after.HeapAlloc-min(before.HeapAlloc, after.HeapAlloc))/1e6, "MB-alloc")
 		runtime.KeepAlive(g)
+	}
+}
+
+// forgedRequest is a request from addr through a trusted proxy (10.0.0.1).
+func forgedRequest(addr string) *http.Request {
+	r := httptest.NewRequest("GET", "/v1/ws", nil)
+	r.RemoteAddr = "10.0.0.1:1"
+	r.Header.Set("X-Forwarded-For", addr)
+	return r
+}
+
+// TestOverflowNewcomersNotLockedOut (issue 25): past max_clients, new
+// addresses are not all one client. The table was filled with idle
+// identities, then an attacker from two new addresses opened two sessions:
+// every first-time visitor was refused (429), because all new addresses
+// shared one overflow identity whose address entry was the same object
+// (each session counted twice against a quota of 4).
+func TestOverflowNewcomersNotLockedOut(t *testing.T) {
+	const maxClients = 256
+	g := newGate(&Access{Anonymous: true, MaxClients: maxClients, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
+		AnonymousQuota: Quota{Rate: 100, Burst: 100, Sessions: 4, Leases: 4}})
+	for i := range maxClients {
+		if _, err := g.identify(forgedRequest(netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)}).String())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, a := range []string{"192.0.2.1", "192.0.2.2"} {
+		r := forgedRequest(a)
+		c, _ := g.identify(r)
+		if _, err := g.takeSession(c, r); err != nil {
+			t.Fatalf("attacker session from %s: %v", a, err)
+		}
+	}
+	refused := 0
+	for i := range 20 {
+		addr := netip.AddrFrom4([4]byte{203, 0, 113, byte(i)}).String()
+		r := forgedRequest(addr)
+		c, _ := g.identify(r)
+		if c.id != "ip:"+addr {
+			t.Errorf("newcomer %s got identity %s, want its own", addr, c.id)
+		}
+		release, err := g.takeSession(c, r)
+		if err != nil {
+			refused++
+			continue
+		}
+		defer release()
+	}
+	if refused > 0 {
+		t.Errorf("%d of 20 first-time visitors refused a session after two attacker sessions past max_clients", refused)
+	}
+	if n := g.clients.n.Load(); n > maxClients {
+		t.Errorf("%d entries tracked, want at most %d", n, maxClients)
+	}
+}
+
+// TestOverflowCountsSessionOnce: when the table cannot make room (every
+// entry holds a session), the overflow identity and the overflow address
+// entry are different objects, and a session counts once on each.
+func TestOverflowCountsSessionOnce(t *testing.T) {
+	const maxClients = 64
+	g := newGate(&Access{Anonymous: true, MaxClients: maxClients, MaxSessionsPerAddress: 100, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
+		AnonymousQuota: Quota{Rate: 100, Burst: 100, Sessions: 4, Leases: 4}})
+	// Half the entries are identities, half their address entries: all busy.
+	for i := range maxClients / 2 {
+		r := forgedRequest(netip.AddrFrom4([4]byte{198, 18, 0, byte(i)}).String())
+		c, _ := g.identify(r)
+		release, err := g.takeSession(c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+	}
+	r := forgedRequest("192.0.2.1")
+	c, _ := g.identify(r)
+	release, err := g.takeSession(c, r)
+	if err != nil {
+		t.Fatalf("a session on the overflow identity: %v", err)
+	}
+	defer release()
+	c.mu.Lock()
+	n := c.sessions
+	c.mu.Unlock()
+	if n != 1 {
+		t.Errorf("one session counted %d times on the overflow identity %s", n, c.id)
 	}
 }

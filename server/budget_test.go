@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -86,4 +87,132 @@ func TestEngineTimeBudget(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	refused(keys["game"], "REST after a game analysis spent the budget")
+}
+
+// readUntil reads c's events until one that want accepts, and returns it.
+func readUntil(t *testing.T, c *websocket.Conn, what string, want func(map[string]any) bool) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		var ev map[string]any
+		json.Unmarshal(b, &ev)
+		if want(ev) {
+			return ev
+		}
+	}
+}
+
+func isType(typ string) func(map[string]any) bool {
+	return func(ev map[string]any) bool { return ev["type"] == typ }
+}
+
+func isTerminal(ev map[string]any) bool {
+	return ev["type"] == "bestmove" || ev["type"] == "checkmate" || ev["type"] == "error"
+}
+
+// TestBudgetCheckedWhenSearchStarts (issue 25): the budget is checked when
+// a search gets its engine, not when its request arrived. Four sessions of
+// one client with half a second of engine time queue a 1 s analysis each
+// behind other clients' searches; when the engines free up, one search
+// runs (it takes its whole movetime as it starts) and the three others are
+// refused: at most the budget plus one search is spent. Before, all four
+// ran (4 s on a 0.5 s budget, 8x).
+func TestBudgetCheckedWhenSearchStarts(t *testing.T) {
+	shared.waitIdle(t)
+	keys := map[string]string{"q": "key-queued-0123456789"}
+	_, hs := withAccess(t, &Access{Keys: keys, Anonymous: true,
+		Keyed:          Quota{EngineTime: quota.Budget{Seconds: 0.5, Period: time.Hour, Burst: 0.5}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
+		AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}})
+	// Other clients hold both fairy engines with long analyses.
+	var blockers []*websocket.Conn
+	for range 2 {
+		c, _, err := wsDial(t, hs.URL, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A long movetime rather than until stop: fairy is never sent go
+		// infinite in these tests (TestNativeLimits).
+		c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"analyze","id":"blk","engine":"fairy","limits":{"movetime_ms":60000}}`))
+		readUntil(t, c, "the blocker's engine", isType("engine"))
+		blockers = append(blockers, c)
+	}
+	hdr := http.Header{"Authorization": {"Bearer " + keys["q"]}}
+	var queued []*websocket.Conn
+	for i := range 4 {
+		c, _, err := wsDial(t, hs.URL, "", hdr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"analyze","id":"a","engine":"fairy","limits":{"movetime_ms":1000}}`))
+		if ev := readUntil(t, c, "queued", func(ev map[string]any) bool { return ev["type"] == "queued" || isTerminal(ev) }); ev["type"] != "queued" {
+			t.Fatalf("search %d was not queued: %v", i, ev)
+		}
+		queued = append(queued, c)
+	}
+	for _, c := range blockers {
+		c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"stop","id":"blk"}`))
+	}
+	ran, refused := 0, 0
+	for i, c := range queued {
+		ev := readUntil(t, c, "the queued search's end", isTerminal)
+		switch {
+		case ev["type"] == "bestmove":
+			ran++
+		case ev["code"] == "too_many_requests" && strings.Contains(ev["message"].(string), "engine time is spent"):
+			refused++
+		default:
+			t.Errorf("search %d: %v", i, ev)
+		}
+	}
+	t.Logf("of four queued 1 s searches on a 0.5 s budget: %d ran, %d refused", ran, refused)
+	if ran != 1 || refused != 3 {
+		t.Errorf("%d ran and %d were refused, want 1 and 3 (the budget and one search at most)", ran, refused)
+	}
+}
+
+// TestGameJobPausesOnBudget (issue 25): a game job's searches take from
+// its owner's engine time as each starts; when the owner runs out, the job
+// pauses (status paused, with too_many_requests as the reason), it does
+// not run on nor fail. Before, a job of 30 positions at 1 s each searched
+// all of them on a 5 s budget.
+func TestGameJobPausesOnBudget(t *testing.T) {
+	shared.waitIdle(t)
+	keys := map[string]string{"g": "key-game-pause-0123456789"}
+	_, hs := withAccess(t, &Access{Keys: keys, Anonymous: true,
+		Keyed:          Quota{EngineTime: quota.Budget{Seconds: 1, Period: time.Hour, Burst: 1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
+		AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}})
+	resp, b := do(t, "POST", hs.URL+"/v1/games/analysis", keys["g"],
+		`{"engine":"fairy","position":{"moves":["7g7f","3c3d","2g2f","4c4d","2f2e","2b3c","3i4h","8b4b","5i6h"]},"limits":{"movetime_ms":300}}`)
+	if resp.StatusCode != 202 {
+		t.Fatalf("game analysis: %d %s", resp.StatusCode, b)
+	}
+	var job struct{ ID string }
+	json.Unmarshal([]byte(b), &job)
+	var v struct {
+		Status   string
+		Progress struct{ Done, Total int }
+		Error    *struct{ Code, Message string }
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, b = do(t, "GET", hs.URL+"/v1/games/analysis/"+job.ID, keys["g"], "")
+		json.Unmarshal([]byte(b), &v)
+		if v.Status != "queued" && v.Status != "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job neither paused nor ended: %s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("1 s budget, 10 positions at 300 ms: %s at %d/%d", v.Status, v.Progress.Done, v.Progress.Total)
+	if v.Status != "paused" || v.Error == nil || v.Error.Code != "too_many_requests" || v.Progress.Done > 5 {
+		t.Errorf("job %s at %d/%d (error %+v), want paused at about 4 with too_many_requests", v.Status, v.Progress.Done, v.Progress.Total, v.Error)
+	}
+	do(t, "DELETE", hs.URL+"/v1/games/analysis/"+job.ID, keys["g"], "")
 }

@@ -14,10 +14,14 @@ import (
 type Caller struct {
 	Client string
 	Class  pool.Class
-	// Charge, if set, is told the engine time of each search made for the
-	// caller (from go to bestmove): the server's engine-time budgets. It
-	// may block briefly (a Redis call).
-	Charge func(ctx context.Context, engineTime time.Duration)
+	// Budget, if set, is the caller's engine time (the server's
+	// engine-time quota): each search takes from it as it starts and is
+	// settled when it ends (see meter).
+	Budget Budget
+	// NoPreempt: a Background search that keeps its engine once it has
+	// one, rather than give way to an interactive caller (game jobs bound
+	// the preemptions of each position with it).
+	NoPreempt bool
 }
 
 type callerKey struct{}
@@ -37,15 +41,6 @@ func CallerOf(ctx context.Context) Caller {
 // acquire leases an engine for caller, in its class and turn.
 func (c *Service) acquire(ctx context.Context, engine string, who Caller, onQueue func(int)) (*pool.Lease, error) {
 	return c.Pool.AcquireWith(ctx, engine, pool.AcquireOptions{Class: who.Class, Client: who.Client, OnQueue: onQueue})
-}
-
-// charge counts a search's engine time against its caller's budget. It
-// outlives the request's context: a client that goes away mid-search still
-// pays for the search it started.
-func (who Caller) charge(ctx context.Context, d time.Duration) {
-	if who.Charge != nil && d > 0 {
-		who.Charge(context.WithoutCancel(ctx), d)
-	}
 }
 
 // Timing is where a one-shot search's time went (Service.Analyze, Mate):

@@ -335,9 +335,10 @@ type Event struct {
 	// the verification's node budget ran out first (see shogi.MateProof).
 	Verified string `json:"verified,omitempty"`
 	// error
-	Code      string `json:"code,omitempty"`
-	Message   string `json:"message,omitempty"`
-	MoveIndex *int   `json:"move_index,omitempty"`
+	Code      string        `json:"code,omitempty"`
+	Message   string        `json:"message,omitempty"`
+	MoveIndex *int          `json:"move_index,omitempty"`
+	retry     time.Duration // the wait the message announces (REST's Retry-After)
 	// option
 	Value string `json:"value,omitempty"`
 	// progress and game_analysis (whole-game analysis, package games):
@@ -359,7 +360,7 @@ func (e *Event) terminal() bool {
 func ErrorEvent(id string, err *Error) *Event { return errorEvent(id, err) }
 
 func errorEvent(id string, err *Error) *Event {
-	ev := &Event{Type: EventError, ID: id, Code: err.Code, Message: err.Message}
+	ev := &Event{Type: EventError, ID: id, Code: err.Code, Message: err.Message, retry: err.Retry}
 	if err.MoveIndex >= 0 {
 		i := err.MoveIndex
 		ev.MoveIndex = &i

@@ -103,6 +103,9 @@ func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
 // oneShot leases an engine for one job and returns its terminal event, or
 // the error it ended with.
 func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Event, *Error) {
+	if err := checkBudget(ctx, CallerOf(ctx)); err != nil {
+		return nil, err // spent: no use waiting for an engine
+	}
 	actx, cancel := context.WithTimeout(ctx, c.AcquireTimeout)
 	asked := time.Now()
 	lease, err := c.acquire(actx, j.engine, CallerOf(ctx), nil)
@@ -121,7 +124,7 @@ func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Even
 		lease.Release()
 	}
 	if term.Type == EventError {
-		return nil, &Error{Code: term.Code, Message: term.Message, MoveIndex: -1}
+		return nil, &Error{Code: term.Code, Message: term.Message, MoveIndex: -1, Retry: term.retry}
 	}
 	return term, nil
 }

@@ -193,6 +193,10 @@ type searchPlan struct {
 	stopNodes int64         // ... or this many nodes
 	watchdog  time.Duration // past this, the engine is deemed hung
 	emulated  []string      // the limits usid enforces itself
+	// timeBound is how long the search may take by the client's own
+	// limit (movetime, a mate's timeout), taken from the caller's budget
+	// whole as it starts; 0: none, the budget is charged as it goes.
+	timeBound time.Duration
 }
 
 func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
@@ -205,6 +209,7 @@ func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
 			return p, nil // answered notimplemented without asking
 		}
 		p.cmd = usi.Go{Mate: true, MateTime: j.mate}
+		p.timeBound = j.mate
 		p.stopAfter = j.mate + margin/2 // in case the engine ignores its own time
 		p.watchdog = j.mate + margin
 	case jobPlay:
@@ -240,6 +245,7 @@ func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
 				p.emulated = append(p.emulated, "movetime")
 			}
 			bound = d
+			p.timeBound = d
 		}
 		if l.Depth > 0 {
 			if native("depth") {
@@ -313,19 +319,26 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		}
 	}
 	who := CallerOf(ctx)
-	searched := time.Now()
+	// The budget is checked here, with the engine in hand, not when the
+	// request arrived: a search that waited in the queue meanwhile may
+	// find it spent.
+	m, berr := startMeter(ctx, who, p.timeBound)
+	if berr != nil {
+		return errorEvent(j.id, berr), false
+	}
+	var preempted, budgetOut atomic.Bool
 	s, err := lease.Go(ctx, j.pos.USI, p.cmd)
 	if err != nil {
+		m.settle(true) // nothing searched: all comes back
 		if errors.Is(err, context.Canceled) {
 			return errorEvent(j.id, errorf(CodeCancelled, "stopped before the search started")), false
 		}
 		return errorEvent(j.id, errorf(CodeEngineError, "starting the search: %v", err)), true
 	}
-	// The engine time, charged to the caller and reported (Timing) before
-	// the terminal event goes out.
+	// The engine time, settled with the caller and reported (Timing)
+	// before the terminal event goes out.
 	defer func() {
-		d := time.Since(searched)
-		who.charge(ctx, d)
+		d := m.settle(preempted.Load())
 		if t := timingOf(ctx); t != nil {
 			t.Search = d
 		}
@@ -362,9 +375,17 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	// A Background search gives way to an interactive caller waiting for
 	// the kind: stopped at once, answered preempted, searched again later.
 	var urgent <-chan struct{}
-	var preempted atomic.Bool
-	if who.Class == pool.Background {
+	if who.Class == pool.Background && !who.NoPreempt {
 		urgent = lease.Urgent()
+	}
+	// A search without a time bound takes its engine time as it goes, and
+	// is stopped when its caller's balance is spent.
+	var tick <-chan time.Time
+	var budgetWait atomic.Int64
+	if p.timeBound == 0 && who.Budget != nil {
+		tk := time.NewTicker(meterTick)
+		defer tk.Stop()
+		tick = tk.C
 	}
 	go func() {
 		t := time.NewTicker(c.frozenCheck())
@@ -373,6 +394,13 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			select {
 			case <-watched:
 				return
+			case <-tick:
+				if wait := m.more(); wait > 0 {
+					budgetWait.Store(int64(wait))
+					budgetOut.Store(true)
+					stop()
+					tick = nil
+				}
 			case <-urgent:
 				preempted.Store(true)
 				stop()
@@ -427,6 +455,11 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	}
 	if preempted.Load() {
 		return errorEvent(j.id, errorf(CodePreempted, "the engine went to an interactive caller; search again")), discard
+	}
+	if budgetOut.Load() && j.kind == jobAnalyze && j.bounded {
+		// Stopped short of the client's own limit: not its answer. (An
+		// analysis until stop, or a move of a game, ends as if stopped.)
+		return errorEvent(j.id, budgetSpent(time.Duration(budgetWait.Load()), "this client's engine time ran out before the search reached its limit")), discard
 	}
 	term = c.resultEvent(j, res, stoppedByUs.Load())
 	if term.Type == EventBestMove {

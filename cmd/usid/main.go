@@ -1,8 +1,8 @@
 // Command usid bridges browsers and HTTP clients to USI shogi engines.
 //
 //	usid [--addr :8080] [--config FILE]  serve HTTP and WebSocket clients
-//	usid validate              read USI positions on stdin, print JSON verdicts
-//	usid perft --depth N [pos] count legal move paths from a position
+//	usid validate              read USI or UCI positions on stdin, print JSON verdicts
+//	usid perft --depth N [pos] count legal move paths from a shogi or chess position
 //
 // See README.md for the service itself.
 package main
@@ -25,10 +25,16 @@ func main() {
 
 const usage = `usage:
   usid [--addr ADDR] [--config FILE]    serve (default :8080, the built-in engine configuration)
-  usid validate                         read positions ("startpos moves ..." or "sfen <sfen> moves ...")
-                                        on stdin, one per line; print one JSON verdict per line
-  usid perft --depth N [--divide] [position]
+  usid validate [--chess|--chess960]    read positions on stdin, one per line; print one JSON verdict
+                                        per line
+  usid perft --depth N [--divide] [--chess|--chess960] [position]
                                         count legal move paths (default position: startpos)
+
+A position is shogi in USI syntax ("startpos [moves 7g7f ...]", "sfen <SFEN> [moves ...]") or
+chess in UCI syntax ("fen <FEN> [moves e2e4 ...]"; a FEN of 6 fields or the first 4). The first
+word decides: "fen" is chess, "sfen" shogi, and "startpos" is shogi's start unless --chess
+(standard chess) or --chess960 (Chess960 castling: X-FEN or Shredder-FEN letters, castling moves
+written king-takes-rook, e1h1) is given; those flags also set the variant of "fen" positions.
 `
 
 // run is main without the process: tests call it with their own streams.

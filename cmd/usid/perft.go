@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/usid/usid/chess"
 	"github.com/usid/usid/shogi"
 )
 
@@ -16,6 +17,9 @@ func runPerft(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	depth := fs.Int("depth", 0, "depth in plies (1 or more)")
 	divide := fs.Bool("divide", false, "print the count below each legal move first")
+	var g gameFlags
+	fs.BoolVar(&g.chess, "chess", false, "startpos is the chess start position")
+	fs.BoolVar(&g.chess960, "chess960", false, "chess, castling by Chess960 rules (FEN letters X-FEN or Shredder-FEN, UCI king-takes-rook)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -26,6 +30,9 @@ func runPerft(args []string, stdout, stderr io.Writer) int {
 	pos := "startpos"
 	if fs.NArg() > 0 {
 		pos = strings.Join(fs.Args(), " ")
+	}
+	if g.isChess(pos) {
+		return chessPerft(pos, g.variant(), *depth, *divide, stdout, stderr)
 	}
 	sfen, moves, err := shogi.ParsePositionCommand(pos)
 	if err != nil {
@@ -46,6 +53,34 @@ func runPerft(args []string, stdout, stderr io.Writer) int {
 		q := *p
 		q.Play(m)
 		n := q.Perft(*depth - 1)
+		total += n
+		fmt.Fprintf(stdout, "%s: %d\n", m, n)
+	}
+	fmt.Fprintln(stdout, total)
+	return 0
+}
+
+// chessPerft is runPerft for a chess position.
+func chessPerft(pos string, v chess.Variant, depth int, divide bool, stdout, stderr io.Writer) int {
+	fen, moves, err := chess.ParsePositionCommand(pos)
+	if err != nil {
+		fmt.Fprintf(stderr, "usid perft: %v\n", err)
+		return 1
+	}
+	p, errs := chess.Load(fen, moves, v)
+	if errs != nil {
+		fmt.Fprintf(stderr, "usid perft: %v\n", chess.Errors(errs))
+		return 1
+	}
+	if !divide {
+		fmt.Fprintln(stdout, p.Perft(depth))
+		return 0
+	}
+	var total uint64
+	for _, m := range p.LegalMoves() {
+		q := *p
+		q.Play(m)
+		n := q.Perft(depth - 1)
 		total += n
 		fmt.Fprintf(stdout, "%s: %d\n", m, n)
 	}

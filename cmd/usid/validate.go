@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
+	"github.com/usid/usid/chess"
 	"github.com/usid/usid/shogi"
 )
 
@@ -18,7 +20,15 @@ const maxLine = 1 << 20
 // runValidate prints one verdict per input line, in order, so output line i
 // answers input line i.
 func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var g gameFlags
+	fs.BoolVar(&g.chess, "chess", false, "startpos is the chess start position")
+	fs.BoolVar(&g.chess960, "chess960", false, "chess, castling by Chess960 rules")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "usid validate: takes no arguments, reads stdin\n")
 		return 2
 	}
@@ -36,11 +46,14 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			out.Flush()
 			return 1
 		}
-		var v shogi.Verdict
-		if tooLong {
+		var v any
+		switch {
+		case tooLong:
 			v = shogi.Verdict{LegalMoves: []string{}, Errors: []*shogi.Error{{
 				Code: shogi.CodePositionSyntax, Message: fmt.Sprintf("line longer than %d bytes", maxLine), MoveIndex: -1}}}
-		} else {
+		case g.isChess(line):
+			v = chessVerdict(line, g.variant())
+		default:
 			v = verdict(line)
 		}
 		if err := enc.Encode(v); err != nil {
@@ -66,6 +79,16 @@ func verdict(line string) shogi.Verdict {
 		return shogi.Verdict{LegalMoves: []string{}, Errors: []*shogi.Error{e}}
 	}
 	return shogi.Inspect(sfen, moves)
+}
+
+func chessVerdict(line string, variant chess.Variant) chess.Verdict {
+	fen, moves, err := chess.ParsePositionCommand(line)
+	if err != nil {
+		var e *chess.Error
+		errors.As(err, &e)
+		return chess.Verdict{LegalMoves: []string{}, Errors: []*chess.Error{e}}
+	}
+	return chess.Inspect(fen, moves, variant)
 }
 
 // readLine reads one line without its line ending. A line over maxLine is

@@ -72,6 +72,8 @@ type Config struct {
 		// DefaultMoveTime is the time per position of a request without
 		// limits (the board's default).
 		DefaultMoveTime time.Duration `yaml:"default_movetime"`
+		MaxKBClient     int64         `yaml:"max_kb_per_client"`
+		MaxMB           int64         `yaml:"max_mb"`
 	} `yaml:"games"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
@@ -267,8 +269,9 @@ func (m *Main) Run() error {
 	m.games = games.New(games.Config{
 		Service: svc, MaxPerClient: c.Games.MaxPerClient, MaxJobs: c.Games.MaxJobs, MaxRunning: c.Games.MaxRunning,
 		MaxParallel: c.Games.MaxParallel, Keep: c.Games.Keep, MaxKept: c.Games.MaxKept,
-		DefaultMoveTime: c.Games.DefaultMoveTime,
-		Registerer:      reg, Logger: m.Logger.With("component", "games"),
+		DefaultMoveTime:   c.Games.DefaultMoveTime,
+		MaxBytesPerClient: c.Games.MaxKBClient << 10, MaxBytes: c.Games.MaxMB << 20,
+		Registerer: reg, Logger: m.Logger.With("component", "games"),
 	})
 	m.server = server.New(server.Config{
 		Service: svc, Pool: p, Games: m.games, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,

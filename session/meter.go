@@ -1,0 +1,113 @@
+package session
+
+import (
+	"context"
+	"time"
+)
+
+// Budget is a caller's engine time: the server's engine-time quota of one
+// client. Implementations are safe for concurrent use and may block
+// briefly (a Redis call).
+type Budget interface {
+	// Take reserves d of engine time when the balance is above zero, in one
+	// step with that check, and returns 0; otherwise it reserves nothing
+	// and returns how long until the balance is above zero. d may be 0 (a
+	// check).
+	Take(ctx context.Context, d time.Duration) (retryAfter time.Duration)
+	// Charge debits d more, or, negative, gives back time taken and not
+	// used.
+	Charge(ctx context.Context, d time.Duration)
+}
+
+// meterTick is how much engine time a search without a time bound takes
+// at a time, as it goes: it runs at most this far past its caller's
+// balance.
+const meterTick = time.Second
+
+// meter charges one search's engine time to its caller, from go to
+// bestmove. A search starts only while the caller's balance is above zero
+// and takes, as it starts, what it may spend: the whole of its time bound
+// when it has one (movetime, a mate's timeout), so that searches queued on
+// one balance cannot all start on it; without one (until stop, depth or
+// nodes alone, a game clock, pondering) a tick at a time as it goes, and
+// the search is stopped when a tick cannot be taken. When it ends, the
+// real time is settled: what was taken and not used comes back.
+type meter struct {
+	budget Budget
+	ctx    context.Context // outlives the request: time spent is charged
+	start  time.Time
+	taken  time.Duration
+}
+
+// startMeter takes what a search with time bound bound (0: none) may spend
+// before it starts, or refuses it when who's balance is spent.
+func startMeter(ctx context.Context, who Caller, bound time.Duration) (*meter, *Error) {
+	m := &meter{budget: who.Budget, ctx: context.WithoutCancel(ctx)}
+	d := bound
+	if d <= 0 {
+		d = meterTick
+	}
+	if m.budget != nil {
+		if wait := m.budget.Take(m.ctx, d); wait > 0 {
+			return nil, budgetSpent(wait, "")
+		}
+		m.taken = d
+	}
+	m.start = time.Now()
+	return m, nil
+}
+
+// more takes the next tick for a search without a time bound; it returns
+// the wait announced when the balance is spent (the search is to stop).
+func (m *meter) more() (retryAfter time.Duration) {
+	if m.budget == nil {
+		return 0
+	}
+	if wait := m.budget.Take(m.ctx, meterTick); wait > 0 {
+		return wait
+	}
+	m.taken += meterTick
+	return 0
+}
+
+// settle charges the engine time the search held and returns it; a
+// preempted search is charged nothing (it gave its engine away and will be
+// searched again: the caller pays once, for the search that answers).
+func (m *meter) settle(preempted bool) time.Duration {
+	held := time.Since(m.start)
+	if m.budget != nil {
+		spent := held
+		if preempted {
+			spent = 0
+		}
+		if d := spent - m.taken; d != 0 {
+			m.budget.Charge(m.ctx, d)
+		}
+	}
+	return held
+}
+
+// budgetSpent is the error for a search refused, or stopped, because its
+// caller's engine time is spent; wait is rounded up to whole seconds, as
+// Retry-After says it.
+func budgetSpent(wait time.Duration, why string) *Error {
+	wait = wait.Truncate(time.Second) + time.Second
+	if why == "" {
+		why = "this client's engine time is spent"
+	}
+	e := errorf(CodeTooManyRequests, "%s; retry in %ds", why, int(wait.Seconds()))
+	e.Retry = wait
+	return e
+}
+
+// checkBudget refuses a search at once when who's balance is spent, before
+// it waits for an engine it could not use.
+func checkBudget(ctx context.Context, who Caller) *Error {
+	if who.Budget == nil {
+		return nil
+	}
+	if wait := who.Budget.Take(context.WithoutCancel(ctx), 0); wait > 0 {
+		return budgetSpent(wait, "")
+	}
+	return nil
+}
