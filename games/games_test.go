@@ -2,6 +2,7 @@ package games
 
 import (
 	"context"
+	"math"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -658,5 +659,48 @@ func TestInteractiveFirst(t *testing.T) {
 	checkAnalysis(t, v, "startpos", moves)
 	if n := testutil.ToFloat64(m.m.positions.WithLabelValues("preempted")); n < 1 {
 		t.Errorf("preempted searches counted: %v, want at least 1", n)
+	}
+}
+
+// The verdict's edge cases, from the results a job keeps: a book move (no
+// score), the engine's own move, a best move whose position had no score,
+// resign, and a best move that mates.
+func TestJudgeCases(t *testing.T) {
+	j := &job{th: DefaultThresholds()}
+	cp := func(v int) *session.Score { return &session.Score{CP: &v} }
+	res := func(best string, score *session.Score) *result {
+		r := &result{bestmove: best}
+		r.kind, r.score, r.mateSign = packScore(score)
+		return r
+	}
+	withBest := func(r *result, s *session.Score) *result { r.setBest(s); return r }
+	for _, tc := range []struct {
+		name      string
+		r, next   *result
+		judgement string
+		unjudged  string
+		drop      float64
+	}{
+		{"book move", res("7g7f", nil), res("3c3d", cp(0)), "", "no_evaluation", 0},
+		{"book reply", res("7g7f", cp(50)), res("3c3d", nil), "", "no_evaluation", 0},
+		{"engine's own move", res("7g7f", cp(900)), res("3c3d", cp(-900)), JudgementOK, "", 0},
+		{"best's position unscored", res("2g2f", cp(0)), res("3c3d", cp(0)), "", "no_evaluation", 0},
+		// The mover after 2g2f: +0; after 7g7f: −400 (the opponent +400).
+		{"blunder", withBest(res("2g2f", cp(300)), cp(0)), res("3c3d", cp(400)), JudgementBlunder, "", 0.1608},
+		// Side-to-move bias: both positions reached scored +300 for the
+		// opponent to move: the move costs nothing.
+		{"bias cancels", withBest(res("2g2f", cp(300)), cp(300)), res("3c3d", cp(300)), JudgementOK, "", 0},
+		{"resign", res("resign", &session.Score{Mate: new(int)}), res("3c3d", cp(2000)), JudgementOK, "", 0},
+		{"best mates", withBest(res("2g2f", cp(0)), mated()), res("3c3d", cp(-300)), JudgementBlunder, "", 0.3775},
+	} {
+		p := &Ply{Move: "7g7f"}
+		j.judge(p, tc.r, tc.next)
+		var drop float64
+		if p.WinRateLoss != nil {
+			drop = *p.WinRateLoss
+		}
+		if p.Judgement != tc.judgement || p.Unjudged != tc.unjudged || drop != tc.drop || (p.Loss != nil && math.Abs(*p.Loss-2*drop) > 1e-4) {
+			t.Errorf("%s: judgement %q unjudged %q drop %v, want %q %q %v", tc.name, p.Judgement, p.Unjudged, drop, tc.judgement, tc.unjudged, tc.drop)
+		}
 	}
 }
