@@ -2,9 +2,9 @@ package games
 
 import (
 	"context"
-	"math"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"sync"
