@@ -73,10 +73,11 @@ func TestDrainOnSIGTERM(t *testing.T) {
 		out <- r
 	}
 	// The REST search first, long enough to be in flight at the SIGTERM
-	// however long the sessions below take to start.
+	// however long the sessions below take to start, from a position out of
+	// gpsusi's opening book (from the start it answers a book move at once).
 	restDone := make(chan string, 1)
 	go func() {
-		resp, err := http.Post(base+"/v1/analyze", "application/json", strings.NewReader(`{"engine":"gps","limits":{"movetime_ms":6000}}`))
+		resp, err := http.Post(base+"/v1/analyze", "application/json", strings.NewReader(`{"engine":"gps","position":{"sfen":"ln1g2snl/1r1s1kgb1/p1pppp1pp/1p4p2/9/2P1P4/PPBP1PPPP/2G3SR1/LN2KGSNL b - 15"},"limits":{"movetime_ms":6000}}`))
 		if err != nil {
 			restDone <- err.Error()
 			return

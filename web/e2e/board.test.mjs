@@ -280,6 +280,41 @@ test('the board is usable at phone width (390×844, touch)', { timeout: 60_000 }
   }
 });
 
+test('on a phone, 成/不成 is chosen by its own tap: the tap that opens the choice picks nothing', { timeout: 60_000 }, async () => {
+  const phone = await launch({ width: 390, height: 844, mobile: true });
+  try {
+    // Sente: the bishop takes on 2b, where it may promote.
+    let page = await openBoard(phone.context, '#pos=startpos_moves_7g7f_3c3d&ply=2');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="move"]').length === 2);
+    await page.tap('[data-square="8h"]');
+    await page.tap('[data-square="2b"]');
+    await page.waitForSelector('[data-testid="promotion-dialog"]');
+    await screenshot(page, 'promotion-phone');
+    // The dialog stays open and no move is played until a choice is tapped.
+    await page.waitForSelector('[data-testid="promotion-dialog"]');
+    assert.equal((await moveTexts(page)).length, 2, 'the tap that opened the dialog played a move');
+    await page.tap('[data-testid="unpromote"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="move-list"]').textContent.includes('２二角不成'));
+    assert.equal(await page.locator('[data-square="2b"] .piece').getAttribute('data-piece'), 'B');
+    await page.close();
+
+    // Gote: the bishop takes on 8h, and this time promotes.
+    page = await openBoard(phone.context, '#pos=startpos_moves_7g7f_3c3d_2g2f&ply=3');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="move"]').length === 3);
+    await page.tap('[data-square="2b"]');
+    await page.tap('[data-square="8h"]');
+    await page.waitForSelector('[data-testid="promotion-dialog"]');
+    assert.equal((await moveTexts(page)).length, 3, 'the tap that opened the dialog played a move');
+    await page.tap('[data-testid="promote"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="move-list"]').textContent.includes('８八角成'));
+    assert.equal(await page.locator('[data-square="8h"] .piece').getAttribute('data-piece'), '+B');
+    await page.close();
+    assert.deepEqual(takeProblems(phone.context), []);
+  } finally {
+    await phone.close();
+  }
+});
+
 test('usid serves the page assets with their content types', async () => {
   const res = await fetch(`${baseURL()}/`);
   assert.equal(res.status, 200);

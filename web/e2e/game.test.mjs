@@ -223,7 +223,9 @@ test('analyse the game: progress, the graph over every move with marks, judgemen
   }
   assert.match(await page.locator('[data-testid="summary-b"]').textContent(), /\?!.*\?.*\?\?/);
 
-  // A click on the graph jumps to that move.
+  // A click on the graph jumps to that move (the graph is below the lines
+  // and the moves: scroll to it first).
+  await graph.scrollIntoViewIfNeeded();
   const box = await graph.locator('.g-plot').boundingBox();
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   await page.waitForSelector('[data-testid="move"][data-ply="19"].current, [data-testid="move"][data-ply="20"].current');

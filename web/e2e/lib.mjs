@@ -20,7 +20,9 @@ export function baseURL() {
 // launch starts Chromium with a fresh profile and returns {context, close}.
 // Every page's console errors and failed requests are collected in
 // context.problems so tests can assert the page ran cleanly.
-export async function launch({ width = 1280, height = 860, mobile = false } = {}) {
+// locale sets the browser's language (navigator.languages), as a user's
+// system would; the pages choose their words from it.
+export async function launch({ width = 1280, height = 860, mobile = false, locale = 'en-US' } = {}) {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (tests never download a browser)`);
   }
@@ -30,8 +32,9 @@ export async function launch({ width = 1280, height = 860, mobile = false } = {}
     headless: true,
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', `--lang=${locale}`,
     ],
+    locale,
     viewport: { width, height },
     deviceScaleFactor: mobile ? 2 : 1,
     isMobile: mobile,

@@ -260,3 +260,144 @@ test('fit keeps the choices within a cap and picks the nearest below the one cho
   assert.deepEqual(fit(times, 3000, under(1000)), { keep: [], pick: undefined });
   assert.deepEqual(fit(times, undefined, under(1e9)), { keep: times, pick: times[0] });
 });
+
+// --- words and notation ----------------------------------------------------
+
+test('the Japanese and English catalogues have the same keys and placeholders', async () => {
+  const { CATALOGUES } = await import('../static/js/i18n.js');
+  const { ja, en } = CATALOGUES;
+  const missing = (a, b) => Object.keys(a).filter((k) => !(k in b));
+  assert.deepEqual(missing(en, ja), [], 'keys missing in ja.js');
+  assert.deepEqual(missing(ja, en), [], 'keys missing in en.js');
+  const params = (s) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join(',');
+  for (const k of Object.keys(en)) {
+    assert.ok(typeof ja[k] === 'string' && ja[k].trim(), `ja.js: ${k} is empty`);
+    assert.ok(typeof en[k] === 'string' && en[k].trim(), `en.js: ${k} is empty`);
+    assert.equal(params(ja[k]), params(en[k]), `${k}: the same {placeholders} in both`);
+  }
+});
+
+// usedKeys lists the keys the pages and scripts name: data-i18n*="key" in
+// HTML and in scripts' markup, t('key') / tr('key') calls, and the families
+// built from a prefix (t(`state.${st}`)) with the values they take.
+const NAMESPACES = ['title', 'aria', 'nav', 'prefs', 'conn', 'foot', 'board', 'engine', 'analysis', 'state', 'stats',
+  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result'];
+
+function usedKeys() {
+  const root = new URL('../static/', import.meta.url);
+  const pages = new URL('../pages/', import.meta.url);
+  const files = [
+    ...fs.readdirSync(pages).map((f) => new URL(f, pages)),
+    ...fs.readdirSync(new URL('js/', root)).filter((f) => f.endsWith('.js') && f !== 'i18n.js').map((f) => new URL(`js/${f}`, root)),
+  ];
+  const keys = new Map(); // key -> file
+  const families = new Set();
+  for (const f of files) {
+    const s = fs.readFileSync(f, 'utf8');
+    for (const m of s.matchAll(/data-(?:i18n(?:-[a-z-]+)?|title-key)="([^"$]+)"/g)) keys.set(m[1], f.pathname);
+    // Keys are written whole in the scripts ('tsume.matein'), also where a
+    // choice picks one (t(mate ? 'a.b' : 'a.c')).
+    for (const m of s.matchAll(/(?<!Setting\()'((?:[a-z]+)(?:\.[A-Za-z0-9]+)+)'/g)) if (NAMESPACES.includes(m[1].split('.')[0])) keys.set(m[1], f.pathname);
+    for (const m of s.matchAll(/\b(?:t|tr|e)\(\s*`([a-z.]+)\$\{/g)) families.add(m[1]);
+  }
+  return { keys, families };
+}
+
+// The values of each family of keys, as the scripts build them.
+const FAMILIES = {
+  'state.': ['idle', 'connecting', 'starting', 'queued', 'searching', 'stopping', 'stopped', 'done', 'error', 'terminal'],
+  'judge.': ['inaccuracy', 'mistake', 'blunder'],
+  'game.status.': ['queued', 'running', 'done', 'cancelled', 'failed'],
+  'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
+  'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],
+};
+
+test('every key a page or script uses is in the catalogues, and every catalogue key is used', async () => {
+  const { CATALOGUES } = await import('../static/js/i18n.js');
+  const { keys, families } = usedKeys();
+  assert.deepEqual(Object.keys(CATALOGUES.en).filter((k) => !NAMESPACES.includes(k.split('.')[0])), [], 'a new namespace: list it in NAMESPACES');
+  assert.ok(keys.size > 100, `found ${keys.size} keys: the scan works`);
+  for (const [k, file] of keys) {
+    for (const lang of ['ja', 'en']) assert.ok(k in CATALOGUES[lang], `${file} uses ${k}, which ${lang}.js lacks`);
+  }
+  assert.deepEqual([...families].filter((f) => !FAMILIES[f]), [], 'a new family of keys: list its values in FAMILIES');
+  const all = new Set(keys.keys());
+  for (const f of families) for (const v of FAMILIES[f]) {
+    const k = f + v;
+    all.add(k);
+    for (const lang of ['ja', 'en']) assert.ok(k in CATALOGUES[lang], `${k} (family ${f}) is missing in ${lang}.js`);
+  }
+  assert.deepEqual(Object.keys(CATALOGUES.en).filter((k) => !all.has(k)), [], 'catalogue keys no page uses');
+});
+
+test('t fills placeholders; the language follows the saved choice, else the browser', async () => {
+  const i18n = await import('../static/js/i18n.js');
+  assert.equal(i18n.pickLang(null, ['ja-JP', 'en-US']), 'ja');
+  assert.equal(i18n.pickLang(null, ['en-GB', 'ja']), 'en');
+  assert.equal(i18n.pickLang(null, ['fr-FR', 'de']), 'ja', 'Japanese when no browser language is ours');
+  assert.equal(i18n.pickLang('en', ['ja-JP']), 'en', 'the saved choice wins');
+  assert.equal(i18n.pickLang('xx', ['en']), 'en');
+  i18n.setLang('ja');
+  assert.equal(i18n.t('tsume.matein', { n: 5 }), '5手詰');
+  i18n.setLang('en');
+  assert.equal(i18n.t('tsume.matein', { n: 5 }), 'Mate in 5');
+  assert.equal(i18n.t('no.such.key'), 'no.such.key');
+});
+
+test('Western notation: piece, origin when ambiguous, capture, drop, promotion', async () => {
+  const { westernMove } = await import('../static/js/western.js');
+  const { moveText } = await import('../static/js/notation.js');
+  let p = parseSfen(STARTPOS);
+  assert.equal(westernMove('7g7f', p), 'P-7f');
+  assert.equal(westernMove('6i5h', p), 'G6i-5h', 'both golds reach 5h');
+  assert.equal(westernMove('3i4h', p), 'S-4h');
+  assert.equal(westernMove('2h5h', p), 'R-5h');
+  for (const m of ['7g7f', '3c3d']) p = applyMove(p, m);
+  assert.equal(westernMove('8h2b+', p), 'Bx2b+');
+  assert.equal(westernMove('8h2b', p), 'Bx2b=');
+  p = applyMove(p, '8h2b+');
+  assert.equal(westernMove('3a2b', p), 'Sx2b', 'only the silver reaches 2b... ');
+  p = applyMove(p, '3a2b');
+  assert.equal(westernMove('B*4e', p), 'B*4e');
+  assert.deepEqual(moveText('▲７六歩(77)', '7g7f', parseSfen(STARTPOS), 'western'), { side: 'b', text: 'P-7f', origin: '' });
+  assert.deepEqual(moveText('▲７六歩(77)', '7g7f', parseSfen(STARTPOS), 'kif'), { side: 'b', text: '７六歩', origin: '77' });
+  assert.deepEqual(moveText('', '7g7f', null, 'western'), { side: '', text: '7g7f', origin: '' });
+});
+
+test('a variation is deleted, or made the main line', () => {
+  const g = new Game();
+  g.loadRecord(VARIATIONS);
+  const main = g.moves.slice();
+  const alt = g.tree.children[0].children[1];
+  g.select(alt.id);
+  const line = g.moves.slice();
+  assert.ok(!g.onMainLine);
+  g.promoteVariation();
+  assert.ok(g.onMainLine, 'the shown line is the main line now');
+  assert.deepEqual(g.mainLine().map((n) => n.move), line);
+  assert.equal(g.tree.children[0].children[1].move, main[1], 'the old main line is the first variation');
+  g.promoteVariation(); // nothing to do on the main line
+  assert.deepEqual(g.mainLine().map((n) => n.move), line);
+
+  const n = g.tree.children[0].children.length;
+  g.select(g.tree.children[0].children[1].id);
+  assert.ok(!g.onMainLine);
+  g.deleteVariation();
+  assert.ok(g.onMainLine);
+  assert.equal(g.cursor, 1, 'shown at the move the variation left');
+  assert.equal(g.tree.children[0].children.length, n - 1);
+  assert.ok(!g.mainLine().some((x) => x.move === main[1] && x.parent === g.tree.children[0]), 'the old main line is gone');
+});
+
+test('every Japanese character of the pages and catalogues is in the embedded text font', () => {
+  const glyphs = new Set(fs.readFileSync(new URL('../tools/font-glyphs.txt', import.meta.url), 'utf8').trim());
+  const cjk = (c) => { const o = c.codePointAt(0); return (o >= 0x3000 && o <= 0x30ff) || (o >= 0x4e00 && o <= 0x9fff) || (o >= 0xff01 && o <= 0xff5e); };
+  const dirs = ['../pages/', '../static/js/', '../static/js/i18n/'].map((d) => new URL(d, import.meta.url));
+  const missing = new Set();
+  for (const d of dirs) {
+    for (const f of fs.readdirSync(d).filter((x) => /\.(html|js)$/.test(x))) {
+      for (const c of fs.readFileSync(new URL(f, d), 'utf8')) if (cjk(c) && !glyphs.has(c)) missing.add(`${c} (${f})`);
+    }
+  }
+  assert.deepEqual([...missing], [], 'run web/tools/subset-fonts.sh');
+});

@@ -3,15 +3,17 @@
 // and the KIF download live in gamepanel.js.
 
 import { Board } from './board.js';
+import { Editor } from './editor.js';
 import { Game } from './game.js';
 import { UsidSocket } from './ws.js';
 import { EvalBar, EvalGraph } from './evalgraph.js';
 import { MoveList } from './movelist.js';
 import { GamePanel } from './gamepanel.js';
-import { parsePositionText, parseSfen, toSfen } from './sfen.js';
-import { blackScore, formatScore, formatCount, formatSeconds, splitKif, MARK } from './notation.js';
+import { parsePositionText, parseSfen, toSfen, applyMove } from './sfen.js';
+import { blackScore, formatScore, formatCount, formatSeconds, moveText, MARK } from './notation.js';
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
+import { t } from './i18n.js';
 import {
   $, toast, copyText, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams,
 } from './dom.js';
@@ -49,6 +51,20 @@ const panel = new GamePanel({
   errorBox,
 });
 
+// The position editor works on the board itself; what it makes is loaded
+// as a new game.
+const editor = new Editor(board, $('#editor'), {
+  full: true,
+  validate: (sfen) => api.validate({ sfen, moves: [] }),
+  onDone: (pos) => { loadText(toSfen(pos)); },
+  onCancel: () => showPosition(),
+});
+$('#edit-position').addEventListener('click', () => {
+  if (editor.active) return;
+  stopAnalysis('user');
+  editor.start(game.position);
+});
+
 let flipped = loadSetting('flipped', false);
 board.setFlipped(flipped);
 bar.setFlipped(flipped);
@@ -57,13 +73,14 @@ bar.setFlipped(flipped);
 
 game.addEventListener('change', (e) => {
   const what = e.detail.what;
+  if (editor.active && what !== 'kif') editor.stop(); // the game moved on: editing ends
   if (what !== 'cursor') renderMoveList();
   if (what === 'kif') return; // notation only: the position did not change
   showPosition();
 });
 
 function renderMoveList() {
-  moveList.render(game, (n) => panel.annotate(n));
+  moveList.render(game, (n, before) => panel.annotate(n, before));
   moveList.setCurrent(game.node.id);
 }
 
@@ -72,7 +89,7 @@ function showPosition() {
   board.setPosition(game.position, { lastMove: game.lastMove() });
   board.root.classList.toggle('illegal', !game.legalPosition);
   moveList.setCurrent(game.node.id);
-  $('#main-line').hidden = game.onMainLine;
+  $('#main-line').hidden = $('#promote-var').hidden = $('#delete-var').hidden = game.onMainLine;
   panel.renderHeader();
   $('#nav-first').disabled = $('#nav-prev').disabled = game.cursor === 0;
   $('#nav-next').disabled = $('#nav-last').disabled = game.cursor === game.length;
@@ -95,7 +112,7 @@ function showPosition() {
       board.setPosition(game.position, { lastMove: game.lastMove() });
     }
     if (!v.valid) {
-      showErrors(errorBox, v.errors, { title: 'usid refused this line', moves: game.moves });
+      showErrors(errorBox, v.errors, { title: t('err.refused'), moves: game.moves });
       board.setLegal([]);
       return;
     }
@@ -103,12 +120,12 @@ function showPosition() {
     board.setCheck(v.in_check);
     const done = v.checkmate || v.legal_moves.length === 0;
     if (done) {
-      const t = $('#terminal');
-      t.hidden = false;
-      t.textContent = v.checkmate ? `詰み — ${v.side_to_move === 'b' ? 'gote' : 'sente'} wins` : 'No legal moves';
+      const end = $('#terminal');
+      end.hidden = false;
+      end.textContent = v.checkmate ? t(v.side_to_move === 'b' ? 'terminal.gotewins' : 'terminal.sentewins') : t('terminal.nomoves');
     }
     if (analysis.on) scheduleAnalyze();
-  }, (err) => showErrors(errorBox, [{ code: err.code, message: err.message }], { title: 'Could not reach usid' }));
+  }, (err) => showErrors(errorBox, [{ code: err.code, message: err.message }], { title: t('err.unreachable') }));
 }
 
 // The URL keeps the game (#pos=startpos_moves_7g7f&ply=1) so reloading or
@@ -119,6 +136,13 @@ function writeHash() {
   if (location.hash !== h) history.replaceState(null, '', h);
 }
 
+// Editing the URL's #pos (or following a link to another) loads it; the
+// page's own writes use replaceState, which fires no hashchange.
+window.addEventListener('hashchange', () => {
+  const h = readHash();
+  if (h) loadText(h.text, h.ply);
+});
+
 function readHash() {
   const p = hashParams();
   if (!p.pos) return null;
@@ -128,24 +152,25 @@ function readHash() {
 // --- loading positions ---------------------------------------------------
 
 async function loadText(text, ply) {
+  try { sessionStorage.removeItem('usid.record'); } catch { /* private mode */ }
   let parsed;
   try {
     parsed = parsePositionText(text);
   } catch (e) {
-    showErrors(errorBox, [{ code: 'position_syntax', message: e.message }], { title: 'Cannot read that position' });
+    showErrors(errorBox, [{ code: 'position_syntax', message: e.message }], { title: t('err.position') });
     return false;
   }
   let res;
   try {
     res = await game.load(parsed.sfen, parsed.moves);
   } catch (e) {
-    showErrors(errorBox, [{ code: e.code, message: e.message }], { title: 'Could not reach usid' });
+    showErrors(errorBox, [{ code: e.code, message: e.message }], { title: t('err.unreachable') });
     return false;
   }
   if (!res.ok) {
     const title = typeof res.kept === 'number'
-      ? `Illegal move: the position is shown up to move ${res.kept}`
-      : 'Illegal position';
+      ? t('err.illegalmove', { n: res.kept })
+      : t('err.illegalposition');
     showErrors(errorBox, res.errors, { title, moves: parsed.moves });
     return false;
   }
@@ -157,12 +182,14 @@ async function loadText(text, ply) {
 // Pasted text and files are read by usid (gamepanel.js); loadText reads
 // only the page's own URL (#pos=...).
 $('#main-line').addEventListener('click', () => game.backToMain());
+$('#promote-var').addEventListener('click', () => game.promoteVariation());
+$('#delete-var').addEventListener('click', () => game.deleteVariation());
 $('#reset').addEventListener('click', () => { loadText('startpos'); $('#position-input').value = ''; });
 $('#copy-sfen').addEventListener('click', async () => {
-  toast((await copyText($('#sfen-out').value)) ? 'SFEN copied' : 'Copy failed: select the text');
+  toast((await copyText($('#sfen-out').value)) ? t('toast.sfencopied') : t('toast.copyfailedselect'));
 });
 $('#copy-usi').addEventListener('click', async () => {
-  toast((await copyText(`position ${game.usi()}`)) ? 'USI position copied' : 'Copy failed');
+  toast((await copyText(`position ${game.usi()}`)) ? t('toast.usicopied') : t('toast.copyfailed'));
 });
 
 // --- navigation ----------------------------------------------------------
@@ -181,7 +208,7 @@ function flip() {
 }
 
 document.addEventListener('keydown', (e) => {
-  if (isTyping(e) || e.altKey || e.ctrlKey || e.metaKey) return;
+  if (isTyping(e) || e.altKey || e.ctrlKey || e.metaKey || editor.active) return;
   const keys = {
     ArrowLeft: () => game.goto(game.cursor - 1),
     ArrowRight: () => game.goto(game.cursor + 1),
@@ -190,6 +217,8 @@ document.addEventListener('keydown', (e) => {
     Home: () => game.goto(0),
     End: () => game.goto(game.length),
     f: flip,
+    // Space on a focused button would press that button too: let go of it.
+    ' ': () => { document.activeElement?.blur?.(); $('#analyze').click(); },
   };
   const f = keys[e.key];
   if (f) { e.preventDefault(); f(); }
@@ -208,32 +237,80 @@ $('#board').addEventListener('wheel', (e) => {
 
 const engineSelect = $('#engine');
 const multipvSelect = $('#multipv');
+const limitSelect = $('#live-limit');
 multipvSelect.value = String(loadSetting('multipv', 1));
+limitSelect.value = loadSetting('liveLimit', '');
+if (limitSelect.selectedIndex < 0) limitSelect.value = '';
+const engineInfo = new Map(); // name -> /v1/engines entry
+
+// LIVE_LIMITS are the live analysis' limits: none runs until Stop.
+const LIVE_LIMITS = {
+  d10: { depth: 10 }, d15: { depth: 15 }, d20: { depth: 20 },
+  t5000: { movetime_ms: 5000 }, t10000: { movetime_ms: 10000 }, t30000: { movetime_ms: 30000 },
+};
+
+// followProfile offers what the chosen engine can do (its probed profile in
+// /v1/engines): Lines only with a MultiPV option, limits it honours
+// (natively or emulated by usid), within the server's caps.
+async function followProfile() {
+  const e = engineInfo.get(engineSelect.value);
+  const prof = e?.profile || {};
+  const name = e?.name || '';
+  const multi = !e || !!prof.multipv_option;
+  multipvSelect.disabled = !multi;
+  multipvSelect.dataset.profile = multi ? 'multipv' : 'none';
+  multipvSelect.title = multi ? '' : t('analysis.nomultipv', { engine: name });
+  if (!multi) multipvSelect.value = '1';
+  else multipvSelect.value = String(Math.min(loadSetting('multipv', 1), Math.max(...[...multipvSelect.options].map((o) => Number(o.value)))));
+  const caps = (await serverLimits())?.caps || {};
+  const go = prof.go || {};
+  for (const o of limitSelect.options) {
+    const l = LIVE_LIMITS[o.value];
+    if (!l) continue;
+    const kind = l.depth ? 'depth' : 'movetime';
+    const over = (l.depth && caps.max_depth > 0 && l.depth > caps.max_depth) ||
+      (l.movetime_ms && caps.max_movetime_ms > 0 && l.movetime_ms > caps.max_movetime_ms);
+    const unsupported = go[kind] === 'unsupported';
+    o.disabled = over || unsupported;
+    o.title = unsupported ? t('analysis.limit.unsupported', { engine: name }) : '';
+  }
+  const want = loadSetting('liveLimit', '');
+  const opt = [...limitSelect.options].find((o) => o.value === want);
+  limitSelect.value = opt && !opt.disabled ? want : '';
+  limitSelect.dataset.profile = name;
+}
+limitSelect.addEventListener('change', () => {
+  saveSetting('liveLimit', limitSelect.value);
+  if (analysis.on) scheduleAnalyze();
+});
 
 async function loadEngines() {
   try {
     const list = await api.engines();
     engineSelect.innerHTML = '';
     for (const e of list) {
+      engineInfo.set(e.name, e);
       const o = document.createElement('option');
       o.value = e.name;
       const usiName = e.id && e.id.name ? ` — ${e.id.name}` : '';
       o.textContent = `${e.name}${usiName}`;
-      o.title = `${e.idle ?? '?'} of ${e.instances ?? '?'} idle`;
+      o.title = t('engine.idle', { idle: e.idle ?? '?', n: e.instances ?? '?' });
       engineSelect.append(o);
     }
     const saved = loadSetting('engine', null);
     const pick = list.find((e) => e.name === saved) || list.find((e) => /fairy/i.test(e.name)) || list[0];
     if (pick) engineSelect.value = pick.name;
-    if (!list.length) engineSelect.innerHTML = '<option value="">no engines configured</option>';
+    await followProfile();
+    if (!list.length) engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.none'))}</option>`;
   } catch (e) {
-    engineSelect.innerHTML = '<option value="">engines unavailable</option>';
-    showErrors(analysisError, [{ code: e.code, message: e.message }], { title: 'Could not list engines' });
+    engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.unavailable'))}</option>`;
+    showErrors(analysisError, [{ code: e.code, message: e.message }], { title: t('err.engines') });
   }
 }
 
-engineSelect.addEventListener('change', () => {
+engineSelect.addEventListener('change', async () => {
   saveSetting('engine', engineSelect.value);
+  await followProfile();
   if (analysis.on) scheduleAnalyze();
 });
 // Only the line counts usid accepts (caps.max_multipv).
@@ -241,6 +318,7 @@ async function fitMultiPV() {
   const max = (await serverLimits())?.caps?.max_multipv;
   if (max > 0) fitSelect(multipvSelect, (o) => Number(o.value) <= max, () => ({ value: '1', text: '1' }));
   multipvSelect.dataset.limits = max > 0 ? 'server' : 'builtin';
+  if (engineInfo.size) followProfile();
 }
 multipvSelect.addEventListener('change', () => {
   saveSetting('multipv', Number(multipvSelect.value));
@@ -284,8 +362,9 @@ async function sendAnalyze() {
   Object.assign(analysis, { id, key, turn: v.side_to_move || game.position.turn, stats: {}, bestmove: null, queue: 0 });
   analysis.lines.clear();
   const msg = {
-    type: 'analyze', id, position: game.positionAt(), multipv: Number(multipvSelect.value), notation: 'kif',
+    type: 'analyze', id, position: game.positionAt(), multipv: multipvSelect.disabled ? 1 : Number(multipvSelect.value), notation: 'kif',
   };
+  if (LIVE_LIMITS[limitSelect.value]) msg.limits = LIVE_LIMITS[limitSelect.value];
   if (engineSelect.value) msg.engine = engineSelect.value;
   if (sock.send(msg)) {
     analysis.live = id;
@@ -315,8 +394,8 @@ sock.addEventListener('state', (e) => {
   const { state, retryIn } = e.detail;
   const c = $('#connection');
   c.dataset.state = state;
-  c.textContent = state === 'open' ? 'connected' : state === 'waiting'
-    ? `reconnecting in ${Math.max(1, Math.round(retryIn / 1000))} s` : 'connecting…';
+  c.textContent = state === 'open' ? t('conn.open') : state === 'waiting'
+    ? t('conn.retry', { s: Math.max(1, Math.round(retryIn / 1000)) }) : t('conn.connecting');
   if (state === 'waiting') analysis.live = null;
   if (state === 'waiting' && analysis.on) setState('connecting');
   if (state === 'waiting' && analysis.state === 'stopping') setState('stopped');
@@ -327,7 +406,7 @@ sock.addEventListener('message', (e) => {
   const terminal = m.type === 'bestmove' || m.type === 'error' || m.type === 'checkmate';
   if (terminal && m.id && m.id === analysis.live) analysis.live = null;
   if (m.type === 'error' && !m.id) {
-    showErrors(analysisError, [m], { title: 'usid reported an error' });
+    showErrors(analysisError, [m], { title: t('err.usid') });
     return;
   }
   // ARCHITECTURE.md allows `queued` without an id: it is about the live request.
@@ -353,7 +432,7 @@ sock.addEventListener('message', (e) => {
     case 'error':
       analysis.on = false;
       setState('error');
-      showErrors(analysisError, [m], { title: 'Analysis failed' });
+      showErrors(analysisError, [m], { title: t('err.analysis') });
       break;
   }
 });
@@ -364,14 +443,24 @@ function onInfo(m) {
   if (analysis.state === 'starting' || analysis.state === 'queued') setState('searching');
   if (Array.isArray(m.pv) && m.pv.length && m.score) {
     const mpv = m.multipv || 1;
+    // A report cut short (the last one of a stopped search, a PV cut by the
+    // hash) often carries only the start of the line given in full before:
+    // keep the full line's moves, take the new numbers.
+    const old = analysis.lines.get(mpv);
+    if (old && m.pv.length < old.pv.length && m.pv.every((mv, i) => mv === old.pv[i])) {
+      m = { ...m, pv: old.pv, pv_kif: old.pv_kif };
+    }
+    // After Stop the engine reports the iteration it broke off: its short
+    // line says less than the full one shown.
+    if (old && analysis.state === 'stopping' && m.pv.length < old.pv.length) { renderSoon(); return; }
     const score = blackScore(m.score, analysis.turn);
     // A bound (lower/upper) is from the side to move's view too.
     let bound = m.bound || '';
     if (bound && analysis.turn === 'w') bound = bound === 'lower' ? 'upper' : 'lower';
     analysis.lines.set(mpv, { ...m, blackScore: score, blackBound: bound });
     if (mpv === 1 && score) {
-      const old = evals.get(analysis.key);
-      if (!old || (m.depth || 0) >= old.depth || !bound) evals.set(analysis.key, { score, depth: m.depth || 0 });
+      const prev = evals.get(analysis.key);
+      if (!prev || (m.depth || 0) >= prev.depth || !bound) evals.set(analysis.key, { score, depth: m.depth || 0 });
     }
   }
   renderSoon();
@@ -387,11 +476,6 @@ function renderSoon() {
   if (!frame) frame = requestAnimationFrame(() => { frame = 0; renderAnalysis(); });
 }
 
-const STATE_TEXT = {
-  idle: 'Idle', connecting: 'Connecting to usid…', starting: 'Starting…', queued: 'Waiting for an engine',
-  searching: 'Analysing', stopping: 'Stopping…', stopped: 'Stopped', done: 'Search finished',
-  error: 'Error', terminal: 'No legal moves: nothing to analyse',
-};
 
 function renderAnalysis() {
   // Numbers and lines belong to one position: elsewhere they are not shown.
@@ -399,20 +483,20 @@ function renderAnalysis() {
   const st = !here && !analysis.on && ['stopped', 'done', 'terminal'].includes(analysis.state) ? 'idle' : analysis.state;
   const status = $('#analysis-status');
   status.dataset.state = st;
-  let text = STATE_TEXT[st] || st;
-  if (st === 'queued' && analysis.queue) text += ` (position ${analysis.queue} in queue)`;
+  let text = t(`state.${st}`);
+  if (st === 'queued' && analysis.queue) text += t('state.queuepos', { n: analysis.queue });
   $('#state-text').textContent = text;
   $('#engine-name').textContent = here ? analysis.engine : '';
   const s = here ? analysis.stats : {};
   const parts = [];
-  if (s.depth !== undefined) parts.push(`depth ${s.depth}${s.seldepth ? `/${s.seldepth}` : ''}`);
-  if (s.nodes !== undefined) parts.push(`${formatCount(s.nodes)} nodes`);
-  if (s.nps !== undefined) parts.push(`${formatCount(s.nps)} nps`);
+  if (s.depth !== undefined) parts.push(t('stats.depth', { d: `${s.depth}${s.seldepth ? `/${s.seldepth}` : ''}` }));
+  if (s.nodes !== undefined) parts.push(t('stats.nodes', { n: formatCount(s.nodes) }));
+  if (s.nps !== undefined) parts.push(t('stats.nps', { n: formatCount(s.nps) }));
   if (s.time_ms !== undefined) parts.push(formatSeconds(s.time_ms));
-  if (s.hashfull !== undefined) parts.push(`hash ${Math.round(s.hashfull / 10)}%`);
+  if (s.hashfull !== undefined) parts.push(t('stats.hash', { n: Math.round(s.hashfull / 10) }));
   $('#analysis-stats').textContent = parts.join(' · ');
   const btn = $('#analyze');
-  btn.textContent = analysis.on ? 'Stop' : 'Analyze';
+  btn.textContent = analysis.on ? t('analysis.stop') : t('analysis.start');
   btn.classList.toggle('active', analysis.on);
   btn.disabled = !game.legalPosition;
   btn.setAttribute('aria-pressed', String(analysis.on));
@@ -432,9 +516,9 @@ function renderAnalysis() {
   const bm = analysis.bestmove;
   const bmEl = $('#bestmove');
   if (here && bm && bm.move) {
-    const k = bm.move_kif ? splitKif(bm.move_kif) : null;
+    const k = moveText(bm.move_kif, bm.move, game.position);
     bmEl.hidden = false;
-    bmEl.innerHTML = `Best move: <strong>${k ? MARK[k.side] + escapeHtml(k.text) : escapeHtml(bm.move)}</strong>`;
+    bmEl.innerHTML = `${escapeHtml(t('analysis.bestmove'))} <strong>${MARK[k.side] || ''}${escapeHtml(k.text)}</strong>`;
   } else {
     bmEl.hidden = true;
   }
@@ -443,10 +527,17 @@ function renderAnalysis() {
 function renderLines(here) {
   const box = $('#pv-lines');
   if (!here || analysis.lines.size === 0) {
-    const hint = analysis.on ? '' : '<p class="hint">Press <b>Analyze</b> to see the engine\'s best lines here.</p>';
-    box.innerHTML = analysis.on && analysis.state !== 'terminal' ? '<p class="hint">Waiting for the first lines…</p>' : hint;
+    // An engine may answer without lines (a book move): say so rather
+    // than invite to press Analyze again.
+    const answered = here && analysis.state === 'done' && analysis.bestmove;
+    const hint = analysis.on ? '' : `<p class="hint" data-testid="pv-hint">${answered ? escapeHtml(t('analysis.nolines')) : t('analysis.hint')}</p>`;
+    box.innerHTML = analysis.on && analysis.state !== 'terminal' ? `<p class="hint">${escapeHtml(t('analysis.waiting'))}</p>` : hint;
     return;
   }
+  // While the mouse is over the lines (about to click one) or a press is
+  // on them, they hold still; they catch up when it leaves.
+  if (linesHeld && box.dataset.key === analysis.key && box.querySelector('.pv-line')) return;
+  box.dataset.key = analysis.key;
   const lines = [...analysis.lines.values()].sort((a, b) => (a.multipv || 1) - (b.multipv || 1));
   let html = '';
   for (const l of lines) {
@@ -456,9 +547,11 @@ function renderLines(here) {
     html += `<div class="pv-line" data-testid="pv-line" data-multipv="${l.multipv || 1}" data-depth="${l.depth ?? 0}">` +
       `<span class="pv-score ${cls}" data-testid="pv-score">${bound}${formatScore(sc)}</span>` +
       `<span class="pv-depth">${l.depth ?? ''}</span><span class="pv-moves">`;
+    let pos = game.position;
     l.pv.forEach((usi, j) => {
-      const k = l.pv_kif && l.pv_kif[j] ? splitKif(l.pv_kif[j]) : null;
-      const text = k ? `${MARK[k.side] || ''}${k.text}` : usi;
+      const k = moveText(l.pv_kif && l.pv_kif[j], usi, pos);
+      try { pos = pos && applyMove(pos, usi); } catch { pos = null; }
+      const text = `${MARK[k.side] || ''}${k.text}`;
       html += `<span class="pv-move" data-testid="pv-move" data-index="${j}" data-usi="${escapeHtml(usi)}">${escapeHtml(text)}</span>`;
     });
     html += '</span></div>';
@@ -466,13 +559,35 @@ function renderLines(here) {
   box.innerHTML = html;
 }
 
-// Clicking a move of a line plays the line up to that move.
-$('#pv-lines').addEventListener('click', (e) => {
+// Clicking a move of a line plays the line up to that move. The lines are
+// redrawn many times a second, so a click's press and release often land
+// on different elements (and the browser sends no click): the line is
+// taken at the press and played at a release nearby.
+let pvPress = null;
+let linesHeld = false;
+$('#pv-lines').addEventListener('pointerenter', (e) => { if (e.pointerType === 'mouse') linesHeld = true; });
+$('#pv-lines').addEventListener('pointerleave', (e) => {
+  if (e.pointerType !== 'mouse' || pvPress) return;
+  linesHeld = false;
+  renderSoon();
+});
+$('#pv-lines').addEventListener('pointerdown', (e) => {
+  pvPress = null;
   const mv = e.target.closest('.pv-move');
-  if (!mv) return;
+  if (!mv || e.button !== 0) return;
   const line = analysis.lines.get(Number(mv.closest('.pv-line').dataset.multipv));
   if (!line || analysis.key !== game.key()) return;
-  game.playLine(line.pv.slice(0, Number(mv.dataset.index) + 1));
+  pvPress = { id: e.pointerId, x: e.clientX, y: e.clientY, key: game.key(), moves: line.pv.slice(0, Number(mv.dataset.index) + 1) };
+  linesHeld = true;
+  // The release must come here even if the lines moved under the pointer.
+  try { e.currentTarget.setPointerCapture(e.pointerId); } catch { /* not capturable */ }
+});
+$('#pv-lines').addEventListener('pointerup', (e) => {
+  const p = pvPress;
+  pvPress = null;
+  if (e.pointerType !== 'mouse' || !e.currentTarget.matches(':hover')) { linesHeld = false; renderSoon(); }
+  if (!p || p.id !== e.pointerId || p.key !== game.key() || Math.hypot(e.clientX - p.x, e.clientY - p.y) > 12) return;
+  game.playLine(p.moves);
 });
 
 // --- start ---------------------------------------------------------------
@@ -480,8 +595,27 @@ $('#pv-lines').addEventListener('click', (e) => {
 sock.connect();
 loadEngines();
 fitMultiPV();
+// savedRecord is the record this tab loaded last (see gamepanel.js), if the
+// URL's game starts from its position: a reload shows its header, comments
+// and variations again, at the line and move the URL names.
+function savedRecord(h) {
+  let rec, p;
+  try {
+    rec = JSON.parse(sessionStorage.getItem('usid.record'));
+    p = parsePositionText(h.text);
+    const head = (s) => toSfen(parseSfen(s)).split(' ').slice(0, 3).join(' ');
+    if (!rec?.position?.sfen || head(p.sfen) !== head(rec.position.sfen)) return null;
+  } catch { return null; }
+  return { rec, moves: p.moves };
+}
+
 const fromHash = readHash();
+const restored = fromHash && savedRecord(fromHash);
 renderMoveList();
 showPosition();
-if (fromHash) loadText(fromHash.text, fromHash.ply);
+if (restored) {
+  game.loadRecord(restored.rec);
+  if (restored.moves.length) game.playLine(restored.moves);
+  if (Number.isInteger(fromHash.ply)) game.goto(fromHash.ply);
+} else if (fromHash) loadText(fromHash.text, fromHash.ply);
 else game.load('startpos', []);

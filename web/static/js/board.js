@@ -8,6 +8,7 @@
 
 import { HAND_KINDS, squareIndex, squareName } from './sfen.js';
 import { pieceKanji, FILE_DIGITS, RANK_KANJI } from './notation.js';
+import { t } from './i18n.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const DRAG_THRESHOLD = 5; // px before a press becomes a drag rather than a click
@@ -48,6 +49,7 @@ export class Board {
   constructor(root, { interactive = true, onMove = null } = {}) {
     ensureDefs();
     this.root = root;
+    root.dataset.illegal = t('board.illegal');
     this.interactive = interactive;
     this.onMove = onMove;
     this.flipped = false;
@@ -71,7 +73,7 @@ export class Board {
     const frame = el('div', 'board-frame');
     this.filesEl = el('div', 'coords coords-files', { 'aria-hidden': 'true' });
     this.ranksEl = el('div', 'coords coords-ranks', { 'aria-hidden': 'true' });
-    this.boardEl = el('div', 'board', { 'data-testid': 'board', role: 'grid', 'aria-label': 'shogi board' });
+    this.boardEl = el('div', 'board', { 'data-testid': 'board', role: 'grid', 'aria-label': t('aria.shogiboard') });
     // Grid lines and the four star points, drawn once at the board's aspect.
     const lines = document.createElementNS(SVG_NS, 'svg');
     lines.setAttribute('class', 'lines');
@@ -272,9 +274,11 @@ export class Board {
   }
 
   onPointerDown(e) {
-    if (e.button !== 0 || !this.pos) return;
+    if (e.button !== 0 || !this.pos || this.editing) return; // the editor handles presses then
     if (this.promotion) {
-      if (!e.target.closest('.promotion')) { this.cancelPromotion(); }
+      // Only a press that starts on the dialog may pick (see askPromotion).
+      if (e.target.closest('.promotion')) this.promotion.dataset.armed = 'true';
+      else this.cancelPromotion();
       return;
     }
     const src = this.sourceAt(e.target);
@@ -373,14 +377,24 @@ export class Board {
     const piece = this.pos.board[src.square];
     const promoted = moves.find((m) => m.endsWith('+'));
     const plain = moves.find((m) => !m.endsWith('+'));
-    const dlg = el('div', 'promotion', { 'data-testid': 'promotion-dialog', role: 'dialog', 'aria-label': 'promote?' });
-    const choice = (usi, kind, label, testid) => {
-      const b = el('button', 'promo-choice', { type: 'button', 'data-testid': testid, 'data-move': usi, title: label });
+    const dlg = el('div', 'promotion', { 'data-testid': 'promotion-dialog', role: 'dialog', 'aria-label': t('board.promote') });
+    // On a touch screen the tap that opened the dialog ends over it, and its
+    // click would pick whichever choice lies under the finger: a choice
+    // counts only after a press that started on the dialog (armed), or from
+    // the keyboard (a click with detail 0).
+    dlg.dataset.armed = 'false';
+    const choice = (usi, kind, label, title, testid) => {
+      const b = el('button', 'promo-choice', { type: 'button', 'data-testid': testid, 'data-move': usi, title });
       b.innerHTML = `<div class="piece ${piece.color}" data-piece="${kind}">${pieceSvg(kind, piece.color)}</div><span>${label}</span>`;
-      b.addEventListener('click', () => { this.cancelPromotion(); this.commit(usi); });
+      b.addEventListener('click', (e) => {
+        if (e.detail !== 0 && dlg.dataset.armed !== 'true') return;
+        this.cancelPromotion();
+        this.commit(usi);
+      });
       return b;
     };
-    dlg.append(choice(promoted, '+' + piece.kind, '成', 'promote'), choice(plain, piece.kind, '不成', 'unpromote'));
+    dlg.append(choice(promoted, '+' + piece.kind, '成', t('board.promoteyes'), 'promote'),
+      choice(plain, piece.kind, '不成', t('board.promoteno'), 'unpromote'));
     const sq = this.squares[to].getBoundingClientRect();
     const rr = this.root.getBoundingClientRect();
     const downward = (sq.top - rr.top) < rr.height / 2;

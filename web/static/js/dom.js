@@ -1,5 +1,7 @@
 // Small DOM helpers shared by the pages.
 
+import { t } from './i18n.js';
+
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 
@@ -9,12 +11,12 @@ export function escapeHtml(s) {
 
 let toastTimer = 0;
 export function toast(text) {
-  const t = $('#toast');
-  if (!t) return;
-  t.textContent = text;
-  t.classList.add('show');
+  const box = $('#toast');
+  if (!box) return;
+  box.textContent = text;
+  box.classList.add('show');
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => t.classList.remove('show'), 1800);
+  toastTimer = setTimeout(() => box.classList.remove('show'), 1800);
 }
 
 // copyText uses the Clipboard API where the page may (https, localhost) and
@@ -57,10 +59,10 @@ export function showErrors(box, errors, { title = '', moves = null } = {}) {
     let where = '';
     if (typeof e.move_index === 'number') {
       const m = moves && moves[e.move_index] ? ` (${escapeHtml(moves[e.move_index])})` : '';
-      where = ` <span class="error-where">move ${e.move_index + 1}${m}</span>`;
+      where = ` <span class="error-where">${escapeHtml(t('err.move', { n: e.move_index + 1 }))}${m}</span>`;
     }
     // A record's error names its line first, as editors do: "line 12: ...".
-    const line = Number.isInteger(e.line) && e.line > 0 ? `<span class="error-line" data-testid="error-line">line ${e.line}:</span> ` : '';
+    const line = Number.isInteger(e.line) && e.line > 0 ? `<span class="error-line" data-testid="error-line">${escapeHtml(t('err.line', { n: e.line }))}</span> ` : '';
     html += `<li>${line}<code class="error-code">${escapeHtml(e.code || 'error')}</code> ` +
       `<span class="error-message">${escapeHtml(e.message || '')}</span>${where}</li>`;
   }

@@ -3,6 +3,7 @@
 // share is dark and grows from sente's side of the board.
 
 import { winChance, formatScore } from './notation.js';
+import { t } from './i18n.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -51,13 +52,14 @@ export class EvalGraph {
     el.classList.add('eval-graph');
     el.innerHTML = '<div class="g-yaxis" aria-hidden="true"></div><div class="g-plot"></div><div class="g-xaxis" aria-hidden="true"></div>';
     this.plot = el.querySelector('.g-plot');
+    this.plot.dataset.empty = t('graph.empty');
     this.yaxis = el.querySelector('.g-yaxis');
     this.xaxis = el.querySelector('.g-xaxis');
     const svg = document.createElementNS(SVG_NS, 'svg');
     svg.setAttribute('viewBox', `0 0 ${this.W} ${this.H}`);
     svg.setAttribute('preserveAspectRatio', 'none');
     svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', 'evaluation graph');
+    svg.setAttribute('aria-label', t('graph.title'));
     this.plot.append(svg);
     this.svg = svg;
     this.plot.addEventListener('click', (e) => {
@@ -131,7 +133,7 @@ export class EvalGraph {
       d.dataset.testid = 'graph-mark';
       d.dataset.ply = String(m.ply);
       d.dataset.judgement = m.judgement;
-      d.title = `${m.ply}: ${m.judgement}`;
+      d.title = `${m.ply}: ${t(`judge.${m.judgement}`)}`;
       place(d, m.ply, byPly.get(m.ply) || m.score || { cp: 0 });
     }
     let labels = '';

@@ -162,6 +162,38 @@ export class Game extends EventTarget {
     this.emit('line');
   }
 
+  // branchNode is the first node of the shown line that is not its
+  // parent's first child (where the shown variation leaves its parent
+  // line), or null on the main line.
+  branchNode() {
+    return this.line.find((n) => n.parent.children[0] !== n) || null;
+  }
+
+  // deleteVariation removes the shown variation (from where it leaves the
+  // main line) and shows the main line at that point.
+  deleteVariation() {
+    const b = this.branchNode();
+    if (!b) return;
+    const ply = this.pathTo(b).length - 1;
+    const drop = (n) => { this.nodes.delete(n.id); n.children.forEach(drop); };
+    b.parent.children.splice(b.parent.children.indexOf(b), 1);
+    drop(b);
+    this.setLine(this.mainLine());
+    this.cursor = Math.min(ply, this.line.length);
+    this.emit('line');
+  }
+
+  // promoteVariation makes the shown variation the main line (the old main
+  // line becomes its first variation).
+  promoteVariation() {
+    const b = this.branchNode();
+    if (!b) return;
+    const sib = b.parent.children;
+    sib.splice(sib.indexOf(b), 1);
+    sib.unshift(b);
+    this.emit('line');
+  }
+
   // play adds a move at the cursor. The line's next move just steps
   // forward, as does a move the tree already has there; any other move
   // opens a variation (or extends the line at its end) and never deletes

@@ -7,8 +7,9 @@
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
 import { GameJob, summarize, isTerminal } from './gameanalysis.js';
-import { splitKif, MARK } from './notation.js';
+import { moveText, MARK } from './notation.js';
 import { STARTPOS } from './sfen.js';
+import { t } from './i18n.js';
 import { $, showErrors, toast, escapeHtml, loadSetting, saveSetting } from './dom.js';
 
 // Per-position limits offered for a game analysis.
@@ -16,10 +17,6 @@ const LIMITS = {
   d8: { depth: 8 }, d12: { depth: 12 }, d16: { depth: 16 }, t500: { movetime_ms: 500 }, t2000: { movetime_ms: 2000 },
 };
 
-const STATUS_TEXT = {
-  queued: 'Waiting for an engine…', running: 'Analysing the game…', done: 'Game analysed',
-  cancelled: 'Cancelled', failed: 'The analysis failed',
-};
 
 export class GamePanel {
   // game: the Game; engine(): the chosen engine's name; liveEval(key): the
@@ -61,7 +58,7 @@ export class GamePanel {
       e.preventDefault();
       const text = $('#position-input').value;
       if (!text.trim()) {
-        showErrors(this.errorBox, [{ code: 'record_format', message: 'paste a game record (KIF, KI2, CSA) or a position (SFEN, USI) first' }], { title: 'Nothing to load' });
+        showErrors(this.errorBox, [{ code: 'record_format', message: t('load.empty') }], { title: t('load.nothing') });
         return;
       }
       this.load({ text }, 'pasted');
@@ -102,7 +99,7 @@ export class GamePanel {
 
   async loadFile(f) {
     if (f.size > 4 << 20) {
-      showErrors(this.errorBox, [{ code: 'record_too_long', message: `${f.name} is ${Math.round(f.size / 1024)} KB: a game record is much smaller` }], { title: 'Cannot read that file' });
+      showErrors(this.errorBox, [{ code: 'record_too_long', message: t('load.toobig', { name: f.name, kb: Math.round(f.size / 1024) }) }], { title: t('load.cannotfile') });
       return;
     }
     // The bytes, not text: a Shift_JIS .kif is decoded by usid.
@@ -115,16 +112,48 @@ export class GamePanel {
     try {
       rec = await api.parseRecord(source);
     } catch (e) {
-      const title = e.status === 422 ? `Cannot read ${what === 'pasted' ? 'that record' : what}` : 'Could not reach usid';
+      const title = e.status === 422 ? (what === 'pasted' ? t('load.cannotrecord') : t('load.cannotname', { name: what })) : t('err.unreachable');
       showErrors(this.errorBox, [{ code: e.code, message: e.message, line: e.line }], { title });
+      if (e.status === 422 && Number.isInteger(e.line) && e.line > 1) this.offerBefore(source, e.line);
       return false;
     }
     showErrors(this.errorBox, []);
+    // The tab keeps the record (header, comments, variations) so that a
+    // reload shows it again; the URL keeps only the moves.
+    try { sessionStorage.setItem('usid.record', JSON.stringify(rec)); } catch { /* too big or private mode */ }
     this.game.loadRecord(rec); // the 'load' change clears an analysis of another game
     this.renderJob();
     const n = rec.plies.length;
-    toast(`${rec.format.toUpperCase()} loaded: ${n} move${n === 1 ? '' : 's'}`);
+    toast(t(n === 1 ? 'load.loaded1' : 'load.loaded', { format: rec.format.toUpperCase(), n }));
     return true;
+  }
+
+  // offerBefore reads the record up to the line before the error and, if
+  // that holds moves, offers to load them.
+  async offerBefore(source, line) {
+    let text = source.text;
+    if (text === undefined && source.bytes) {
+      const b = new Uint8Array(source.bytes);
+      // UTF-8 if it decodes as such, else Shift_JIS (as KIF files often are).
+      try { text = new TextDecoder('utf-8', { fatal: true }).decode(b); } catch { text = new TextDecoder('shift_jis').decode(b); }
+    }
+    if (!text) return;
+    const head = text.split(/\r?\n/).slice(0, line - 1).join('\n') + '\n';
+    let rec;
+    try { rec = await api.parseRecord({ text: head }); } catch { return; }
+    if (!rec.plies.length) return;
+    const btn = document.createElement('button');
+    btn.type = 'button';
+    btn.className = 'small';
+    btn.dataset.testid = 'load-partial';
+    btn.textContent = t('load.partial', { n: rec.plies.length, line });
+    btn.addEventListener('click', () => {
+      showErrors(this.errorBox, []);
+      try { sessionStorage.setItem('usid.record', JSON.stringify(rec)); } catch { /* private mode */ }
+      this.game.loadRecord(rec);
+      this.renderJob();
+    });
+    this.errorBox.append(btn);
   }
 
   // renderHeader shows who played, and the comment of the shown move.
@@ -160,7 +189,7 @@ export class GamePanel {
         const fits = (o) => (LIMITS[o.value].depth ?? 0) <= caps.max_depth && (LIMITS[o.value].movetime_ms ?? 0) <= caps.max_movetime_ms;
         fitSelect(sel, fits, () => {
           LIMITS.cap = { depth: caps.max_depth };
-          return { value: 'cap', text: `depth ${caps.max_depth}` };
+          return { value: 'cap', text: t('game.depth', { d: caps.max_depth }) };
         });
       }
       sel.dataset.limits = caps ? 'server' : 'builtin';
@@ -176,7 +205,7 @@ export class GamePanel {
   // start analyses the main line: the game, whatever line is shown.
   start() {
     const main = this.game.mainLine();
-    if (!main.length) { toast('No moves to analyse'); return; }
+    if (!main.length) { toast(t('game.nomoves')); return; }
     this.results.clear();
     const root = this.game.root;
     const moves = main.map((n) => n.move);
@@ -190,7 +219,7 @@ export class GamePanel {
       if (this.job !== job) return;
       const err = e.detail;
       this.state = { ...this.state, status: 'failed' };
-      showErrors($('#game-error'), [{ code: err.code, message: err.message }], { title: 'Game analysis failed' });
+      showErrors($('#game-error'), [{ code: err.code, message: err.message }], { title: t('game.failed') });
       this.renderJob();
     });
     this.renderJob();
@@ -216,7 +245,7 @@ export class GamePanel {
       this.results.set(key, { ...p, bestKif: old && old.bestmove === p.bestmove ? old.bestKif : '' });
       if (p.judgement && p.bestmove && p.bestmove !== p.move && !(old && old.bestKif)) this.fetchBestKif(key, root, moves.slice(0, p.ply), p.bestmove);
     }
-    if (j.status === 'failed') showErrors($('#game-error'), [{ code: j.error?.code || 'failed', message: j.error?.message || 'usid could not analyse this game' }], { title: 'Game analysis failed' });
+    if (j.status === 'failed') showErrors($('#game-error'), [{ code: j.error?.code || 'failed', message: j.error?.message || t('game.couldnot') }], { title: t('game.failed') });
     this.renderJob();
     this.onChange();
   }
@@ -236,7 +265,7 @@ export class GamePanel {
   renderJob() {
     const s = this.state;
     const btn = $('#analyse-game');
-    btn.textContent = this.running ? 'Cancel' : 'Analyse game';
+    btn.textContent = this.running ? t('game.cancel') : t('game.start');
     btn.classList.toggle('active', this.running);
     btn.disabled = !this.running && this.game.mainLine().length === 0;
     const box = $('#game-status');
@@ -246,7 +275,7 @@ export class GamePanel {
     const bar = $('#game-progress');
     bar.max = Math.max(1, s.total || 1);
     bar.value = Math.min(s.done || 0, bar.max);
-    $('#game-progress-text').textContent = `${STATUS_TEXT[s.status] || s.status} · ${s.done || 0} / ${s.total || '?'} positions`;
+    $('#game-progress-text').textContent = `${t(`game.status.${s.status}`)} · ${t('game.positions', { done: s.done || 0, total: s.total || '?' })}`;
     this.renderSummary();
   }
 
@@ -256,15 +285,15 @@ export class GamePanel {
     if (!positions.length) { box.innerHTML = ''; return; }
     const sum = summarize(positions);
     const h = this.game.record?.header || {};
-    const names = { b: h.black || 'Sente', w: h.white || 'Gote' };
+    const names = { b: h.black || t('side.Sente'), w: h.white || t('side.Gote') };
     let html = '';
     for (const side of ['b', 'w']) {
       const s = sum[side];
       html += `<div class="sum-row" data-testid="summary-${side}"><span class="sum-name">${MARK[side]}${escapeHtml(names[side])}</span>` +
-        `<span class="inaccuracy" title="inaccuracies">${s.inaccuracy} ?!</span>` +
-        `<span class="mistake" title="mistakes">${s.mistake} ?</span>` +
-        `<span class="blunder" title="blunders">${s.blunder} ??</span>` +
-        `<span class="sum-loss" title="average drop of the mover's win rate per move">${s.averageLoss === null ? '' : `avg loss ${s.averageLoss}%`}</span></div>`;
+        `<span class="inaccuracy" title="${escapeHtml(t('judge.inaccuracies'))}">${s.inaccuracy} ?!</span>` +
+        `<span class="mistake" title="${escapeHtml(t('judge.mistakes'))}">${s.mistake} ?</span>` +
+        `<span class="blunder" title="${escapeHtml(t('judge.blunders'))}">${s.blunder} ??</span>` +
+        `<span class="sum-loss" title="${escapeHtml(t('game.avgloss.title'))}">${s.averageLoss === null ? '' : escapeHtml(t('game.avgloss', { n: s.averageLoss }))}</span></div>`;
     }
     box.innerHTML = html;
   }
@@ -276,13 +305,13 @@ export class GamePanel {
   resultAt(key) { return this.results.get(key) || null; }
 
   // annotate gives the move list a node's judgement and best alternative.
-  annotate(n) {
+  annotate(n, before = null) {
     const r = this.results.get(this.game.keyBefore(n));
     if (!r || r.move !== n.move || !r.judgement) return null;
     let best = '';
     if (r.bestmove && r.bestmove !== n.move) {
-      const k = r.bestKif ? splitKif(r.bestKif) : null;
-      best = k ? `${MARK[k.side] || ''}${k.text}` : r.bestmove;
+      const k = moveText(r.bestKif, r.bestmove, before);
+      best = `${MARK[k.side] || ''}${k.text}`;
     }
     return { judgement: r.judgement, best };
   }
@@ -345,7 +374,7 @@ export class GamePanel {
     try {
       kif = await api.exportKIF(this.exportBody());
     } catch (e) {
-      showErrors(this.errorBox, [{ code: e.code, message: e.message }], { title: 'Could not write the KIF' });
+      showErrors(this.errorBox, [{ code: e.code, message: e.message }], { title: t('moves.exportfailed') });
       return;
     }
     const h = this.game.record?.header || {};
@@ -358,6 +387,6 @@ export class GamePanel {
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-    toast('KIF downloaded');
+    toast(t('moves.downloaded'));
   }
 }

@@ -3,11 +3,12 @@
 // under a move an analysis judged its mark (?!, ?, ??) and the best
 // alternative. Click an entry to jump to it.
 
-import { splitKif, MARK } from './notation.js';
+import { moveText, MARK } from './notation.js';
+import { applyMove } from './sfen.js';
 import { escapeHtml } from './dom.js';
+import { t as tr } from './i18n.js';
 
 export const GLYPH = { inaccuracy: '?!', mistake: '?', blunder: '??' };
-const WORD = { inaccuracy: 'Inaccuracy', mistake: 'Mistake', blunder: 'Blunder' };
 
 export class MoveList {
   // onPick(id) is called with the tree node id of the clicked entry (0:
@@ -26,57 +27,77 @@ export class MoveList {
   render(game, annotate = () => null) {
     const turn0 = game.positions[0].turn;
     const sideOf = (ply) => ((ply % 2 === 1) === (turn0 === 'b') ? 'b' : 'w'); // the side that plays move number ply
-    const text = (n) => (n.kif ? splitKif(n.kif) : { text: n.move, origin: '' });
+    const text = (n, before) => moveText(n.kif, n.move, before);
+    // after is the position after n's move (null if it cannot be worked out).
+    const after = (before, n) => { try { return before && applyMove(before, n.move); } catch { return null; } };
     const shown = new Set(game.line.map((n) => n.id));
-    let html = '<li class="start" data-testid="move-start" data-ply="0" data-node="0">開始局面 <small>start</small></li>';
+    let html = `<li class="start" data-testid="move-start" data-ply="0" data-node="0">${escapeHtml(tr('moves.start'))}</li>`;
     let col = 0; // grid column the next move falls in (0 left, 1 right)
     const full = (inner) => { html += inner; col = 0; };
 
     // inline writes a variation from n on, with its own variations in
     // parentheses.
-    const inline = (n, ply) => {
+    const inline = (n, ply, start) => {
       let out = '';
+      let before = start;
       for (let p = n, k = ply, first = true; p; p = p.children[0], k++, first = false) {
-        const t = text(p);
+        const t = text(p, before);
+        const here = before;
+        before = after(before, p);
         const side = sideOf(k);
         const num = first || side === 'b' ? `<span class="num">${k}</span>` : '';
-        const a = annotate(p);
+        const a = annotate(p, here);
         const g = a && a.judgement ? `<span class="glyph ${a.judgement}">${GLYPH[a.judgement]}</span>` : '';
         out += `<span class="vmove ${side}${shown.has(p.id) ? ' shown' : ''}" data-testid="var-move" data-node="${p.id}" data-ply="${k}" data-usi="${escapeHtml(p.move)}">` +
           `${num}${MARK[side]}${escapeHtml(t.text)}${g}</span> `;
         for (const alt of p.parent.children.slice(1)) {
-          if (p.parent.children[0] === p) out += `<span class="sub">(${inline(alt, k)})</span> `;
+          if (p.parent.children[0] === p) out += `<span class="sub">(${inline(alt, k, here)})</span> `;
         }
       }
       return out.trim();
     };
 
+    let pos = game.positions[0];
     game.mainLine().forEach((n, i) => {
       const ply = i + 1;
+      const before = pos;
+      pos = after(pos, n);
       const side = sideOf(ply);
       const want = side === turn0 ? 0 : 1;
       if (col !== want) html += '<li class="gap" aria-hidden="true">…</li>';
-      const t = text(n);
-      const a = annotate(n);
+      const t = text(n, before);
+      const a = annotate(n, before);
       const j = a && a.judgement;
       html += `<li data-testid="move" data-ply="${ply}" data-node="${n.id}" data-usi="${escapeHtml(n.move)}" class="${side}${j ? ` judged ${j}` : ''}"` +
         `${j ? ` data-judgement="${j}"` : ''}>` +
         `<span class="num">${ply}</span><span class="mark">${MARK[side]}</span>` +
         `<span class="mv">${escapeHtml(t.text)}</span>` +
         (t.origin ? `<span class="origin">${t.origin}</span>` : '') +
-        (j ? `<span class="glyph ${j}" title="${WORD[j]}">${GLYPH[j]}</span>` : '') + '</li>';
+        (j ? `<span class="glyph ${j}" title="${escapeHtml(tr(`judge.${j}`))}">${GLYPH[j]}</span>` : '') + '</li>';
       col = 1 - want;
       if (j) {
         full(`<li class="note ${j}" data-testid="judgement-note" data-ply="${ply}" data-node="${n.id}">` +
-          `<span class="glyph ${j}">${GLYPH[j]}</span> ${WORD[j]}` +
-          (a.best ? ` — best was <span class="best" data-testid="best-move">${escapeHtml(a.best)}</span>` : '') + '</li>');
+          `<span class="glyph ${j}">${GLYPH[j]}</span> ${escapeHtml(tr(`judge.${j}`))}` +
+          (a.best ? ` — ${escapeHtml(tr('judge.bestwas'))} <span class="best" data-testid="best-move">${escapeHtml(a.best)}</span>` : '') + '</li>');
       }
       const alts = n.parent.children.slice(1);
       if (alts.length) {
         full('<li class="variations" data-testid="variations">' +
-          alts.map((v) => `<div class="variation" data-testid="variation">${inline(v, ply)}</div>`).join('') + '</li>');
+          alts.map((v) => `<div class="variation" data-testid="variation">${inline(v, ply, before)}</div>`).join('') + '</li>');
       }
     });
+    const end = game.record?.end;
+    if (end) {
+      // How the game ended, as a KIF says it: "まで76手で先手の勝ち".
+      const n = game.mainLine().length;
+      const toMove = sideOf(n + 1);
+      const other = toMove === 'b' ? 'w' : 'b';
+      const winner = ['declare_win', 'illegal_win'].includes(end) ? toMove : other;
+      const loser = winner === toMove ? other : toMove;
+      const name = (s) => tr(s === 'b' ? 'side.sente' : 'side.gote');
+      const what = tr(`result.${end}`, { winner: name(winner), loser: name(loser) });
+      full(`<li class="result" data-testid="game-result" data-end="${escapeHtml(end)}">${escapeHtml(tr('result.after', { n, what }))}</li>`);
+    }
     this.ol.innerHTML = html;
   }
 

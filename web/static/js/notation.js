@@ -1,6 +1,10 @@
-// Japanese notation and engine numbers as players read them. usid writes the
+// Move notation and engine numbers as players read them. usid writes the
 // KIF text (▲７六歩(77), △同　角成(88), ▲５五角打); here it is only split for
-// display, and scores are turned to Black's (sente's) point of view.
+// display, or replaced by Western notation (western.js) when the player chose
+// it; scores are turned to Black's (sente's) point of view.
+
+import { notation } from './i18n.js';
+import { westernMove } from './western.js';
 
 export const KANJI = {
   P: '歩', L: '香', N: '桂', S: '銀', G: '金', B: '角', R: '飛', K: '玉',
@@ -30,6 +34,17 @@ export function splitKif(kif) {
 }
 
 export const MARK = { b: '☗', w: '☖' };
+
+// moveText is what a move shows as, {side, text, origin}, in the chosen
+// notation: kif is usid's KIF of the move (may be empty), usi the move,
+// before the position it is played in (may be null: then KIF or USI).
+export function moveText(kif, usi, before, style = notation) {
+  if (style === 'western' && before && usi) {
+    try { return { side: before.turn, text: westernMove(usi, before), origin: '' }; } catch { /* fall back */ }
+  }
+  if (kif) return splitKif(kif);
+  return { side: before ? before.turn : '', text: usi || '', origin: '' };
+}
 
 // blackScore turns an engine score (side to move's view, as USI sends it)
 // into Black's view: {cp} or {mate}, with mate 0 meaning "is mated".

@@ -6,14 +6,17 @@ import { Board } from './board.js';
 import { Editor } from './editor.js';
 import { UsidSocket } from './ws.js';
 import { parseSfen, applyMove, parsePositionText, toSfen } from './sfen.js';
-import { splitKif, MARK, formatCount, formatSeconds } from './notation.js';
+import { moveText, MARK, formatCount, formatSeconds } from './notation.js';
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
+import { t } from './i18n.js';
 import { $, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams } from './dom.js';
 
 const SEED = '9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1';
 
-const board = new Board($('#board'), { interactive: false });
+// The board takes moves only while the player solves (see "solving it
+// yourself"); otherwise it has no legal moves and nothing moves.
+const board = new Board($('#board'), { onMove: (usi) => playerMove(usi) });
 const sock = new UsidSocket();
 const errorBox = $('#error');
 
@@ -24,6 +27,7 @@ const solve = { id: null, seq: 0, started: 0, timer: 0, engine: '', stats: {}, r
 const line = { moves: [], kif: [], positions: [], step: 0 };
 
 const editor = new Editor(board, $('#editor'), {
+  validate: (sfen) => api.validate({ sfen, moves: [] }),
   onDone: (pos) => {
     const sfen = toSfen(pos);
     $('#sfen-input').value = sfen;
@@ -39,20 +43,21 @@ board.setFlipped(flipped);
 
 async function setProblem(text) {
   if (editor.active) editor.stop();
+  stopTry();
   let sfen;
   try {
     const p = parsePositionText(text);
-    if (p.moves.length) throw new Error('a tsume problem is a position without moves');
+    if (p.moves.length) throw new Error(t('tsume.nomoves'));
     sfen = p.sfen;
   } catch (e) {
-    showErrors(errorBox, [{ code: 'position_syntax', message: e.message }], { title: 'Cannot read that problem' });
+    showErrors(errorBox, [{ code: 'position_syntax', message: e.message }], { title: t('err.problem') });
     return false;
   }
   let v;
   try {
     v = await api.validate({ sfen, moves: [] });
   } catch (e) {
-    showErrors(errorBox, [{ code: e.code, message: e.message }], { title: 'Could not reach usid' });
+    showErrors(errorBox, [{ code: e.code, message: e.message }], { title: t('err.unreachable') });
     return false;
   }
   cancelSolve();
@@ -65,7 +70,7 @@ async function setProblem(text) {
   board.root.classList.toggle('illegal', !v.valid);
   if (!v.valid) {
     problem.sfen = null;
-    showErrors(errorBox, v.errors, { title: 'Illegal position' });
+    showErrors(errorBox, v.errors, { title: t('err.illegalposition') });
     return false;
   }
   showErrors(errorBox, []);
@@ -73,7 +78,7 @@ async function setProblem(text) {
   problem.pos = pos;
   $('#sfen-input').value = v.sfen;
   history.replaceState(null, '', `#sfen=${v.sfen.replaceAll(' ', '_')}`);
-  setProgress('idle', v.checkmate ? 'This position is already checkmate.' : 'Ready. Press Solve.');
+  setProgress('idle', v.checkmate ? t('tsume.already') : t('tsume.ready'));
   return true;
 }
 
@@ -82,8 +87,13 @@ $('#problem-form').addEventListener('submit', (e) => {
   setProblem($('#sfen-input').value);
 });
 $('#edit').addEventListener('click', () => {
+  stopTry();
   cancelSolve(true);
   clearResult();
+  // The editor shows its own verdict as the position is built: the old
+  // problem's errors no longer apply.
+  showErrors(errorBox, []);
+  board.root.classList.remove('illegal');
   editor.start(problem.pos || parseSfen('9/9/9/9/9/9/9/9/9 b - 1'));
 });
 $('#samples').addEventListener('change', (e) => {
@@ -103,15 +113,17 @@ async function loadEngines() {
       const o = document.createElement('option');
       o.value = e.name;
       const mates = e.capabilities && e.capabilities.checkmate;
-      o.textContent = `${e.name}${e.id && e.id.name ? ` — ${e.id.name}` : ''}${mates ? '' : ' (no mate search)'}`;
+      o.textContent = `${e.name}${e.id && e.id.name ? ` — ${e.id.name}` : ''}${mates ? '' : t('tsume.nomatesearch')}`;
+      o.disabled = !mates; // its profile says it has no mate search
       sel.append(o);
     }
     const saved = loadSetting('tsume.engine', null);
-    const pick = list.find((e) => e.name === saved) || list.find((e) => e.capabilities && e.capabilities.checkmate) || list[0];
+    const mates = (e) => e.capabilities && e.capabilities.checkmate;
+    const pick = list.find((e) => e.name === saved && mates(e)) || list.find(mates) || list[0];
     if (pick) sel.value = pick.name;
   } catch (e) {
-    sel.innerHTML = '<option value="">default</option>';
-    showErrors(errorBox, [{ code: e.code, message: e.message }], { title: 'Could not list engines' });
+    sel.innerHTML = `<option value="">${escapeHtml(t('engine.default'))}</option>`;
+    showErrors(errorBox, [{ code: e.code, message: e.message }], { title: t('err.engines') });
   }
 }
 $('#engine').addEventListener('change', (e) => saveSetting('tsume.engine', e.target.value));
@@ -149,17 +161,20 @@ function startSolve() {
   Object.assign(solve, { id, started: performance.now(), engine, stats: {}, running: true, timeout, took: 0 });
   clearInterval(solve.timer);
   solve.timer = setInterval(renderProgress, 100);
-  setProgress('starting', 'Starting…');
-  $('#solve').textContent = 'Cancel';
+  stopTry();
+  setProgress('starting', t('state.starting'));
+  $('#solve').textContent = t('tsume.cancel');
   const position = { sfen: problem.sfen, moves: [] };
   const msg = { type: 'mate', id, position, timeout_ms: timeout, notation: 'kif' };
   if (engine) msg.engine = engine;
   solve.via = 'ws';
-  if (sock.send(msg)) return;
+  // Once sent the search is on: a session that keeps its engine sends no
+  // new 'engine' event, so the status must not wait for one.
+  if (sock.send(msg)) { setProgress('searching', t('tsume.solving')); return; }
   solve.via = 'http';
   // No WebSocket at the moment: the REST route gives the same answer, just
   // without progress events.
-  setProgress('searching', 'Solving (HTTP)…');
+  setProgress('searching', t('tsume.solvinghttp'));
   api.mate(position, engine, timeout).then(
     (r) => { if (solve.id === id) finish({ ...r, id }); },
     (e) => { if (solve.id === id) fail({ code: e.code, message: e.message }); },
@@ -172,8 +187,8 @@ function cancelSolve(user = false) {
   solve.running = false;
   solve.id = null;
   clearInterval(solve.timer);
-  $('#solve').textContent = 'Solve';
-  if (user) setProgress('idle', 'Cancelled.');
+  $('#solve').textContent = t('tsume.solve');
+  if (user) setProgress('idle', t('tsume.cancelled'));
 }
 
 sock.addEventListener('message', (e) => {
@@ -185,10 +200,10 @@ sock.addEventListener('message', (e) => {
     case 'engine':
       // The configured name (gps) reads better than a long USI id.
       solve.engine = m.name || m.usi_name || solve.engine;
-      setProgress('searching', 'Solving…');
+      setProgress('searching', t('tsume.solving'));
       break;
     case 'queued':
-      setProgress('queued', `Waiting for an engine (position ${m.position} in queue)…`);
+      setProgress('queued', t('tsume.queued', { n: m.position }));
       break;
     case 'info':
       for (const k of ['depth', 'nodes', 'nps', 'time_ms']) if (m[k] !== undefined) solve.stats[k] = m[k];
@@ -210,10 +225,10 @@ sock.addEventListener('state', (e) => {
   const { state, retryIn } = e.detail;
   const c = $('#connection');
   c.dataset.state = state;
-  c.textContent = state === 'open' ? 'connected' : state === 'waiting'
-    ? `reconnecting in ${Math.max(1, Math.round(retryIn / 1000))} s` : 'connecting…';
+  c.textContent = state === 'open' ? t('conn.open') : state === 'waiting'
+    ? t('conn.retry', { s: Math.max(1, Math.round(retryIn / 1000)) }) : t('conn.connecting');
   // A search on a dropped socket is lost: say so rather than spin forever.
-  if (state === 'waiting' && solve.running && solve.via === 'ws') fail({ code: 'connection_lost', message: 'the connection to usid dropped; press Solve again' });
+  if (state === 'waiting' && solve.running && solve.via === 'ws') fail({ code: 'connection_lost', message: t('tsume.lost') });
 });
 
 function setProgress(state, text) {
@@ -225,12 +240,16 @@ function setProgress(state, text) {
 
 function renderProgress() {
   const parts = [];
-  if (solve.running) parts.push(formatSeconds(performance.now() - solve.started));
+  if (solve.running) {
+    const spent = performance.now() - solve.started;
+    parts.push(formatSeconds(spent));
+    if (solve.timeout) parts.push(t('stats.left', { s: formatSeconds(Math.max(0, solve.timeout - spent)) }));
+  }
   else if (solve.took) parts.push(formatSeconds(solve.took));
   const s = solve.stats;
-  if (s.depth !== undefined) parts.push(`depth ${s.depth}`);
-  if (s.nodes !== undefined) parts.push(`${formatCount(s.nodes)} nodes`);
-  if (s.nps !== undefined) parts.push(`${formatCount(s.nps)} nps`);
+  if (s.depth !== undefined) parts.push(t('stats.depth', { d: s.depth }));
+  if (s.nodes !== undefined) parts.push(t('stats.nodes', { n: formatCount(s.nodes) }));
+  if (s.nps !== undefined) parts.push(t('stats.nps', { n: formatCount(s.nps) }));
   $('#progress-stats').textContent = parts.join(' · ');
 }
 
@@ -242,27 +261,27 @@ function finish(m) {
   res.hidden = false;
   res.dataset.result = m.result;
   const secs = formatSeconds(took);
-  const who = escapeHtml(solve.engine || m.engine || 'the engine');
+  const who = escapeHtml(solve.engine || m.engine || t('tsume.theengine'));
   let title, detail;
   switch (m.result) {
     case 'mate': {
       const n = (m.moves || []).length;
-      title = `詰み <span>Mate in ${n}</span>`;
-      detail = `Found by ${who} in ${secs}. Step through it on the board with the arrows.`;
+      title = `詰み <span>${escapeHtml(t('tsume.matein', { n }))}</span>`;
+      detail = escapeHtml(t('tsume.found', { who: '\u0000', secs })).replace('\u0000', who);
       setLine(m.moves || [], m.moves_kif || []);
       break;
     }
     case 'nomate':
-      title = '不詰 <span>No mate</span>';
-      detail = `${who} proved there is no forced mate (${secs}).`;
+      title = `不詰 <span>${escapeHtml(t('tsume.nomate'))}</span>`;
+      detail = escapeHtml(t('tsume.nomatedetail', { who: '\u0000', secs })).replace('\u0000', who);
       break;
     case 'timeout':
-      title = 'Time limit reached';
-      detail = `No answer within ${formatSeconds(solve.timeout)}. Try a longer time limit.`;
+      title = escapeHtml(t('tsume.timeout'));
+      detail = escapeHtml(t('tsume.timeoutdetail', { secs: formatSeconds(solve.timeout) }));
       break;
     case 'notimplemented':
-      title = 'No mate search in this engine';
-      detail = `${who} does not implement tsume search (go mate). Choose an engine that does, such as gps.`;
+      title = escapeHtml(t('tsume.notimpl'));
+      detail = escapeHtml(t('tsume.notimpldetail', { who: '\u0000' })).replace('\u0000', who);
       break;
     default:
       title = escapeHtml(String(m.result));
@@ -270,7 +289,7 @@ function finish(m) {
   }
   $('#result-title').innerHTML = title;
   $('#result-detail').innerHTML = detail;
-  setProgress('done', m.result === 'mate' ? 'Solved.' : 'Finished.');
+  setProgress('done', m.result === 'mate' ? t('tsume.solved') : t('tsume.finished'));
 }
 
 function fail(err) {
@@ -278,9 +297,9 @@ function fail(err) {
   const res = $('#result');
   res.hidden = false;
   res.dataset.result = 'error';
-  $('#result-title').textContent = 'The search failed';
+  $('#result-title').textContent = t('tsume.failed');
   $('#result-detail').innerHTML = `<code class="error-code">${escapeHtml(err.code || 'error')}</code> ${escapeHtml(err.message || '')}`;
-  setProgress('error', 'Error.');
+  setProgress('error', t('state.error'));
 }
 
 function clearResult() {
@@ -302,7 +321,7 @@ function setLine(moves, kif) {
   Object.assign(line, { moves, kif, positions, step: 0 });
   let html = '';
   moves.forEach((usi, i) => {
-    const k = kif[i] ? splitKif(kif[i]) : { side: i % 2 ? 'w' : 'b', text: usi, origin: '' };
+    const k = moveText(kif[i], usi, positions[i]);
     html += `<li data-testid="tsume-move" data-ply="${i + 1}" data-usi="${escapeHtml(usi)}" class="${k.side}">` +
       `<span class="num">${i + 1}</span><span class="mark">${MARK[k.side] || ''}</span>` +
       `<span class="mv">${escapeHtml(k.text)}</span>${k.origin ? `<span class="origin">${k.origin}</span>` : ''}</li>`;
@@ -370,6 +389,170 @@ document.addEventListener('keydown', (e) => {
   };
   const f = keys[e.key];
   if (f) { e.preventDefault(); f(); }
+});
+
+// --- solving it yourself -------------------------------------------------
+//
+// The engine proves a mate first (the line is kept hidden); then the board
+// takes the player's attacking moves. Each must check (usid says whether it
+// does); a move of the proven line is answered by the line's reply; any
+// other check is tried against every defence with the mate search, and the
+// defence that holds out longest is played (or the one that escapes is
+// shown, and the move taken back).
+
+const tryState = { on: false, moves: [], line: [], busy: false, seq: 0 };
+
+function feedback(state, text) {
+  const f = $('#try-feedback');
+  f.hidden = !text;
+  f.dataset.state = state;
+  f.textContent = text || '';
+}
+
+function positionsOf(moves) {
+  const out = [problem.pos];
+  for (const m of moves) out.push(applyMove(out.at(-1), m));
+  return out;
+}
+
+// kifOf names a move as the player reads it (usid's KIF, or Western).
+async function kifOf(moves) {
+  try {
+    const v = await api.validate({ sfen: problem.sfen, moves });
+    const ps = positionsOf(moves);
+    const k = moveText(v.moves_kif?.at(-1), moves.at(-1), ps.at(-2));
+    return `${MARK[k.side] || ''}${k.text}`;
+  } catch { return moves.at(-1); }
+}
+
+async function showTry(moves, { legal = true } = {}) {
+  const ps = positionsOf(moves);
+  board.setPosition(ps.at(-1), { lastMove: moves.at(-1) || null });
+  if (!legal) return null;
+  const v = await api.validate({ sfen: problem.sfen, moves });
+  if (!tryState.on) return v;
+  board.setCheck(v.in_check);
+  board.setLegal(v.legal_moves);
+  return v;
+}
+
+function stopTry() {
+  tryState.on = false;
+  tryState.seq++;
+  $('#hint').disabled = $('#reveal').disabled = true;
+  board.setArrows([]);
+  feedback('', '');
+}
+
+async function startTry() {
+  if (!problem.sfen) return;
+  cancelSolve(true);
+  clearResult();
+  stopTry();
+  const seq = tryState.seq;
+  Object.assign(tryState, { on: true, moves: [], line: [] });
+  const engine = $('#engine').value;
+  const timeout = Number($('#time-limit').value);
+  Object.assign(solve, { started: performance.now(), running: true, timeout, stats: {}, took: 0 });
+  clearInterval(solve.timer);
+  solve.timer = setInterval(renderProgress, 100);
+  setProgress('searching', t('try.preparing'));
+  let r;
+  try {
+    r = await api.mate({ sfen: problem.sfen, moves: [] }, engine, timeout);
+  } catch (e) {
+    r = { result: 'error', error: e };
+  }
+  solve.running = false;
+  clearInterval(solve.timer);
+  if (seq !== tryState.seq) return;
+  solve.took = performance.now() - solve.started;
+  if (r.result !== 'mate') {
+    tryState.on = false;
+    if (r.result === 'error') fail({ code: r.error.code, message: r.error.message });
+    else { feedback('wrong', t('try.nosolution')); finish({ ...r, moves: [] }); }
+    return;
+  }
+  tryState.line = r.moves;
+  $('#hint').disabled = $('#reveal').disabled = false;
+  setProgress('idle', t('try.yourturn'));
+  await showTry([]);
+}
+
+async function playerMove(usi) {
+  if (!tryState.on || tryState.busy) return;
+  const seq = tryState.seq;
+  const before = tryState.moves.slice();
+  const moves = [...before, usi];
+  tryState.busy = true;
+  board.setArrows([]);
+  try {
+    await showTry(moves, { legal: false });
+    const v = await api.validate({ sfen: problem.sfen, moves });
+    const name = await kifOf(moves);
+    if (seq !== tryState.seq) return;
+    if (!v.in_check) {
+      feedback('wrong', t('try.nocheck', { move: name }));
+      await showTry(before);
+      return;
+    }
+    if (v.checkmate) {
+      tryState.moves = moves;
+      tryState.on = false;
+      $('#hint').disabled = true;
+      feedback('solved', t('try.solved', { n: moves.length }));
+      board.setCheck(true);
+      setProgress('done', t('tsume.solved'));
+      return;
+    }
+    let reply, rest;
+    if (tryState.line[before.length] === usi) {
+      reply = tryState.line[before.length + 1];
+      rest = tryState.line.slice(before.length + 2);
+    } else {
+      // Not the proven line: try every defence.
+      feedback('checking', t('try.checking', { move: name }));
+      let best = null;
+      for (const r of v.legal_moves) {
+        let m;
+        try { m = await api.mate({ sfen: problem.sfen, moves: [...moves, r] }, $('#engine').value, 5000); } catch { m = { result: 'error' }; }
+        if (seq !== tryState.seq) return;
+        if (m.result !== 'mate') {
+          const escape = await kifOf([...moves, r]);
+          feedback('wrong', m.result === 'nomate' ? t('try.nomate', { move: name, reply: escape }) : t('try.unproven', { move: name }));
+          await showTry(before);
+          return;
+        }
+        if (!best || m.moves.length > best.moves.length) best = { r, moves: m.moves };
+      }
+      reply = best.r;
+      rest = best.moves;
+    }
+    tryState.moves = [...moves, reply];
+    tryState.line = [...tryState.moves, ...rest];
+    const replyName = await kifOf(tryState.moves);
+    if (seq !== tryState.seq) return;
+    feedback('good', t('try.good', { move: name, reply: replyName }));
+    await showTry(tryState.moves);
+  } finally {
+    tryState.busy = false;
+  }
+}
+
+$('#try').addEventListener('click', startTry);
+$('#hint').addEventListener('click', () => {
+  const next = tryState.line[tryState.moves.length];
+  if (!tryState.on || !next) return;
+  board.setArrows([{ move: next }]);
+  feedback('hint', t('try.hinted'));
+});
+$('#reveal').addEventListener('click', async () => {
+  if (!tryState.line.length) return;
+  const line = tryState.line;
+  stopTry();
+  let kif = [];
+  try { kif = (await api.validate({ sfen: problem.sfen, moves: line })).moves_kif || []; } catch { /* USI then */ }
+  finish({ result: 'mate', moves: line, moves_kif: kif });
 });
 
 // --- start ---------------------------------------------------------------
