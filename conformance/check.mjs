@@ -211,7 +211,7 @@ const cases = [
   { op: 'post /v1/games/analysis', status: 404, body: { engine: 'nope', position: {}, limits: { depth: 1 } } },
   { op: 'post /v1/games/analysis', status: 413, body: huge, bad: true },
   { op: 'post /v1/games/analysis', status: 422, body: { position: { moves: ['7g7f', 'P*5e'] }, limits: { depth: 1 } }, note: 'move_index' },
-  { op: 'post /v1/games/analysis', status: 422, body: { limits: {} }, note: 'no limit' },
+  { op: 'post /v1/games/analysis', status: 422, body: { thresholds: { inaccuracy: 0.2, mistake: 0.1, blunder: 0.3 } }, note: 'thresholds out of order (no limits: the default time per position)' },
   { op: 'post /v1/games/analysis', status: 422, body: { record: '1 ７六歩(77)\n2 ２二角成(88)\n', limits: { depth: 1 } }, note: 'bad record' },
   { op: 'post /v1/games/analysis', status: 202, body: { record: '1 ７六歩(77)\n2 ３四歩(33)\n', limits: { depth: 1 } }, note: 'from a KIF record' },
   { op: 'post /v1/games/analysis', status: 429, body: 'example', headers: keyed, before: spendRate },

@@ -1,9 +1,14 @@
 // Package games analyses whole games: every position of a game, each with
-// the same limit, as a background job that outlives the request or the
-// WebSocket that started it. For each position it gives the evaluation from
-// Black's side, the best move and its line; for each move played, the
-// mover's loss of winning chances and a judgement (see Judge for the curve
-// and the thresholds); for each side, a summary.
+// the same limit (by default a time per position, Config.DefaultMoveTime),
+// as a background job that outlives the REST request that started it; a
+// job started over a WebSocket ends with its connection unless it asked to
+// keep (session.GameHandle). For each position it gives the evaluation from
+// Black's side, the best move and its line; for each move played that is
+// not the engine's best, the position after the best move is searched too,
+// with the same limits, and the move is judged by comparing the two
+// positions reached, which have the same side to move (see Judge for the
+// curve and the thresholds); for each side, a summary; while it runs, an
+// estimate of the time left.
 //
 // Every search goes through session.Service.Analyze, the REST analysis
 // path, so that validation, caps, emulated limits and everything else
@@ -79,6 +84,9 @@ type Config struct {
 	// how many are kept (1000), the oldest forgotten first.
 	Keep    time.Duration
 	MaxKept int
+	// DefaultMoveTime is the time per position of a request without
+	// limits (1s): the board's default, measured in BENCHMARKS.md.
+	DefaultMoveTime time.Duration
 	// MaxBytesPerClient bounds the memory of one client's jobs (1 MiB),
 	// and MaxBytes that of every job (8 MiB): a job queued, running or
 	// paused counts as much as it can come to (its game with every
@@ -99,6 +107,9 @@ type Config struct {
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
 }
+
+// DefaultMoveTime is Config.DefaultMoveTime's default.
+const DefaultMoveTime = time.Second
 
 // Statuses of a job.
 const (
@@ -121,10 +132,13 @@ type Request struct {
 	Position *session.Position `json:"position"`
 	// Record is a game record's text (KIF, KI2, CSA, USI, SFEN; read by
 	// package kifu), instead of Position: its main line is the game.
-	Record   *string         `json:"record"`
-	Engine   string          `json:"engine"`
-	Limits   *session.Limits `json:"limits"`
-	Notation string          `json:"notation"`
+	Record *string `json:"record"`
+	Engine string  `json:"engine"`
+	// Limits of each search; none: Config.DefaultMoveTime per position.
+	Limits *session.Limits `json:"limits"`
+	// Thresholds of the judgements; none: DefaultThresholds.
+	Thresholds *Thresholds `json:"thresholds"`
+	Notation   string      `json:"notation"`
 }
 
 // Manager runs game analysis jobs.
@@ -171,6 +185,9 @@ func (cfg Config) WithDefaults() Config {
 	if cfg.MaxKept <= 0 {
 		cfg.MaxKept = 1000
 	}
+	if cfg.DefaultMoveTime <= 0 {
+		cfg.DefaultMoveTime = DefaultMoveTime
+	}
 	if cfg.MaxBytesPerClient <= 0 {
 		cfg.MaxBytesPerClient = 1 << 20
 	}
@@ -188,6 +205,9 @@ func (cfg Config) WithDefaults() Config {
 	}
 	return cfg
 }
+
+// DefaultMoveTime is the time per position of a request without limits.
+func (m *Manager) DefaultMoveTime() time.Duration { return m.cfg.DefaultMoveTime }
 
 // New makes a Manager; Close it.
 func New(cfg Config) *Manager {
@@ -263,7 +283,12 @@ type runner struct {
 
 func (r runner) StartGame(req *session.Request, emit func(*session.Event)) (session.GameHandle, *session.Error) {
 	s := &sub{id: req.ID, emit: emit}
-	j, err := r.m.start(r.who, &Request{Position: req.Position, Record: req.Record, Engine: req.Engine, Limits: req.Limits, Notation: req.Notation}, s)
+	greq := &Request{Position: req.Position, Record: req.Record, Engine: req.Engine, Limits: req.Limits, Notation: req.Notation}
+	if req.Thresholds != nil {
+		th := Thresholds(*req.Thresholds)
+		greq.Thresholds = &th
+	}
+	j, err := r.m.start(r.who, greq, s)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -175,13 +176,26 @@ func checkAnalysis(t *testing.T, v *View, start string, moves []string) {
 			continue
 		}
 		judged[p.SideToMove]++
-		// The judgement follows from the two evaluations by the curve.
-		before, after := p.Eval, v.Positions[i+1].Eval
-		if p.SideToMove == "w" {
-			before, after = negate(before), negate(after)
+		// The judgement compares the position after the best move with
+		// the one after the move played, by the curve (Black's evals
+		// turned to the mover's side).
+		best, played := p.BestEval, v.Positions[i+1].Eval
+		switch {
+		case p.BestMove == p.Move:
+			if p.BestEval != nil {
+				t.Errorf("ply %d: the best move was played, but best_eval %+v", i, p.BestEval)
+			}
+			best = played
+		case p.BestEval == nil:
+			t.Errorf("ply %d: move %s is not the best %s, and no best_eval", i, p.Move, p.BestMove)
+			continue
 		}
-		if loss, j := Judge(before, after); j != p.Judgement || round(loss, 4) != *p.Loss {
-			t.Errorf("ply %d: loss %v %s, want %v %s", i, *p.Loss, p.Judgement, loss, j)
+		if p.SideToMove == "w" {
+			best, played = negate(best), negate(played)
+		}
+		drop, j := Judge(best, played, DefaultThresholds())
+		if j != p.Judgement || round(2*drop, 4) != *p.Loss || p.WinRateLoss == nil || round(drop, 4) != *p.WinRateLoss {
+			t.Errorf("ply %d: loss %v winrate_loss %v %s, want %v %v %s", i, *p.Loss, p.WinRateLoss, p.Judgement, 2*drop, drop, j)
 		}
 	}
 	if v.Summary == nil || v.Summary.Black.Moves != judged["b"] || v.Summary.White.Moves != judged["w"] {
@@ -242,8 +256,9 @@ func TestRefusals(t *testing.T) {
 		at   int
 	}{
 		{"no position", Request{Limits: &session.Limits{Depth: 1}}, session.CodeInvalidField, -1},
-		{"no limits", Request{Position: &session.Position{}}, session.CodeInvalidField, -1},
-		{"empty limits", Request{Position: &session.Position{}, Limits: &session.Limits{}}, session.CodeInvalidField, -1},
+		{"movetime over the cap", Request{Position: &session.Position{}, Limits: &session.Limits{MoveTimeMS: 1e9}}, session.CodeInvalidField, -1},
+		{"thresholds out of order", Request{Position: &session.Position{}, Thresholds: &Thresholds{Inaccuracy: 0.2, Mistake: 0.1, Blunder: 0.3}}, session.CodeInvalidField, -1},
+		{"no thresholds", Request{Position: &session.Position{}, Thresholds: &Thresholds{}}, session.CodeInvalidField, -1},
 		{"depth over the cap", Request{Position: &session.Position{}, Limits: &session.Limits{Depth: 1000}}, session.CodeInvalidField, -1},
 		{"illegal move", Request{Position: &session.Position{Moves: []string{"7g7f", "P*5e"}}, Limits: &session.Limits{Depth: 1}}, "drop_not_in_hand", 1},
 		{"unknown engine", Request{Position: &session.Position{}, Engine: "nope", Limits: &session.Limits{Depth: 1}}, session.CodeUnknownEngine, -1},
@@ -254,6 +269,25 @@ func TestRefusals(t *testing.T) {
 		_, err := m.Start(session.Caller{Client: "c1"}, &tc.req)
 		if err == nil || err.Code != tc.code || err.MoveIndex != tc.at {
 			t.Errorf("%s: got %v, want %s at %d", tc.name, err, tc.code, tc.at)
+		}
+	}
+	// No limits (or empty ones): the default time per position, the
+	// default thresholds.
+	for _, lim := range []*session.Limits{nil, {}} {
+		v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{}, Limits: lim})
+		if err != nil {
+			t.Fatalf("limits %v: %v", lim, err)
+		}
+		if v.Limits != (limitsJSON{MoveTimeMS: DefaultMoveTime.Milliseconds()}) || v.Thresholds != DefaultThresholds() {
+			t.Errorf("limits %v: job limits %+v thresholds %+v, want the defaults", lim, v.Limits, v.Thresholds)
+		}
+		// A time per position gives an estimate of the time left at once:
+		// one position, with a second search in one case in two.
+		if e := v.Progress.EstimatedLeftMS; e == nil || *e != 3*DefaultMoveTime.Milliseconds()/2 {
+			t.Errorf("limits %v: estimated_left_ms %v at the start, want %d", lim, e, 3*DefaultMoveTime.Milliseconds()/2)
+		}
+		if v := wait(t, m, "c1", v.ID, time.Minute); v.Progress.EstimatedLeftMS != nil {
+			t.Errorf("an ended job estimates %d ms left", *v.Progress.EstimatedLeftMS)
 		}
 	}
 	if _, err := m.Get("c1", "0123456789abcdef0123456789abcdef"); err == nil || err.Code != CodeNotFound {
@@ -500,33 +534,47 @@ func TestEngineFailure(t *testing.T) {
 func TestJudge(t *testing.T) {
 	cp := func(v int) *session.Score { return &session.Score{CP: &v} }
 	mate := func(v int, sign string) *session.Score { return &session.Score{Mate: &v, MateSign: sign} }
+	// best: the mover's score after the engine's best move; played: after
+	// the move played.
 	for _, tc := range []struct {
-		before, after *session.Score
-		loss          float64
-		judgement     string
+		best, played *session.Score
+		drop         float64
+		judgement    string
 	}{
 		{cp(0), cp(0), 0, JudgementOK},
-		{cp(0), cp(100), 0, JudgementOK}, // improving costs nothing
-		{cp(0), cp(-100), 0.0831, JudgementOK},
-		{cp(0), cp(-200), 0.1651, JudgementInaccuracy},
-		{cp(0), cp(-300), 0.2449, JudgementMistake},
-		{cp(0), cp(-400), 0.3215, JudgementBlunder},
-		{cp(3000), cp(2000), 0.0555, JudgementOK}, // won either way
-		{mate(3, ""), cp(500), 0.6059, JudgementBlunder},
+		{cp(0), cp(100), 0, JudgementOK}, // better than the best costs nothing
+		{cp(0), cp(-100), 0.0416, JudgementOK},
+		{cp(0), cp(-200), 0.0826, JudgementInaccuracy},
+		{cp(0), cp(-300), 0.1225, JudgementMistake},
+		{cp(0), cp(-400), 0.1608, JudgementBlunder},
+		{cp(3000), cp(2000), 0.0278, JudgementOK}, // won either way
+		// Missing a mate is a blunder only when it matters.
+		{mate(3, ""), cp(500), 0.3029, JudgementBlunder},
+		{mate(3, ""), cp(2500), 0.0153, JudgementOK},
 		{mate(3, ""), mate(5, ""), 0, JudgementOK},
-		{cp(0), mate(-2, ""), 1, JudgementBlunder},
-		{mate(0, "+"), mate(0, "-"), 2, JudgementBlunder},
-		{mate(-4, ""), mate(-2, ""), 0, JudgementOK},
+		{cp(0), mate(-2, ""), 0.5, JudgementBlunder},
+		{mate(0, "+"), mate(0, "-"), 1, JudgementBlunder},
+		{mate(-4, ""), mate(-2, ""), 0, JudgementOK}, // lost either way
 	} {
-		loss, j := Judge(tc.before, tc.after)
-		if round(loss, 4) != tc.loss || j != tc.judgement {
-			b, _ := json.Marshal(tc.before)
-			a, _ := json.Marshal(tc.after)
-			t.Errorf("Judge(%s, %s) = %v %s, want %v %s", b, a, round(loss, 4), j, tc.loss, tc.judgement)
+		drop, j := Judge(tc.best, tc.played, DefaultThresholds())
+		if round(drop, 4) != tc.drop || j != tc.judgement {
+			b, _ := json.Marshal(tc.best)
+			a, _ := json.Marshal(tc.played)
+			t.Errorf("Judge(%s, %s) = %v %s, want %v %s", b, a, round(drop, 4), j, tc.drop, tc.judgement)
 		}
 	}
 	if w := WinRate(cp(600)); round(w, 4) != 0.7311 {
 		t.Errorf("WinRate(600 cp) = %v, want 1/(1+e^-1) = 0.7311", w)
+	}
+	// A player's thresholds.
+	th := Thresholds{Inaccuracy: 0.2, Mistake: 0.3, Blunder: 0.4}
+	if _, j := Judge(cp(0), cp(-400), th); j != JudgementOK {
+		t.Errorf("a 0.16 drop with thresholds %+v: %s, want ok", th, j)
+	}
+	for _, bad := range []Thresholds{{}, {0.1, 0.05, 0.2}, {0.1, 0.2, 1.5}, {-1, 0.2, 0.3}} {
+		if err := bad.check(); err == nil {
+			t.Errorf("thresholds %+v accepted", bad)
+		}
 	}
 }
 
@@ -611,5 +659,48 @@ func TestInteractiveFirst(t *testing.T) {
 	checkAnalysis(t, v, "startpos", moves)
 	if n := testutil.ToFloat64(m.m.positions.WithLabelValues("preempted")); n < 1 {
 		t.Errorf("preempted searches counted: %v, want at least 1", n)
+	}
+}
+
+// The verdict's edge cases, from the results a job keeps: a book move (no
+// score), the engine's own move, a best move whose position had no score,
+// resign, and a best move that mates.
+func TestJudgeCases(t *testing.T) {
+	j := &job{th: DefaultThresholds()}
+	cp := func(v int) *session.Score { return &session.Score{CP: &v} }
+	res := func(best string, score *session.Score) *result {
+		r := &result{bestmove: best}
+		r.kind, r.score, r.mateSign = packScore(score)
+		return r
+	}
+	withBest := func(r *result, s *session.Score) *result { r.setBest(s); return r }
+	for _, tc := range []struct {
+		name      string
+		r, next   *result
+		judgement string
+		unjudged  string
+		drop      float64
+	}{
+		{"book move", res("7g7f", nil), res("3c3d", cp(0)), "", "no_evaluation", 0},
+		{"book reply", res("7g7f", cp(50)), res("3c3d", nil), "", "no_evaluation", 0},
+		{"engine's own move", res("7g7f", cp(900)), res("3c3d", cp(-900)), JudgementOK, "", 0},
+		{"best's position unscored", res("2g2f", cp(0)), res("3c3d", cp(0)), "", "no_evaluation", 0},
+		// The mover after 2g2f: +0; after 7g7f: −400 (the opponent +400).
+		{"blunder", withBest(res("2g2f", cp(300)), cp(0)), res("3c3d", cp(400)), JudgementBlunder, "", 0.1608},
+		// Side-to-move bias: both positions reached scored +300 for the
+		// opponent to move: the move costs nothing.
+		{"bias cancels", withBest(res("2g2f", cp(300)), cp(300)), res("3c3d", cp(300)), JudgementOK, "", 0},
+		{"resign", res("resign", &session.Score{Mate: new(int)}), res("3c3d", cp(2000)), JudgementOK, "", 0},
+		{"best mates", withBest(res("2g2f", cp(0)), mated()), res("3c3d", cp(-300)), JudgementBlunder, "", 0.3775},
+	} {
+		p := &Ply{Move: "7g7f"}
+		j.judge(p, tc.r, tc.next)
+		var drop float64
+		if p.WinRateLoss != nil {
+			drop = *p.WinRateLoss
+		}
+		if p.Judgement != tc.judgement || p.Unjudged != tc.unjudged || drop != tc.drop || (p.Loss != nil && math.Abs(*p.Loss-2*drop) > 1e-4) {
+			t.Errorf("%s: judgement %q unjudged %q drop %v, want %q %q %v", tc.name, p.Judgement, p.Unjudged, drop, tc.judgement, tc.unjudged, tc.drop)
+		}
 	}
 }

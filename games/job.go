@@ -38,19 +38,32 @@ type Ply struct {
 	// The move played from this position (absent at the last), with the
 	// mover's loss of winning chances and its judgement once both this
 	// position and the next have an evaluation.
-	Move      string   `json:"move,omitempty"`
-	MoveKIF   string   `json:"move_kif,omitempty"`
-	Loss      *float64 `json:"loss,omitempty"`
-	Judgement string   `json:"judgement,omitempty"`
+	Move    string `json:"move,omitempty"`
+	MoveKIF string `json:"move_kif,omitempty"`
+	// BestEval is the evaluation (Black's side) of the position after the
+	// engine's best move, searched with the same limits as every position
+	// when the move played was another (see Judge).
+	BestEval *session.Score `json:"best_eval,omitempty"`
+	// WinRateLoss is the mover's drop of win rate (0..1) by playing Move
+	// rather than BestMove, the number the thresholds are compared with;
+	// Loss is the same drop in winning chances 2·winrate − 1 (2×).
+	WinRateLoss *float64 `json:"winrate_loss,omitempty"`
+	Loss        *float64 `json:"loss,omitempty"`
+	Judgement   string   `json:"judgement,omitempty"`
+	// Unjudged says why a move has no judgement although both positions
+	// were analysed: "no_evaluation" (a search gave no score, e.g. a book
+	// move).
+	Unjudged string `json:"unjudged,omitempty"`
 }
 
 // View is a job as GET /v1/games/analysis/{id} shows it.
 type View struct {
-	ID       string               `json:"id"`
-	Status   string               `json:"status"`
-	Engine   string               `json:"engine"`
-	Limits   limitsJSON           `json:"limits"`
-	Progress session.GameProgress `json:"progress"`
+	ID         string               `json:"id"`
+	Status     string               `json:"status"`
+	Engine     string               `json:"engine"`
+	Limits     limitsJSON           `json:"limits"`
+	Thresholds Thresholds           `json:"thresholds"`
+	Progress   session.GameProgress `json:"progress"`
 	// Positions has one entry per position, by ply (0 to the number of
 	// moves); null for a position not analysed yet.
 	Positions []*Ply `json:"positions"`
@@ -89,6 +102,7 @@ type job struct {
 	caller session.Caller // whom its searches are for: client, Background
 	engine string
 	limits session.Limits
+	th     Thresholds
 	kif    bool
 	// The game: its start (as sent to an engine, and parsed) and its
 	// moves, checked. Nothing per position is precomputed (store.go).
@@ -132,7 +146,18 @@ type job struct {
 	started   time.Time
 	finished  time.Time
 	summary   *Summary
+	// For the time-left estimate: the last searches' wall times (a ring),
+	// searches running now, positions searched and how many of them
+	// needed the best move's position searched too.
+	recent    [recentSearches]time.Duration
+	searches  int
+	inflight  int
+	searchedN int
+	extras    int
 }
+
+// recentSearches is how many search times the time-left estimate looks at.
+const recentSearches = 16
 
 // newJob checks req and builds its job (not yet queued).
 func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
@@ -154,7 +179,20 @@ func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
 	if engine == "" {
 		engine = m.svc.DefaultEngine
 	}
-	r := &session.Request{Position: pos, Engine: engine, Limits: req.Limits, Notation: req.Notation}
+	limits := req.Limits
+	if limits == nil || *limits == (session.Limits{}) {
+		// The default: a time per position, which means the same on every
+		// engine (a depth is emulated, and slow, on some).
+		limits = &session.Limits{MoveTimeMS: m.cfg.DefaultMoveTime.Milliseconds()}
+	}
+	th := DefaultThresholds()
+	if req.Thresholds != nil {
+		th = *req.Thresholds
+	}
+	if err := th.check(); err != nil {
+		return nil, err
+	}
+	r := &session.Request{Position: pos, Engine: engine, Limits: limits, Notation: req.Notation}
 	checked, err := m.svc.CheckGameAnalysis(r)
 	if err != nil {
 		return nil, err
@@ -166,7 +204,7 @@ func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
 	if prof := m.svc.Pool.Profile(engine); prof != nil && prof.MateOnly {
 		return nil, &session.Error{Code: session.CodeUnsupported, Message: "engine " + engine + " only solves mates; use another engine", MoveIndex: -1}
 	}
-	j := &job{m: m, id: newID(), client: client, engine: engine, limits: *req.Limits, kif: req.Notation == "kif",
+	j := &job{m: m, id: newID(), client: client, engine: engine, limits: *limits, th: th, kif: req.Notation == "kif",
 		startSFEN: strings.Clone(checked.USI.SFEN), start: *checked.Start, moves: slices.Clone(checked.Moves),
 		mated: checked.Pos.IsCheckmate(), status: StatusQueued, ended: make(chan struct{})}
 	j.parallel = max(1, min(m.cfg.MaxParallel, cfg.Instances))
@@ -295,29 +333,89 @@ func (j *job) take(w int) (int, bool) {
 const maxPreempts = 2
 
 // analyse evaluates one position: by the rules when it is checkmate, else
-// by a search. It returns nil, nil when the job was cancelled meanwhile,
-// and a too_many_requests error when the owner's engine time is spent.
+// by a search; and, when the move played from it is not the engine's best,
+// the position after the best move too, with the same limits (the move's
+// judgement compares the two positions reached). It returns nil, nil when
+// the job was cancelled meanwhile, and a too_many_requests error when the
+// owner's engine time is spent (the position is then analysed again).
 func (j *job) analyse(ply int) (*result, *session.Error) {
 	if ply == len(j.moves) && j.mated {
 		j.m.m.positions.WithLabelValues("rules").Inc()
 		return checkmated(), nil
 	}
-	lim := j.limits
-	moves := make([]string, ply)
+	moves := make([]string, ply, ply+1)
 	for i, m := range j.moves[:ply] {
 		moves[i] = m.String()
 	}
+	res, err := j.search(moves)
+	if res == nil {
+		return nil, err
+	}
+	j.m.m.positions.WithLabelValues("engine").Inc()
+	r := resultOf(res)
+	extra := ply < len(j.moves) && r.kind != noScore && isMove(r.bestmove) && r.bestmove != j.moves[ply].String()
+	j.mu.Lock()
+	j.searchedN++
+	if extra {
+		j.extras++
+	}
+	j.mu.Unlock()
+	if !extra {
+		return r, nil
+	}
+	after := append(moves, r.bestmove)
+	if pos, errs := shogi.Load(j.startSFEN, after); len(errs) == 0 && pos.IsCheckmate() {
+		r.setBest(mated()) // the best move mates: no engine is asked
+		return r, nil
+	}
+	res, err = j.search(after)
+	if res == nil {
+		return nil, err
+	}
+	if len(res.Lines) > 0 {
+		r.setBest(res.Lines[0].Score)
+	}
+	return r, nil
+}
+
+// mated is the score of a checkmated side to move.
+func mated() *session.Score {
+	zero := 0
+	return &session.Score{Mate: &zero, MateSign: "-"}
+}
+
+// isMove tells a move from bestmove's other answers (resign, win, none).
+func isMove(s string) bool {
+	_, err := shogi.ParseMove(s)
+	return err == nil
+}
+
+// search runs one search of the position after moves, with the job's
+// limits, waiting and retrying as a background job does. It returns nil,
+// nil when the job was cancelled meanwhile.
+func (j *job) search(moves []string) (*session.AnalyzeResult, *session.Error) {
+	lim := j.limits
 	r := &session.Request{Position: &session.Position{SFEN: j.startSFEN, Moves: moves}, Engine: j.engine, Limits: &lim}
 	who := j.caller
 	backoff, retried, preempts := time.Second, false, 0
 	for {
+		t0 := time.Now()
+		j.mu.Lock()
+		j.inflight++
+		j.mu.Unlock()
 		res, err := j.m.search(j.ctx, who, r)
+		j.mu.Lock()
+		j.inflight--
+		if err == nil && j.ctx.Err() == nil {
+			j.recent[j.searches%recentSearches] = time.Since(t0)
+			j.searches++
+		}
+		j.mu.Unlock()
 		if j.ctx.Err() != nil {
 			return nil, nil // stopped: whatever it found honoured no limit
 		}
 		if err == nil {
-			j.m.m.positions.WithLabelValues("engine").Inc()
-			return resultOf(res), nil
+			return res, nil
 		}
 		switch err.Code {
 		case session.CodePreempted:
@@ -389,7 +487,7 @@ func (j *job) store(ply int, r *result) {
 		changed = append(changed, j.renderOneLocked(prev))
 	}
 	changed = append(changed, j.renderOneLocked(ply)) // judged, when the next was there first
-	ev := &session.Event{Type: session.EventProgress, Job: j.id, Progress: &session.GameProgress{Done: j.done, Total: len(j.moves) + 1}}
+	ev := &session.Event{Type: session.EventProgress, Job: j.id, Progress: j.progressLocked()}
 	for _, c := range changed {
 		b, err := json.Marshal(c)
 		if err == nil {
@@ -511,10 +609,11 @@ func (j *job) view() *View {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	v := &View{ID: j.id, Status: j.status, Engine: j.engine,
-		Limits:    limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes},
-		Progress:  session.GameProgress{Done: j.done, Total: len(j.moves) + 1},
-		Positions: j.renderLocked(),
-		Summary:   j.summary, CreatedAt: j.created}
+		Limits:     limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes},
+		Thresholds: j.th,
+		Progress:   *j.progressLocked(),
+		Positions:  j.renderLocked(),
+		Summary:    j.summary, CreatedAt: j.created}
 	if !j.started.IsZero() {
 		t := j.started
 		v.StartedAt = &t
@@ -554,4 +653,35 @@ func recordPosition(text string, maxMoves int) (*session.Position, *session.Erro
 		return nil, &session.Error{Code: string(ke.Code), Message: msg, MoveIndex: ke.MoveIndex}
 	}
 	return &session.Position{SFEN: rec.StartSFEN, Moves: rec.USIMoves()}, nil
+}
+
+// progressLocked counts the positions and, while the job has not ended,
+// estimates the time left: the searches left (the positions left, each
+// with the share of positions so far whose best move's position had to be
+// searched too) times the time of a search (the median of the last ones,
+// with the time per position counted twice among them, so that one slow
+// first search — an engine starting — does not set the estimate), divided
+// by the searches running now.
+func (j *job) progressLocked() *session.GameProgress {
+	p := &session.GameProgress{Done: j.done, Total: len(j.moves) + 1}
+	if !j.finished.IsZero() {
+		return p
+	}
+	times := make([]time.Duration, 0, recentSearches+2)
+	times = append(times, j.recent[:min(j.searches, recentSearches)]...)
+	if mt := time.Duration(j.limits.MoveTimeMS) * time.Millisecond; mt > 0 {
+		times = append(times, mt, mt)
+	}
+	if len(times) == 0 {
+		return p // a depth or nodes, and no search has ended
+	}
+	slices.Sort(times)
+	per := times[len(times)/2]
+	// A position whose best move was not played costs a second search;
+	// until a few are known, assume half of them (Laplace's rule).
+	extra := float64(j.extras+1) / float64(j.searchedN+2)
+	left := float64(p.Total-j.done) * (1 + extra) * float64(per) / float64(max(1, j.inflight))
+	ms := int64(left / float64(time.Millisecond))
+	p.EstimatedLeftMS = &ms
+	return p
 }

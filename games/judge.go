@@ -6,31 +6,53 @@ import (
 	"github.com/usid/usid/session"
 )
 
-// The judgement of a move is made on winning chances, not centipawns: a
-// 300 cp drop matters in a level position and hardly at all in a won one.
+// The judgement of a move is made on win rates, not centipawns: a 300 cp
+// drop matters in a level position and hardly at all in a won one.
 //
 // The curve is the one shogi engines and GUIs use to turn an evaluation
 // into a win rate (the "Ponanza constant" 600):
 //
 //	winrate(cp) = 1 / (1 + exp(-cp/600))
 //
-// and a move is judged, as lichess and lishogi do, by the drop of the
-// mover's winning chances 2·winrate − 1 (from −1, lost, to +1, won) between
-// the position before the move and the position after it, both as the
-// engine evaluated them:
+// A mate score is a win rate of 1 for the side that mates and 0 for the
+// side that is mated, whatever the distance.
 //
-//	drop ≥ 0.3: blunder; ≥ 0.2: mistake; ≥ 0.1: inaccuracy; else ok.
+// A move m played from a position P is compared with the engine's best
+// move b from the same P (see README, "How a verdict is computed"): both
+// positions reached, P+b and P+m, are searched with the same limits and
+// have the same side to move, so the engine's side-to-move bias at a fixed
+// search is in both and cancels. For the mover:
 //
-// A mate score counts as won (+1) or lost (−1) outright. The loss reported
-// is that drop (0 when the move kept or improved the chances), so it is in
-// the same unit for every side and engine.
-const (
-	winRateScale = 600.0
+//	drop = max(0, winrate(−score(P+b)) − winrate(−score(P+m)))
+//
+// (score(X) is from X's side to move, the mover's opponent). m = b is a
+// drop of 0. The judgement compares drop with the thresholds (by default
+// 0.15 blunder, 0.10 mistake, 0.05 inaccuracy). The loss reported is
+// 2·drop, the drop of the mover's winning chances 2·winrate − 1 (0..2),
+// as it always was.
 
-	thresholdInaccuracy = 0.1
-	thresholdMistake    = 0.2
-	thresholdBlunder    = 0.3
+// Default thresholds: the win-rate drops of an inaccuracy, a mistake and a
+// blunder (BENCHMARKS.md, "Game analysis verdicts", measured them at the default limit).
+const (
+	DefaultInaccuracy = 0.05
+	DefaultMistake    = 0.10
+	DefaultBlunder    = 0.15
+
+	winRateScale = 600.0
 )
+
+// Thresholds are the win-rate drops (0..1) from which a move is an
+// inaccuracy, a mistake, a blunder.
+type Thresholds struct {
+	Inaccuracy float64 `json:"inaccuracy"`
+	Mistake    float64 `json:"mistake"`
+	Blunder    float64 `json:"blunder"`
+}
+
+// DefaultThresholds are the thresholds a request that names none gets.
+func DefaultThresholds() Thresholds {
+	return Thresholds{Inaccuracy: DefaultInaccuracy, Mistake: DefaultMistake, Blunder: DefaultBlunder}
+}
 
 // Judgements of a played move.
 const (
@@ -40,42 +62,58 @@ const (
 	JudgementBlunder    = "blunder"
 )
 
-// WinRate is the win rate for the side whose score s is, on the curve above.
-func WinRate(s *session.Score) float64 { return (Chances(s) + 1) / 2 }
-
-// Chances are the winning chances 2·winrate − 1 of the side whose score s
-// is: +1 when it mates, −1 when it is mated.
-func Chances(s *session.Score) float64 {
+// WinRate is the win rate for the side whose score s is, on the curve
+// above: 1 when it mates, 0 when it is mated, 0.5 without a score.
+func WinRate(s *session.Score) float64 {
+	if s == nil {
+		return 0.5
+	}
 	if s.Mate != nil {
 		switch {
 		case *s.Mate > 0, *s.Mate == 0 && s.MateSign == "+":
 			return 1
 		default: // mated (mate 0 without a sign: the side to move is mated)
-			return -1
+			return 0
 		}
 	}
 	if s.CP == nil {
-		return 0
+		return 0.5
 	}
-	return 2/(1+math.Exp(-float64(*s.CP)/winRateScale)) - 1
+	return 1 / (1 + math.Exp(-float64(*s.CP)/winRateScale))
 }
 
-// Judge judges a move by the drop of its mover's winning chances: before is
-// the mover's score in the position it moved from, after the mover's score
-// in the position its move reached.
-func Judge(before, after *session.Score) (loss float64, judgement string) {
-	loss = max(0, Chances(before)-Chances(after))
+// Chances are the winning chances 2·winrate − 1 of the side whose score s
+// is: +1 when it mates, −1 when it is mated.
+func Chances(s *session.Score) float64 { return 2*WinRate(s) - 1 }
+
+// Judge judges a move by its mover's drop of win rate: best is the mover's
+// score after the engine's best move, played the mover's score after the
+// move played (both from the mover's side, from searches with the same
+// limits and the same side to move). drop is in win rate (0..1).
+func Judge(best, played *session.Score, th Thresholds) (drop float64, judgement string) {
+	drop = max(0, WinRate(best)-WinRate(played))
+	return drop, th.judge(drop)
+}
+
+func (th Thresholds) judge(drop float64) string {
 	switch {
-	case loss >= thresholdBlunder:
-		judgement = JudgementBlunder
-	case loss >= thresholdMistake:
-		judgement = JudgementMistake
-	case loss >= thresholdInaccuracy:
-		judgement = JudgementInaccuracy
-	default:
-		judgement = JudgementOK
+	case drop >= th.Blunder:
+		return JudgementBlunder
+	case drop >= th.Mistake:
+		return JudgementMistake
+	case drop >= th.Inaccuracy:
+		return JudgementInaccuracy
 	}
-	return loss, judgement
+	return JudgementOK
+}
+
+// check refuses thresholds that are not 0 < inaccuracy ≤ mistake ≤
+// blunder ≤ 1.
+func (th Thresholds) check() *session.Error {
+	if !(th.Inaccuracy > 0 && th.Inaccuracy <= th.Mistake && th.Mistake <= th.Blunder && th.Blunder <= 1) {
+		return invalid("thresholds: win-rate drops with 0 < inaccuracy ≤ mistake ≤ blunder ≤ 1 (default 0.05, 0.10, 0.15)")
+	}
+	return nil
 }
 
 // negate turns a score to the other side's point of view.

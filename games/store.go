@@ -48,6 +48,11 @@ type result struct {
 	emulated  uint8
 	cached    bool
 	checkmate bool // the side to move is checkmated: judged by the rules
+	// The score of the position after bestmove, from its side to move,
+	// when the move played was another (noScore otherwise).
+	best         int32
+	bestKind     scoreKind
+	bestMateSign byte
 }
 
 // Sizes, in bytes, as the heap holds them: a result is one allocation of
@@ -82,18 +87,43 @@ func resultOf(res *session.AnalyzeResult) *result {
 	l := res.Lines[0]
 	r.depth, r.nodes = int32(min(l.Depth, 1<<30)), l.Nodes
 	r.pv = strings.Join(l.PV[:min(len(l.PV), maxPV)], " ")
-	if s := l.Score; s != nil {
-		switch {
-		case s.Mate != nil:
-			r.kind, r.score = mateScore, int32(max(min(*s.Mate, 1<<30), -1<<30))
-			if s.MateSign != "" {
-				r.mateSign = s.MateSign[0]
-			}
-		case s.CP != nil:
-			r.kind, r.score = cpScore, int32(max(min(*s.CP, 1<<30), -1<<30))
-		}
-	}
+	r.kind, r.score, r.mateSign = packScore(l.Score)
 	return r
+}
+
+// setBest keeps s, the score of the position after the best move.
+func (r *result) setBest(s *session.Score) {
+	r.bestKind, r.best, r.bestMateSign = packScore(s)
+}
+
+func packScore(s *session.Score) (scoreKind, int32, byte) {
+	switch {
+	case s == nil:
+	case s.Mate != nil:
+		var sign byte
+		if s.MateSign != "" {
+			sign = s.MateSign[0]
+		}
+		return mateScore, int32(max(min(*s.Mate, 1<<30), -1<<30)), sign
+	case s.CP != nil:
+		return cpScore, int32(max(min(*s.CP, 1<<30), -1<<30)), 0
+	}
+	return noScore, 0, 0
+}
+
+func unpackScore(kind scoreKind, v int32, sign byte) *session.Score {
+	n := int(v)
+	switch kind {
+	case cpScore:
+		return &session.Score{CP: &n}
+	case mateScore:
+		s := &session.Score{Mate: &n}
+		if sign != 0 {
+			s.MateSign = string(sign)
+		}
+		return s
+	}
+	return nil
 }
 
 // checkmated is the result of a position whose side to move is mated.
@@ -102,20 +132,11 @@ func checkmated() *result {
 }
 
 // sideScore is the side to move's score, or nil.
-func (r *result) sideScore() *session.Score {
-	v := int(r.score)
-	switch r.kind {
-	case cpScore:
-		return &session.Score{CP: &v}
-	case mateScore:
-		s := &session.Score{Mate: &v}
-		if r.mateSign != 0 {
-			s.MateSign = string(r.mateSign)
-		}
-		return s
-	}
-	return nil
-}
+func (r *result) sideScore() *session.Score { return unpackScore(r.kind, r.score, r.mateSign) }
+
+// bestScore is the score of the position after the best move, from its
+// side to move (the mover's opponent), or nil.
+func (r *result) bestScore() *session.Score { return unpackScore(r.bestKind, r.best, r.bestMateSign) }
 
 // gameBytes is the size of a job's game: its start as sent to an engine
 // and its moves.
@@ -210,15 +231,47 @@ func (j *job) plyOf(i int, pos *shogi.Position, last shogi.Square, r, next *resu
 		if j.kif {
 			p.MoveKIF = pos.KIF(mv, last)
 		}
-		if next != nil && score != nil {
-			if after := next.sideScore(); after != nil {
-				// The mover's score after its move is the negation of its
-				// opponent's, who is to move then.
-				loss, judgement := Judge(score, negate(after))
-				loss = round(loss, 4)
-				p.Loss, p.Judgement = &loss, judgement
+		if bs := r.bestScore(); bs != nil {
+			p.BestEval = bs // from the opponent's side, who is to move there
+			if p.SideToMove == "b" {
+				p.BestEval = negate(bs)
 			}
+		}
+		if next != nil {
+			j.judge(p, r, next)
 		}
 	}
 	return p
+}
+
+// judge judges the move played from p (its result r) once the next
+// position (its result next) is analysed. See Judge for the comparison.
+func (j *job) judge(p *Ply, r, next *result) {
+	score, after := r.sideScore(), next.sideScore()
+	if score == nil || after == nil {
+		// A book move, or an engine that gave no score: nothing to compare.
+		p.Unjudged = "no_evaluation"
+		return
+	}
+	played := negate(after) // the mover's, its opponent being to move
+	var best *session.Score
+	switch {
+	case r.bestmove == p.Move:
+		best = played // the engine's own choice loses nothing
+	case isMove(r.bestmove):
+		bs := r.bestScore()
+		if bs == nil {
+			p.Unjudged = "no_evaluation"
+			return
+		}
+		best = negate(bs)
+	default:
+		// The engine resigns or declares a win: no best move to play,
+		// and the position's own score is the mover's best (mated: 0, a
+		// win: 1).
+		best = score
+	}
+	drop, judgement := Judge(best, played, j.th)
+	wl, loss := round(drop, 4), round(2*drop, 4)
+	p.WinRateLoss, p.Loss, p.Judgement = &wl, &loss, judgement
 }

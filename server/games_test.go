@@ -91,7 +91,8 @@ func TestGameAnalysisREST(t *testing.T) {
 	}{
 		{http.MethodGet, "/v1/games/analysis/0123456789abcdef0123456789abcdef", nil, 404, "not_found"},
 		{http.MethodDelete, "/v1/games/analysis/nope", nil, 404, "not_found"},
-		{http.MethodPost, "/v1/games/analysis", map[string]any{"position": map[string]any{}}, 422, "invalid_field"},
+		{http.MethodPost, "/v1/games/analysis", map[string]any{"position": map[string]any{}, "thresholds": map[string]any{"inaccuracy": 0.3, "mistake": 0.2, "blunder": 0.1}}, 422, "invalid_field"},
+		{http.MethodPost, "/v1/games/analysis", map[string]any{"position": map[string]any{}, "keep": true}, 400, "bad_request"}, // REST jobs keep their hour anyway
 		{http.MethodPost, "/v1/games/analysis", map[string]any{"engine": "nope", "limits": map[string]any{"depth": 1}, "position": map[string]any{}}, 404, "unknown_engine"},
 		{http.MethodPost, "/v1/games/analysis", map[string]any{"record": "7g7f", "limits": map[string]any{"depth": 1}}, 422, "record_format"},
 		{http.MethodPost, "/v1/games/analysis", map[string]any{"record": "1 ７六歩(77)\n2 ２二角成(88)\n", "limits": map[string]any{"depth": 1}}, 422, "opponent_piece"},
@@ -187,9 +188,9 @@ func TestGameAnalysisWebSocket(t *testing.T) {
 	checkGame(t, pollGame(t, end["job"].(string), time.Second), gameMoves)
 
 	// Bad requests are refused at once, with the request's id.
-	cl.send(map[string]any{"type": "analyze_game", "id": "g2", "position": map[string]any{}})
+	cl.send(map[string]any{"type": "analyze_game", "id": "g2", "position": map[string]any{}, "thresholds": map[string]any{"inaccuracy": 0.1, "mistake": 0.05, "blunder": 0.2}})
 	if ev := last(cl.terminal("g2", 5*time.Second)); ev["code"] != "invalid_field" {
-		t.Errorf("no limits: %v", ev)
+		t.Errorf("thresholds out of order: %v", ev)
 	}
 	shared.waitIdle(t)
 }
@@ -217,10 +218,11 @@ func TestGameAnalysisWebSocketStop(t *testing.T) {
 	shared.waitIdle(t)
 }
 
-// A job outlives the WebSocket that started it: the client reads it by REST.
+// A job started with keep outlives the WebSocket that started it: the
+// client reads it by REST.
 func TestGameAnalysisSurvivesWebSocket(t *testing.T) {
 	cl := dial(t, shared)
-	cl.send(map[string]any{"type": "analyze_game", "id": "g1", "position": map[string]any{"moves": gameMoves}, "limits": map[string]any{"movetime_ms": 150}})
+	cl.send(map[string]any{"type": "analyze_game", "id": "g1", "position": map[string]any{"moves": gameMoves}, "limits": map[string]any{"movetime_ms": 150}, "keep": true})
 	ev := last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["type"] == "progress" || ev["type"] == "error" }))
 	job, _ := ev["job"].(string)
 	if job == "" {
@@ -230,5 +232,30 @@ func TestGameAnalysisSurvivesWebSocket(t *testing.T) {
 	<-cl.done
 	v := pollGame(t, job, time.Minute)
 	checkGame(t, v, gameMoves)
+	shared.waitIdle(t)
+}
+
+// A job belongs to the page that started it: closing the WebSocket cancels
+// it (its engines go back to the pool), unless it asked to keep.
+func TestGameAnalysisEndsWithWebSocket(t *testing.T) {
+	cl := dial(t, shared)
+	cl.send(map[string]any{"type": "analyze_game", "id": "g1", "position": map[string]any{"moves": gameMoves}, "limits": map[string]any{"movetime_ms": 1000}})
+	ev := last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["type"] == "progress" || ev["type"] == "error" }))
+	job, _ := ev["job"].(string)
+	if job == "" {
+		t.Fatalf("first event %v", ev)
+	}
+	if p, _ := ev["progress"].(map[string]any); p == nil || num(p["estimated_left_ms"]) <= 0 {
+		t.Errorf("progress without a time-left estimate: %v", ev["progress"])
+	}
+	cl.c.Close(websocket.StatusNormalClosure, "")
+	<-cl.done
+	v := pollGame(t, job, time.Minute)
+	if v["status"] != "cancelled" {
+		t.Fatalf("after the connection closed: %v %v, want cancelled", v["status"], v["progress"])
+	}
+	if p := v["progress"].(map[string]any); num(p["done"]) >= len(gameMoves)+1 {
+		t.Errorf("every position analysed after the connection closed: %v", p)
+	}
 	shared.waitIdle(t)
 }

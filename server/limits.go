@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/usid/usid/games"
 )
 
 // limitsJSON is GET /v1/limits: the caps every request is under and the
@@ -13,6 +15,16 @@ import (
 type limitsJSON struct {
 	Caps  capsJSON  `json:"caps"`
 	Quota quotaJSON `json:"quota"`
+	// GameAnalysis is what a game analysis gets by default (the board's
+	// setting); nil without game analyses.
+	GameAnalysis *gameDefaultsJSON `json:"game_analysis,omitempty"`
+}
+
+type gameDefaultsJSON struct {
+	DefaultLimits struct {
+		MoveTimeMS int64 `json:"movetime_ms"`
+	} `json:"default_limits"`
+	Thresholds games.Thresholds `json:"thresholds"`
 }
 
 // capsJSON is session.Caps as a client writes its requests: times in
@@ -59,9 +71,15 @@ func (s *Server) limits(w http.ResponseWriter, r *http.Request) {
 	if name, ok := strings.CutPrefix(c.id, "key:"); ok {
 		q.Client, q.Key = "key", name
 	}
-	writeJSON(w, http.StatusOK, limitsJSON{
+	ans := limitsJSON{
 		Caps: capsJSON{MaxMoveTimeMS: ms(caps.MaxMoveTime), MaxAnalysisMS: ms(caps.MaxAnalysis), MaxMateTimeMS: ms(caps.MaxMateTime),
 			MaxClockMS: ms(caps.MaxClock), MaxDepth: caps.MaxDepth, MaxNodes: caps.MaxNodes, MaxMultiPV: caps.MaxMultiPV, MaxMoves: caps.MaxMoves},
 		Quota: q,
-	})
+	}
+	if s.cfg.Games != nil {
+		g := &gameDefaultsJSON{Thresholds: games.DefaultThresholds()}
+		g.DefaultLimits.MoveTimeMS = ms(s.cfg.Games.DefaultMoveTime())
+		ans.GameAnalysis = g
+	}
+	writeJSON(w, http.StatusOK, ans)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"github.com/usid/usid/games"
 	"github.com/usid/usid/quota"
 	"net/http"
 	"net/http/httptest"
@@ -57,6 +58,11 @@ func TestLimits(t *testing.T) {
 	status, l := get("", nil)
 	if status != 200 || l.Caps != wantCaps {
 		t.Errorf("anonymous: %d caps %+v, want %+v", status, l.Caps, wantCaps)
+	}
+	// The game analysis' defaults, as a request without limits gets them.
+	if g := l.GameAnalysis; cfg.Games == nil || g == nil || g.DefaultLimits.MoveTimeMS != cfg.Games.DefaultMoveTime().Milliseconds() ||
+		g.DefaultLimits.MoveTimeMS <= 0 || g.Thresholds != games.DefaultThresholds() {
+		t.Errorf("game_analysis %+v, want the default time per position and thresholds", g)
 	}
 	// The budget: 30 engine-seconds set, the period and burst defaulted
 	// (a minute; the default burst scaled to the seconds set).

@@ -28,6 +28,20 @@ const (
 type GameProgress struct {
 	Done  int `json:"done"`
 	Total int `json:"total"`
+	// EstimatedLeftMS estimates the time left of a running or queued
+	// analysis, in milliseconds: from the searches done so far, or from
+	// the time per position before the first ends (absent when the limit
+	// is a depth or nodes and no search has ended yet).
+	EstimatedLeftMS *int64 `json:"estimated_left_ms,omitempty"`
+}
+
+// GameThresholds are an analyze_game request's judgement thresholds:
+// win-rate drops (0..1) of an inaccuracy, a mistake, a blunder (package
+// games checks and documents them).
+type GameThresholds struct {
+	Inaccuracy float64 `json:"inaccuracy"`
+	Mistake    float64 `json:"mistake"`
+	Blunder    float64 `json:"blunder"`
 }
 
 // GameRunner starts whole-game analyses on behalf of one client. Package
@@ -85,6 +99,7 @@ type gameState struct {
 type gameEntry struct {
 	h      GameHandle // nil while StartGame runs
 	cancel bool       // stop came while StartGame ran
+	keep   bool       // the request said keep: the job outlives the session
 }
 
 // Lock order: a job holds its own lock while it emits, and emit takes s.mu;
@@ -97,7 +112,7 @@ func (s *Session) startGame(req *Request) {
 	_, inUse := s.game.jobs[req.ID]
 	var e *gameEntry
 	if !draining && g != nil && !inUse && !s.closed {
-		e = &gameEntry{}
+		e = &gameEntry{keep: req.Keep}
 		if s.game.jobs == nil {
 			s.game.jobs = map[string]*gameEntry{}
 		}
@@ -134,7 +149,11 @@ func (s *Session) startGame(req *Request) {
 	cancel := e.cancel
 	s.mu.Unlock()
 	if !live {
-		// Ended already, or the session closed meanwhile.
+		// Ended already, or the session closed meanwhile: a job that
+		// belongs to its connection ends with it.
+		if !req.Keep {
+			h.Cancel() // changes nothing if it has ended
+		}
 		h.Detach()
 		return
 	}
@@ -188,14 +207,20 @@ func (s *Session) stopGame(id string) bool {
 	return ok
 }
 
-// detachGames lets the session's jobs run on without it (Close).
+// detachGames ends the session's hold on its jobs (Close): a job started
+// with keep runs on without it, the others are cancelled (a job belongs
+// to the page that started it unless it asked to outlive it).
 func (s *Session) detachGames() {
 	s.mu.Lock()
-	var hs []GameHandle
+	var hs, cancel []GameHandle
 	for _, e := range s.game.jobs {
-		if e.h != nil {
+		switch {
+		case e.h == nil: // startGame finds it gone and cancels or detaches it
+		case e.keep:
 			hs = append(hs, e.h)
-		} // else startGame finds it gone and detaches it
+		default:
+			cancel = append(cancel, e.h)
+		}
 	}
 	s.game.jobs = nil
 	if s.game.idle != nil {
@@ -203,6 +228,10 @@ func (s *Session) detachGames() {
 		s.game.idle = nil
 	}
 	s.mu.Unlock()
+	for _, h := range cancel {
+		h.Detach() // no event to a closed session, then the job ends
+		h.Cancel()
+	}
 	for _, h := range hs {
 		h.Detach()
 	}

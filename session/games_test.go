@@ -114,6 +114,7 @@ func TestAnalyzeGameSession(t *testing.T) {
 	s.Handle([]byte(`{"type":"stop","id":"g1"}`))
 	s.Handle([]byte(`{"type":"analyze_game","id":"g1","position":{},"limits":{"depth":1}}`))
 	s.Handle([]byte(`{"type":"analyze_game","id":"g2","position":{},"limits":{"depth":1}}`))
+	s.Handle([]byte(`{"type":"analyze_game","id":"g3","position":{},"limits":{"depth":1},"keep":true}`))
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	if evs, err := s.Next(ctx); err == nil {
 		t.Errorf("events after a late stop and two starts: %+v", evs)
@@ -128,10 +129,13 @@ func TestAnalyzeGameSession(t *testing.T) {
 		t.Fatal("drain ended with a job still running")
 	case <-time.After(50 * time.Millisecond):
 	}
-	s.Close() // ends the drain's wait; g2 runs on, detached
+	s.Close() // ends the drain's wait; g2 ends with the session, g3 (keep) runs on
 	<-drained
-	if c, d := r.handles["g2"].state(); c || !d {
-		t.Errorf("g2 after Close: cancelled %v detached %v, want a detached job", c, d)
+	if c, d := r.handles["g2"].state(); !c || !d {
+		t.Errorf("g2 after Close: cancelled %v detached %v, want a cancelled job", c, d)
+	}
+	if c, d := r.handles["g3"].state(); c || !d {
+		t.Errorf("g3 (keep) after Close: cancelled %v detached %v, want a detached job running on", c, d)
 	}
 	// A refused start answers with the runner's error.
 	r.refuse = &Error{Code: CodeTooManyRequests, Message: "bound", MoveIndex: -1}

@@ -92,6 +92,10 @@ type Request struct {
 	// analyze_game: a game record's text, instead of position (KIF, KI2,
 	// CSA, USI, SFEN; see package games).
 	Record *string `json:"record"`
+	// analyze_game: judgement thresholds; keep: the job outlives the
+	// connection (without it, closing the connection cancels the job).
+	Thresholds *GameThresholds `json:"thresholds"`
+	Keep       bool            `json:"keep"`
 }
 
 // Request types.

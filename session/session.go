@@ -369,7 +369,7 @@ func (s *Session) Close() {
 	}
 	s.mu.Unlock()
 	s.cancel()
-	s.detachGames()                     // game jobs outlive the connection
+	s.detachGames()                     // game jobs end with the connection, unless keep
 	s.once.Do(func() { close(s.done) }) // no request ever came: no worker
 	<-s.done
 	s.out.close()

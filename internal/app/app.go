@@ -69,8 +69,11 @@ type Config struct {
 		MaxParallel  int           `yaml:"max_parallel"`
 		Keep         time.Duration `yaml:"keep"`
 		MaxKept      int           `yaml:"max_kept"`
-		MaxKBClient  int64         `yaml:"max_kb_per_client"`
-		MaxMB        int64         `yaml:"max_mb"`
+		// DefaultMoveTime is the time per position of a request without
+		// limits (the board's default).
+		DefaultMoveTime time.Duration `yaml:"default_movetime"`
+		MaxKBClient     int64         `yaml:"max_kb_per_client"`
+		MaxMB           int64         `yaml:"max_mb"`
 	} `yaml:"games"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
@@ -266,6 +269,7 @@ func (m *Main) Run() error {
 	m.games = games.New(games.Config{
 		Service: svc, MaxPerClient: c.Games.MaxPerClient, MaxJobs: c.Games.MaxJobs, MaxRunning: c.Games.MaxRunning,
 		MaxParallel: c.Games.MaxParallel, Keep: c.Games.Keep, MaxKept: c.Games.MaxKept,
+		DefaultMoveTime:   c.Games.DefaultMoveTime,
 		MaxBytesPerClient: c.Games.MaxKBClient << 10, MaxBytes: c.Games.MaxMB << 20,
 		Registerer: reg, Logger: m.Logger.With("component", "games"),
 	})

@@ -155,7 +155,7 @@ test('the lines and game-analysis limits offered are those within GET /v1/limits
   await page.waitForSelector('[data-testid="game-limit"][data-limits="server"]');
   const values = (id) => page.locator(`[data-testid="${id}"] option`).evaluateAll((os) => os.map((o) => o.value));
   assert.deepEqual(await values('multipv-select'), ['1', '2', '3', '4', '5'].filter((v) => Number(v) <= maxPV));
-  const builtin = { d8: 8, d12: 12, d16: 16, t500: 500, t2000: 2000 };
+  const builtin = { t1000: 1000, d8: 8, d12: 12, d16: 16, t500: 500, t2000: 2000 };
   assert.deepEqual(await values('game-limit'),
     Object.keys(builtin).filter((k) => (k[0] === 'd' ? builtin[k] <= maxDepth : builtin[k] <= maxMS)));
   if (maxPV < 5) assert.ok(!(await values('multipv-select')).includes('5'));

@@ -93,6 +93,7 @@ export default {
   'toast.copyfailed': 'Copy failed',
   'toast.copyfailedselect': 'Copy failed: select the text',
   'game.limit': 'Whole game, per position',
+  'game.t1000': '1 s per position (default)',
   'game.d8': 'depth 8 (quick)',
   'game.d12': 'depth 12',
   'game.d16': 'depth 16',

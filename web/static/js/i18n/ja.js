@@ -94,6 +94,7 @@ export default {
   'toast.copyfailedselect': 'コピーできませんでした: 文字を選択してください',
   'game.limit': '棋譜解析 (1局面あたり)',
   'game.d8': '深さ 8 (速い)',
+  'game.t1000': '1局面 1 秒',
   'game.d12': '深さ 12',
   'game.d16': '深さ 16',
   'game.t500': '1局面 0.5 秒',
