@@ -335,6 +335,11 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		return errorEvent(j.id, berr), false
 	}
 	var preempted, budgetOut atomic.Bool
+	if who.FreshGame {
+		if err := lease.NewGame(); err != nil {
+			return errorEvent(j.id, errorf(CodeEngineError, "starting a new game: %v", err)), true
+		}
+	}
 	if j.historyRepeats() {
 		lease.EndGame() // the engine's hash may carry the repetition: not into the next lease (cache.go)
 	}
