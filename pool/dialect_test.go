@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -97,15 +98,17 @@ func search(t *testing.T, l *Lease, g usi.Go) usi.Result {
 }
 
 // TestConversationOrder: the GUIs' order, with an engine that exits when
-// isready follows usinewgame (as sunfish4 does): usinewgame before each
-// lease's first position, gameover when it ends, never isready after
-// usinewgame, USI_Hash and USI_Ponder always sent.
+// isready follows usinewgame (as sunfish4 does): usinewgame before a game's
+// first position, gameover when a lease that played with clocks ends,
+// isready only at the start of a new game and never after usinewgame,
+// USI_Hash and USI_Ponder always sent.
 func TestConversationOrder(t *testing.T) {
 	p, reg, sent := newRecordingPool(t, fake(fakeengine.StrictOrder, 1))
 	waitIdle(t, p, "fake", 1)
+	clock := &usi.Clock{BTime: time.Minute, WTime: time.Minute}
 	for range 3 {
 		l := acquire(t, p, "fake")
-		if res := search(t, l, usi.Go{Depth: 2}); res.BestMove == nil {
+		if res := search(t, l, usi.Go{Clock: clock}); res.BestMove == nil {
 			t.Fatalf("no bestmove: %+v", res)
 		}
 		l.Release()
@@ -114,21 +117,141 @@ func TestConversationOrder(t *testing.T) {
 	if n := restarts(reg, "fake", reasonCrash); n != 0 {
 		t.Errorf("the engine crashed %v times", n)
 	}
-	var last string
-	for _, l := range sent.since(0) {
-		if l == "isready" && last == "usinewgame" {
-			t.Errorf("isready right after usinewgame: %v", sent.since(0))
-			break
-		}
-		if l != "" {
-			last = l
-		}
-	}
+	checkOrder(t, sent.since(0))
 	if sent.count("gameover draw") < 3 || sent.count("usinewgame") < 4 {
 		t.Errorf("gameover %d, usinewgame %d; want one per lease", sent.count("gameover draw"), sent.count("usinewgame"))
 	}
 	if sent.count("setoption name USI_Hash value 256") == 0 || sent.count("setoption name USI_Ponder value false") == 0 {
 		t.Error("USI_Hash and USI_Ponder were not sent")
+	}
+}
+
+func countLine(lines []string, line string) int {
+	n := 0
+	for _, l := range lines {
+		if l == line {
+			n++
+		}
+	}
+	return n
+}
+
+// checkOrder fails on isready right after usinewgame or right after
+// another isready: the orders on which strict engines exit.
+func checkOrder(t *testing.T, lines []string) {
+	t.Helper()
+	var last string
+	for _, l := range lines {
+		if l == "isready" && (last == "usinewgame" || last == "isready") {
+			t.Errorf("isready right after %s: %v", last, lines)
+			return
+		}
+		if l != "" {
+			last = l
+		}
+	}
+}
+
+// TestAnalysesKeepTheGame: one-shot analyses on an engine go on in one game,
+// as in an analysis GUI: one usinewgame (at start), no gameover, no isready
+// between leases, so that the engine keeps its hash. A lease in which a
+// client changed an option, or that played with clocks, ends its game; the
+// next search starts a new one.
+func TestAnalysesKeepTheGame(t *testing.T) {
+	c := fake(fakeengine.EchoOptions, 1)
+	c.ClientOptions = map[string]OptionRule{"Style": {}}
+	p, _, sent := newRecordingPool(t, c)
+	waitIdle(t, p, "fake", 1)
+	mark := sent.len()
+	start := mark // the engine is in its first game
+	for range 3 {
+		l := acquire(t, p, "fake")
+		search(t, l, usi.Go{Depth: 2})
+		l.Release()
+		waitIdle(t, p, "fake", 1)
+	}
+	after := sent.since(mark)
+	for _, line := range []string{"usinewgame", "gameover draw", "isready"} {
+		if slices.Contains(after, line) {
+			t.Errorf("%q between analyses: %v", line, after)
+		}
+	}
+	// A client's option ends the game: the next tenant starts a new one.
+	l := acquire(t, p, "fake")
+	if err := l.SetOption("Style", "Risky"); err != nil {
+		t.Fatal(err)
+	}
+	search(t, l, usi.Go{Depth: 2})
+	l.Release()
+	waitIdle(t, p, "fake", 1)
+	// So does a game with clocks.
+	l = acquire(t, p, "fake")
+	mark = sent.len()
+	search(t, l, usi.Go{Clock: &usi.Clock{BTime: time.Minute, WTime: time.Minute}})
+	l.Release()
+	waitIdle(t, p, "fake", 1)
+	l = acquire(t, p, "fake")
+	search(t, l, usi.Go{Depth: 2})
+	l.Release()
+	waitIdle(t, p, "fake", 1)
+	games := sent.since(mark)
+	if n := countLine(sent.since(start), "usinewgame"); n != 2 {
+		t.Errorf("usinewgame %d times, want 2: after the option, after the game", n)
+	}
+	if !slices.Contains(games, "gameover draw") {
+		t.Errorf("no gameover after a game with clocks: %v", games)
+	}
+	checkOrder(t, sent.since(0))
+}
+
+// TestStrictEnginesServe: engines that exit on a conversation a careless
+// GUI has start and serve, games and analyses alike: one that exits on two
+// isready in a row (sunfish4), one that exits on any isready after the
+// first, one that hangs on "position startpos moves" after a "position
+// sfen" (gpsusi). None is ever restarted.
+func TestStrictEnginesServe(t *testing.T) {
+	clock := &usi.Clock{BTime: time.Minute, WTime: time.Minute}
+	for _, mode := range []string{fakeengine.ReadyTwice, fakeengine.OneReady, fakeengine.StartposHang} {
+		p, reg, sent := newRecordingPool(t, fake(mode, 1))
+		waitIdle(t, p, "fake", 1)
+		for i, tt := range []struct {
+			pos usi.Position
+			g   usi.Go
+		}{
+			{usi.Position{SFEN: "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"}, usi.Go{Depth: 1}},
+			{usi.Position{SFEN: "startpos", Moves: []string{"7g7f", "3c3d"}}, usi.Go{Clock: clock}},
+			{usi.Position{SFEN: "startpos", Moves: []string{"7g7f"}}, usi.Go{Depth: 1}},
+			{usi.Position{SFEN: "startpos", Moves: []string{"2g2f"}}, usi.Go{Clock: clock}},
+		} {
+			l := acquire(t, p, "fake")
+			s, err := l.Go(t.Context(), tt.pos, tt.g)
+			if err != nil {
+				t.Fatalf("%s: search %d: %v", mode, i, err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			res, err := s.Wait(ctx)
+			cancel()
+			if err != nil || res.BestMove == nil {
+				t.Fatalf("%s: search %d: %+v %v", mode, i, res, err)
+			}
+			l.Release()
+			waitIdle(t, p, "fake", 1)
+		}
+		for _, reason := range []string{reasonCrash, reasonResetFailed, reasonStartFailed, reasonKilled} {
+			if n := restarts(reg, "fake", reason); n != 0 {
+				t.Errorf("%s: %v restarts (%s)", mode, n, reason)
+			}
+		}
+		checkOrder(t, sent.since(0))
+		st := status(p, "fake")
+		if !st.Available || st.LastError != "" {
+			t.Errorf("%s: available %v, last error %q", mode, st.Available, st.LastError)
+		}
+		// The finding, with the engine's last words, is in its profile
+		// (GET /v1/engines shows it).
+		if n := st.Profile.Notes[probe.AvoidReadyAfterGameOver]; mode == fakeengine.OneReady && !strings.Contains(n, "bye: one isready is enough") {
+			t.Errorf("%s: the profile's note %q lacks the engine's last words", mode, n)
+		}
 	}
 }
 

@@ -58,12 +58,20 @@ type kind struct {
 	// profile is what usid knows of the engine: nil until discovered
 	// (loaded or probed), which happens before any slot starts; then fixed.
 	profile    *probe.Profile
+	probed     *probe.Profile // profile before the configured overrides: what the cache holds
 	profileKey string
 	lastErr    string // why the engine last failed to start, in its own words too
+	// discovered is closed when the first discovery has ended: the profile
+	// is known, or the engine could not be started to learn it.
+	discovered     chan struct{}
+	discoveredDone bool
+	// settled: the kind has had a warm engine, or been marked down, since
+	// the pool started; readiness waits for every kind to settle once.
+	settled bool
 }
 
 func newKind(p *Pool, cfg EngineConfig) *kind {
-	k := &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int), wanted: make(chan struct{}), urgent: make(chan struct{})}
+	k := &kind{p: p, cfg: cfg, log: p.log.With("engine", cfg.Name), counts: make(map[string]int), wanted: make(chan struct{}), urgent: make(chan struct{}), discovered: make(chan struct{})}
 	k.q.init()
 	return k
 }
@@ -73,12 +81,15 @@ type instance struct {
 	eng    *usi.Engine
 	born   time.Time
 	leases int
-	// fresh: usinewgame was sent and no search since. Touched only by the
-	// instance's holder (its slot at start, a lease, the reset after it).
-	fresh  bool
-	state  string
-	gone   bool        // its slot let go of it: it must never be offered again
-	retire chan string // capacity 1: a reason for the slot to replace the engine
+	// fresh: usinewgame was sent and no search since; inGame: usinewgame
+	// was sent and no gameover since; played: a search ran since the last
+	// usinewgame or gameover. One-shot analyses keep one game going (and
+	// the engine's hash) across leases. Touched only by the instance's
+	// holder (its slot at start, a lease, the reset after it).
+	fresh, inGame, played bool
+	state                 string
+	gone                  bool        // its slot let go of it: it must never be offered again
+	retire                chan string // capacity 1: a reason for the slot to replace the engine
 }
 
 func (k *kind) down() bool { return time.Now().Before(k.downUntil) }
@@ -122,4 +133,14 @@ func (k *kind) updateMetricsLocked() {
 // warmLocked counts the engines that are up: idle, leased or being checked.
 func (k *kind) warmLocked() int {
 	return len(k.idle) + k.counts[stateBusy] + k.counts[stateResetting] + k.counts[stateChecking]
+}
+
+// discoveryEnded marks the first discovery as over (once).
+func (k *kind) discoveryEnded() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.discoveredDone {
+		k.discoveredDone = true
+		close(k.discovered)
+	}
 }

@@ -20,12 +20,14 @@ type Lease struct {
 	client   string
 	class    Class
 
-	mu       sync.Mutex
-	released bool
-	held     time.Duration   // from acquisition to release, once released
-	changed  map[string]bool // options this lease set, to restore on release
-	played   bool            // a search ran in the current game: it needs a gameover
-	mated    bool            // a mate search ran on it
+	mu        sync.Mutex
+	released  bool
+	held      time.Duration   // from acquisition to release, once released
+	changed   map[string]bool // options this lease set, to restore on release
+	clientSet bool            // ... some of them for a client (SetOption): the next tenant gets a new game
+	game      bool            // the lease played with clocks, or began or ended a game itself
+	endGame   bool            // EndGame: the next tenant gets a new game
+	mated     bool            // a mate search ran on it
 }
 
 func (k *kind) newLeaseLocked(in *instance, client string, class Class) *Lease {
@@ -87,57 +89,73 @@ func (l *Lease) Name() string { return l.k.cfg.Name }
 // emulate; it is never nil on a lease.
 func (l *Lease) Profile() *probe.Profile { return l.k.Profile() }
 
-// Go starts a search on the leased engine (see usi.Engine.Go). A lease's
-// first search is one of a new game: the pool sent usinewgame when the
-// engine became free (so that an engine clearing its hash does it while
-// idle), or Go sends it now, as GUIs do before the first position of a game.
+// Go starts a search on the leased engine (see usi.Engine.Go).
+//
+// Searches without a clock (analyses, mates) go on in the game the engine is
+// in, as in an analysis GUI that sends usinewgame once and then many
+// positions: the engine keeps its hash from one lease to the next. A lease's
+// first search with a clock (a game played) starts a new game, as GUIs do
+// before a game's first position: gameover for the one in progress,
+// isready where the profile allows, usinewgame; the game ends when the
+// lease does.
 func (l *Lease) Go(ctx context.Context, pos usi.Position, g usi.Go) (*usi.Search, error) {
+	in := l.in
 	l.mu.Lock()
-	played := l.played
+	game := l.game
+	playing := g.Clock != nil || g.Ponder
+	if playing {
+		l.game = true
+	}
 	l.mu.Unlock()
-	if !played && !l.in.fresh {
-		if err := l.NewGame(); err != nil {
+	if (playing && !game && !in.fresh) || !in.inGame {
+		if err := l.k.newGame(ctx, in); err != nil {
 			return nil, err
 		}
+	}
+	if (pos.SFEN == "" || pos.SFEN == "startpos") && l.Profile().Avoids(probe.AvoidStartposAfterSFEN) {
+		pos.SFEN = usi.StartSFEN // the engine would play the moves on its previous board
 	}
 	s, err := l.in.eng.Go(ctx, pos, g)
 	if err != nil {
 		return nil, err
 	}
-	l.in.fresh = false
+	in.fresh, in.played = false, true
 	l.mu.Lock()
-	l.played = true
 	l.mated = l.mated || g.Mate
 	l.mu.Unlock()
 	return s, nil
 }
 
-// NewGame starts a new game: usinewgame, never followed by isready (some
-// engines exit on that order). On an engine that has not searched since its
-// last usinewgame it sends nothing.
-func (l *Lease) NewGame() error {
-	if l.in.fresh {
-		return nil
-	}
-	if err := l.in.eng.NewGame(); err != nil {
-		return err
-	}
-	l.in.fresh = true
+// EndGame makes the release end the engine's game, as after a game played
+// with clocks: the next tenant's search starts a new one (usinewgame), and
+// what the engine keeps from search to search (its hash) goes. For a search
+// whose history repeats a position: the hash may carry that repetition
+// into the next tenant's answers.
+func (l *Lease) EndGame() {
 	l.mu.Lock()
-	l.played = false
+	l.endGame = true
 	l.mu.Unlock()
-	return nil
+}
+
+// NewGame starts a new game for a client that asks for one (see newGame).
+// On an engine that has not searched since its last usinewgame it sends
+// nothing. The lease's game ends when it is released.
+func (l *Lease) NewGame() error {
+	l.mu.Lock()
+	l.game = true
+	l.mu.Unlock()
+	return l.k.newGame(l.k.p.ctx, l.in)
 }
 
 // GameOver sends gameover; the next search starts a new game.
 func (l *Lease) GameOver(r usi.GameResult) error {
+	l.mu.Lock()
+	l.game = true
+	l.mu.Unlock()
 	if err := l.in.eng.GameOver(r); err != nil {
 		return err
 	}
-	l.in.fresh = false
-	l.mu.Lock()
-	l.played = false
-	l.mu.Unlock()
+	l.in.fresh, l.in.inGame, l.in.played = false, false, false
 	return nil
 }
 
@@ -163,6 +181,9 @@ func (l *Lease) SetOption(name, value string) error {
 	if err := l.track(name); err != nil {
 		return err
 	}
+	l.mu.Lock()
+	l.clientSet = true
+	l.mu.Unlock()
 	return l.in.eng.SetOption(name, value)
 }
 
@@ -192,6 +213,37 @@ func (l *Lease) SetManagedOption(name, value string) error {
 		return err
 	}
 	return l.in.eng.SetOption(name, value)
+}
+
+// The options the USI draft reserves for how an engine searches, and their
+// values for analysis: evaluations, not book moves.
+var analysisOptions = []struct{ name, value string }{{"USI_AnalyseMode", "true"}, {"USI_OwnBook", "false"}}
+
+// SearchMode sets, on an engine that advertises them, USI_AnalyseMode and
+// USI_OwnBook for an analysis (true, false: the engine searches every
+// position and reports its evaluation rather than play from its book) or
+// back to their configured or advertised values for play. It sends only
+// what differs from the engine's current values, and the values stay
+// across leases (every search sets the mode it needs), so that analyses
+// one after another cost nothing.
+func (l *Lease) SearchMode(analysis bool) error {
+	for _, o := range analysisOptions {
+		name, ok := l.HasOption(o.name)
+		if !ok {
+			continue
+		}
+		want := o.value
+		if !analysis {
+			want = l.k.restoreValue(name)
+		}
+		if cur, _ := l.in.eng.OptionValue(name); cur == want {
+			continue
+		}
+		if err := l.in.eng.SetOption(name, want); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // HasOption reports whether the leased engine advertises an option under
@@ -269,7 +321,7 @@ func (l *Lease) release(retire string) {
 	now := time.Now()
 	l.held = now.Sub(l.acquired)
 	changed := sortedKeys(l.changed)
-	mated, played := l.mated, l.played
+	mated, newGame := l.mated, l.game || l.clientSet || l.endGame
 	l.mu.Unlock()
 
 	k, in := l.k, l.in
@@ -282,7 +334,7 @@ func (l *Lease) release(retire string) {
 	k.mu.Unlock()
 	k.p.wg.Go(func() {
 		if retire == "" {
-			retire = k.reset(in, changed, mated, played)
+			retire = k.reset(in, changed, mated, newGame)
 		}
 		k.mu.Lock()
 		k.leasesOut--
@@ -322,8 +374,10 @@ func (l *Lease) handBack() {
 }
 
 // reset brings a released engine back to a known state; it returns a reason
-// to replace the engine instead, or "".
-func (k *kind) reset(in *instance, changed []string, mated, played bool) string {
+// to replace the engine instead, or "". The game goes on into the next
+// lease (and the engine keeps its hash) unless newGame: the lease played
+// with clocks, began or ended a game, or a client changed options.
+func (k *kind) reset(in *instance, changed []string, mated, newGame bool) string {
 	eng := in.eng
 	if eng.Err() != nil {
 		return reasonCrash
@@ -336,11 +390,12 @@ func (k *kind) reset(in *instance, changed []string, mated, played bool) string 
 	if mated && prof.AfterMate == probe.AfterMateRecycle {
 		return reasonRecycle // it would not search again
 	}
-	if played {
+	if newGame && in.played {
 		// The lease's game is over; the next lease starts its own.
 		if err := eng.GameOver(usi.Draw); err != nil {
 			return reasonResetFailed
 		}
+		in.fresh, in.inGame, in.played = false, false, false
 	}
 	for _, name := range changed {
 		if !restorable(eng, name) {
@@ -354,23 +409,21 @@ func (k *kind) reset(in *instance, changed []string, mated, played bool) string 
 			return reasonResetFailed
 		}
 	}
-	if prof.ReadyBetweenLeases {
-		ctx, cancel := context.WithTimeout(k.p.ctx, k.cfg.Timeouts.Ready)
-		err := eng.IsReady(ctx)
-		cancel()
-		if err != nil {
-			if k.p.ctx.Err() != nil {
-				return reasonKilled // closing: the slot closes it anyway
-			}
-			k.log.Warn("engine not ready after a lease", "pid", eng.PID(), "err", err)
-			return reasonResetFailed
-		}
-	}
 	in.leases++
 	if (k.cfg.MaxLeases > 0 && in.leases >= k.cfg.MaxLeases) || (k.cfg.MaxAge > 0 && time.Since(in.born) >= k.cfg.MaxAge) {
 		return reasonRecycle
 	}
-	return k.prepareGame(in)
+	if !newGame {
+		return ""
+	}
+	if err := k.newGame(k.p.ctx, in); err != nil {
+		if k.p.ctx.Err() != nil {
+			return reasonKilled // closing: the slot closes it anyway
+		}
+		k.log.Warn("engine not ready for a new game after a lease", "pid", eng.PID(), "err", err)
+		return reasonResetFailed
+	}
+	return ""
 }
 
 // restorable reports whether setting name back undoes a lease's change.
@@ -387,18 +440,35 @@ func restorable(eng *usi.Engine, name string) bool {
 	return true // not advertised: USI_Hash or USI_Ponder, which usid sends anyway; values
 }
 
-// prepareGame sends usinewgame to an engine about to be free, so that the
-// next lease finds a new game begun (and whatever the engine does on
-// usinewgame, such as clearing its hash, done while it was idle).
-func (k *kind) prepareGame(in *instance) string {
+// newGame starts a new game on in the GUIs' way: gameover for a game in
+// which the engine searched, isready where the profile says it is cheap
+// and safe (a GUI sends isready only there, at a game's start, never twice
+// in a row), then usinewgame. An engine that has not searched since its
+// last usinewgame is left as it is. Called by in's holder only.
+func (k *kind) newGame(ctx context.Context, in *instance) error {
 	if in.fresh {
-		return ""
+		return nil
 	}
-	if err := in.eng.NewGame(); err != nil {
-		return reasonResetFailed
+	eng := in.eng
+	if in.inGame && in.played {
+		if err := eng.GameOver(usi.Draw); err != nil {
+			return err
+		}
+		in.inGame, in.played = false, false
 	}
-	in.fresh = true
-	return ""
+	if !in.inGame && k.Profile().ReadyBetweenLeases {
+		rctx, cancel := context.WithTimeout(ctx, k.cfg.Timeouts.Ready)
+		err := eng.IsReady(rctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	if err := eng.NewGame(); err != nil {
+		return err
+	}
+	in.fresh, in.inGame, in.played = true, true, false
+	return nil
 }
 
 // restoreValue is what an option goes back to: the configured value, or the

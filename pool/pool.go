@@ -18,17 +18,22 @@
 // reads its process state.
 //
 // The conversation with an engine follows the GUIs': usi, the start options
-// (always USI_Hash and USI_Ponder), isready once, then usinewgame before the
-// first position of each lease (sent when the engine becomes free, or by
-// Lease.Go), and gameover when a lease that searched ends. isready never
-// follows usinewgame.
+// (always USI_Hash and USI_Ponder), isready, usinewgame, then positions and
+// searches. Searches without a clock (analyses, mates) go on in that game
+// from lease to lease, as an analysis GUI sends one usinewgame for many
+// positions, so the engine keeps its hash. A lease that plays with clocks,
+// begins or ends a game itself, or sets a client's options ends its game:
+// gameover, then isready where the profile says it is cheap and safe, then
+// usinewgame. isready never follows usinewgame or another isready (some
+// engines exit on that); the probe's findings (probe.Profile.Avoid) are
+// kept to.
 //
 // Acquire hands out a free engine at once or queues the caller (at most
 // Queue waiters, until the caller's context ends). A Lease is released with
 // Release; the pool then stops any search still running (and consumes its
-// bestmove), ends the game, restores the options the lease changed, and,
-// when the profile allows, waits for readyok before the engine serves
-// anyone else. An engine that cannot be brought back is replaced.
+// bestmove), restores the options the lease changed and, for a lease that
+// ended its game, starts the next one before the engine serves anyone else.
+// An engine that cannot be brought back is replaced.
 //
 // # Fair sharing
 //
@@ -198,18 +203,52 @@ func (p *Pool) Profile(name string) *probe.Profile {
 	return k.Profile()
 }
 
-// Ready reports whether some engine kind could serve a lease now or soon: it
-// is available and has at least one warm engine (idle or leased).
+// Ready reports whether the pool serves: some engine kind could serve a
+// lease now or soon (it is available and has a warm engine, idle or
+// leased), and every kind has settled once since the pool started - its
+// profile probed and an engine warm, or its engine found unable to start.
+// Until then an answer could depend on a probe not yet finished (a mate
+// request naming no engine would miss the only engine that solves mates),
+// so a new instance takes no traffic before it knows its engines.
 func (p *Pool) Ready() bool {
+	serving, all := false, true
 	for _, k := range p.kinds {
 		k.mu.Lock()
-		ok := !k.closed && !k.down() && len(k.idle)+k.counts[stateBusy]+k.counts[stateResetting]+k.counts[stateChecking] > 0
+		warm := !k.closed && !k.down() && k.warmLocked() > 0
+		k.settled = k.settled || warm || k.down()
+		all = all && k.settled
+		serving = serving || warm
 		k.mu.Unlock()
-		if ok {
-			return true
+	}
+	return serving && all
+}
+
+// Discovering lists the engine kinds whose first discovery (probe) has not
+// ended: what they can do is not known yet.
+func (p *Pool) Discovering() []string {
+	var out []string
+	for _, name := range p.names {
+		k := p.kinds[name]
+		k.mu.Lock()
+		if !k.discoveredDone {
+			out = append(out, name)
+		}
+		k.mu.Unlock()
+	}
+	return out
+}
+
+// WaitDiscovered waits until every engine kind's first discovery has ended
+// (Discovering is empty), or ctx ends (its error).
+func (p *Pool) WaitDiscovered(ctx context.Context) error {
+	for _, name := range p.names {
+		select {
+		case <-p.kinds[name].discovered:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	return false
+	return nil
 }
 
 // Close stops leasing (waiters get ErrClosed), waits for open leases to be

@@ -5,6 +5,7 @@ package pool
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/usid/usid/probe"
@@ -24,6 +25,7 @@ func (k *kind) discover(ctx context.Context) bool {
 			if prof, ok := probe.Load(k.p.profileDir, key); ok {
 				k.log.Info("engine profile from cache", "id", prof.Identity.Name, "native", prof.NativeParams(), "checkmate", prof.Checkmate)
 				k.setProfile(prof, key)
+				k.discoveryEnded()
 				return true
 			}
 			var prof *probe.Profile
@@ -37,6 +39,7 @@ func (k *kind) discover(ctx context.Context) bool {
 					k.log.Warn("engine profile not cached", "dir", k.p.profileDir, "err", serr)
 				}
 				k.setProfile(prof, key)
+				k.discoveryEnded()
 				return true
 			}
 		}
@@ -44,6 +47,7 @@ func (k *kind) discover(ctx context.Context) bool {
 			return false
 		}
 		k.cannotStart(ctx, err, bo.next())
+		k.discoveryEnded() // not known, and not about to be
 		k.mu.Lock()
 		wait := time.Until(k.downUntil)
 		k.mu.Unlock()
@@ -90,8 +94,28 @@ func (k *kind) cacheExtra() []string {
 func (k *kind) setProfile(prof *probe.Profile, key string) {
 	p := prof.Apply(k.cfg.Capabilities.override())
 	k.mu.Lock()
-	k.profile, k.profileKey, k.lastErr = &p, key, ""
+	k.profile, k.probed, k.profileKey, k.lastErr = &p, prof, key, ""
 	k.mu.Unlock()
+}
+
+// Overshot tells the pool that the leased engine searched reached for a
+// native limit of param (a go parameter, "nodes" or "depth") set at limit,
+// more than half again over it: from the next search on, usid enforces the
+// limit itself on this kind. The profile on disk learns it too. An
+// operator's capabilities.go still wins.
+func (l *Lease) Overshot(param string, limit, reached int64) {
+	k := l.k
+	k.mu.Lock()
+	raw, key := k.probed, k.profileKey
+	k.mu.Unlock()
+	if raw == nil || raw.Goes(param) != probe.Native {
+		return
+	}
+	p := raw.Observed(param, probe.Emulated, fmt.Sprintf("go %s %d searched %d: more than 1.5 times the limit", param, limit, reached))
+	if err := probe.Save(k.p.profileDir, key, &p); err != nil {
+		k.log.Warn("engine profile not cached", "dir", k.p.profileDir, "err", err)
+	}
+	k.setProfile(&p, key)
 }
 
 // Profile returns the engine kind's profile with the configured overrides,

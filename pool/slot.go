@@ -130,7 +130,7 @@ func (k *kind) start(ctx context.Context) (*instance, error) {
 		in.eng = eng
 		if err = eng.IsReady(sctx); err == nil {
 			err = eng.NewGame() // usinewgame, after isready (the GUIs' order)
-			in.fresh = err == nil
+			in.fresh, in.inGame = err == nil, err == nil
 		}
 		if err != nil {
 			eng.Close()
@@ -207,6 +207,8 @@ var optionAliases = map[string]string{
 	"USI_Hash": "Hash", "Hash": "USI_Hash",
 	"USI_Ponder": "Ponder", "Ponder": "USI_Ponder",
 	"USI_MultiPV": "MultiPV", "MultiPV": "USI_MultiPV",
+	// fairy-stockfish keeps the chess name in USI mode.
+	"USI_AnalyseMode": "UCI_AnalyseMode", "UCI_AnalyseMode": "USI_AnalyseMode",
 }
 
 // advertisedName returns name, or its alias when only the alias is advertised.

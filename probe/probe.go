@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,8 @@ const (
 	baseline      = 500 * time.Millisecond // byoyomi of the plain search
 	grace         = 3 * time.Second        // past a search's own bound before usid stops it
 	cheapReady    = 250 * time.Millisecond // an isready cheaper than this may run between leases
+	readyBound    = 30 * time.Second       // an isready at a new game, past which the engine hangs
+	startposBound = baseline + time.Second // the startpos step: a hang shows as no answer by then
 )
 
 // Config says how to probe one engine.
@@ -58,7 +61,12 @@ func Run(ctx context.Context, cfg Config) (*Profile, error) {
 	if err := r.first(ctx); err != nil {
 		return nil, err
 	}
-	for _, step := range []func(context.Context) error{r.baseline, r.depth, r.nodes, r.movetime, r.inc, r.mate} {
+	// The conversation of a careful GUI (Shogidokoro's order): usi, the
+	// options, isready, usinewgame, positions and searches, gameover, and
+	// isready again only at the start of the next game; never two isready
+	// in a row. A step that makes the engine exit or hang is a finding, the
+	// engine is started afresh for the next one.
+	for _, step := range []func(context.Context) error{r.baseline, r.depth, r.nodes, r.movetime, r.inc, r.newGame, r.mate, r.startpos} {
 		if err := step(ctx); err != nil {
 			return nil, err
 		}
@@ -67,7 +75,7 @@ func Run(ctx context.Context, cfg Config) (*Profile, error) {
 	p.ProbedAt = time.Now().UTC().Truncate(time.Second)
 	p.ProbeTook = Millis(time.Since(began).Milliseconds())
 	log.Info("engine profile probed", "id", p.Identity.Name, "native", p.NativeParams(), "checkmate", p.Checkmate,
-		"after_mate", p.AfterMate, "mate_only", p.MateOnly, "isready_ms", p.ReadyAgainMS, "took", time.Since(began).Round(time.Millisecond))
+		"after_mate", p.AfterMate, "mate_only", p.MateOnly, "isready_ms", p.ReadyAgainMS, "avoid", p.Avoid, "took", time.Since(began).Round(time.Millisecond))
 	return p, nil
 }
 
@@ -110,10 +118,10 @@ func (r *runner) engine(ctx context.Context) (*usi.Engine, error) {
 	return e, nil
 }
 
-// first starts the engine, reads its options and times isready twice: the
-// first loads files and allocates the hash; the second is what an isready
-// between leases would cost. usinewgame comes after both: some engines
-// exit when isready follows usinewgame.
+// first starts the engine, reads its options and makes it ready once, as a
+// GUI does before a game: usi, the options, isready (timed: loading files,
+// allocating the hash), usinewgame. A second isready comes only at the start
+// of the next game (newGame): some engines exit on two in a row.
 func (r *runner) first(ctx context.Context) error {
 	e, err := r.cfg.Start(ctx)
 	if err != nil {
@@ -136,29 +144,90 @@ func (r *runner) first(ctx context.Context) error {
 	for _, f := range []string{"multipv_option", "hash_option", "ponder_option"} {
 		p.set(f, SourceProbed, "")
 	}
-
-	var took [2]time.Duration
-	for i := range took {
-		rctx, cancel := context.WithTimeout(ctx, time.Minute)
-		t := time.Now()
-		err := e.IsReady(rctx)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrStart, err)
+	// The probe learns how the engine analyses: with the options the USI
+	// draft reserves for that, where it has them, as usid's analyses do.
+	for _, o := range []struct{ name, value string }{{"USI_AnalyseMode", "true"}, {"USI_OwnBook", "false"}} {
+		if optionName(opts, o.name) != "" {
+			if err := e.SetOption(o.name, o.value); err != nil {
+				return fmt.Errorf("%w: option %s: %w", ErrStart, o.name, err)
+			}
 		}
-		took[i] = time.Since(t)
 	}
-	p.ReadyFirstMS, p.ReadyAgainMS = took[0].Milliseconds(), took[1].Milliseconds()
-	p.ReadyBetweenLeases = took[1] < cheapReady
-	note := fmt.Sprintf("a second isready took %v", took[1].Round(time.Millisecond))
-	if !p.ReadyBetweenLeases {
-		note += ": the engine re-initialises on isready, so usid does not send it between leases"
+	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	t := time.Now()
+	err = e.IsReady(rctx)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	p.set("isready", SourceProbed, note)
+	p.ReadyFirstMS = time.Since(t).Milliseconds()
 	if err := e.NewGame(); err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	return nil
+}
+
+// newGame ends the first game and starts the next the way GUIs do
+// (gameover, isready, usinewgame), timing that isready: it is what an
+// isready between two leases' games would cost. An engine that exits or
+// hangs on it is never sent isready again after a game.
+func (r *runner) newGame(ctx context.Context) error {
+	e, err := r.engine(ctx)
+	if err != nil {
+		return err
+	}
+	p := r.prof
+	step := AvoidReadyAfterGameOver
+	t := time.Now()
+	if err = e.GameOver(usi.Draw); err == nil {
+		rctx, cancel := context.WithTimeout(ctx, readyBound)
+		err = e.IsReady(rctx)
+		cancel()
+	}
+	took := time.Since(t)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil {
+		err = e.NewGame()
+	}
+	if err != nil {
+		r.avoid(step, err)
+		p.ReadyBetweenLeases = false
+		p.set("isready", SourceProbed, "usid sends no isready after a game: "+p.Notes[step])
+		return nil
+	}
+	p.ReadyAgainMS = took.Milliseconds()
+	p.ReadyBetweenLeases = took < cheapReady
+	note := fmt.Sprintf("isready at a new game took %v", took.Round(time.Millisecond))
+	if !p.ReadyBetweenLeases {
+		note += ": the engine re-initialises on isready, so usid does not send it between games"
+	}
+	p.set("isready", SourceProbed, note)
+	return nil
+}
+
+// avoid records that step made the engine exit or hang, in the engine's own
+// words where it left any, and closes the engine: the next step starts a
+// fresh one.
+func (r *runner) avoid(step string, err error) {
+	p := r.prof
+	verb := "exits on "
+	if errors.Is(err, usi.ErrTimeout) || (r.eng != nil && r.eng.Err() == nil) {
+		verb = "hangs on " // alive, but it did not answer (and usid killed it)
+	}
+	note := verb + step + ": " + err.Error()
+	if r.eng != nil {
+		if w := r.eng.LastWords(); len(w) > 0 && !strings.Contains(note, w[len(w)-1]) {
+			note += "; the engine said: " + strings.Join(w, " | ")
+		}
+	}
+	r.log.Info("probe: avoided from now on", "step", step, "finding", note)
+	if !slices.Contains(p.Avoid, step) {
+		p.Avoid = append(p.Avoid, step)
+	}
+	p.set(step, SourceProbed, note)
+	r.close()
 }
 
 func optionName(opts []usi.Option, names ...string) string {
@@ -274,7 +343,7 @@ func (r *runner) baseline(ctx context.Context) error {
 	}
 	p := r.prof
 	p.ReportsDepth, p.ReportsNodes, p.NPS = o.depthSet, o.nodesSet, o.nps
-	if p.NPS == 0 && o.maxNodes > 0 && o.took > 0 {
+	if p.NPS == 0 && o.maxNodes > 0 && o.took >= 100*time.Millisecond { // a rate over less says little
 		p.NPS = int64(float64(o.maxNodes) / o.took.Seconds())
 	}
 	p.set("reports_depth", SourceProbed, "")
@@ -418,5 +487,51 @@ func (r *runner) mate(ctx context.Context) error {
 		p.AfterMate = AfterMateRecycle
 		p.set("after_mate", SourceProbed, "a plain go after go mate: "+why)
 	}
+	return nil
+}
+
+// startpos checks the start position written as USI's "startpos" with
+// moves, after positions given as SFEN (every probe position so far). Some
+// engines (gpsusi) play the moves on the previous board and loop for ever,
+// reading nothing more, stop and quit included. For them usid writes the
+// start position as its SFEN, which every engine reads.
+func (r *runner) startpos(ctx context.Context) error {
+	g := usi.Go{Clock: &usi.Clock{Byoyomi: baseline}}
+	if r.prof.MateOnly {
+		g = usi.Go{Mate: true, MateTime: baseline}
+	}
+	e, err := r.engine(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := e.Go(ctx, usi.Position{SFEN: "startpos", Moves: []string{"7g7f", "3c3d"}}, g)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.avoid(AvoidStartposAfterSFEN, err)
+		return nil
+	}
+	t := time.AfterFunc(startposBound, s.Stop)
+	defer t.Stop()
+	for {
+		if _, ok := s.Next(ctx); !ok {
+			break
+		}
+	}
+	_, err = s.Wait(context.WithoutCancel(ctx))
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil && !t.Stop() {
+		err = fmt.Errorf("no answer within %v of %s", startposBound, goLine(g))
+	}
+	if err != nil {
+		// Written as SFEN, the start position costs nothing: a slow
+		// answer is reason enough.
+		r.avoid(AvoidStartposAfterSFEN, err)
+		return nil
+	}
+	r.prof.set(AvoidStartposAfterSFEN, SourceProbed, "")
 	return nil
 }

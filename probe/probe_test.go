@@ -44,8 +44,8 @@ func TestFakeDialects(t *testing.T) {
 		check func(p *Profile) string // "" when the profile is right
 	}{
 		{fakeengine.Normal, func(p *Profile) string {
-			if p.Goes("depth") != Native || p.Goes("nodes") != Native || p.Checkmate || p.MateOnly || !p.ReadyBetweenLeases || p.MultiPVOption != "MultiPV" {
-				return "want native depth and nodes, no mate search, cheap isready, MultiPV"
+			if p.Goes("depth") != Native || p.Goes("nodes") != Native || p.Checkmate || p.MateOnly || !p.ReadyBetweenLeases || p.MultiPVOption != "MultiPV" || len(p.Avoid) != 0 {
+				return "want native depth and nodes, no mate search, cheap isready, MultiPV, nothing avoided"
 			}
 			return ""
 		}},
@@ -109,6 +109,33 @@ func TestFakeDialects(t *testing.T) {
 		{fakeengine.StrictOrder, func(p *Profile) string {
 			if p.Goes("depth") != Native || p.MateOnly {
 				return "want a working engine: isready never follows usinewgame"
+			}
+			return ""
+		}},
+		{fakeengine.ReadyTwice, func(p *Profile) string {
+			if p.Goes("depth") != Native || p.MateOnly || !p.ReadyBetweenLeases || len(p.Avoid) != 0 {
+				return "want a working engine: never two isready in a row"
+			}
+			return ""
+		}},
+		{fakeengine.OneReady, func(p *Profile) string {
+			if p.Goes("depth") != Native || p.ReadyBetweenLeases || !p.Avoids(AvoidReadyAfterGameOver) {
+				return "want a working engine that gets no isready after a game"
+			}
+			if n := p.Notes[AvoidReadyAfterGameOver]; !strings.Contains(n, "exits on isready after gameover") || !strings.Contains(n, "bye: one isready is enough") {
+				return "the finding lacks the step or the engine's last words"
+			}
+			return ""
+		}},
+		{fakeengine.StartposHang, func(p *Profile) string {
+			if p.Goes("depth") != Native || !p.Avoids(AvoidStartposAfterSFEN) || !strings.Contains(p.Notes[AvoidStartposAfterSFEN], "hangs on") {
+				return "want startpos after sfen avoided: the engine hangs on it"
+			}
+			return ""
+		}},
+		{fakeengine.AnalyseMode, func(p *Profile) string {
+			if p.Goes("depth") != Native || !p.ReportsDepth || p.MateOnly {
+				return "want an engine probed in analysis mode (out of its book: it searches)"
 			}
 			return ""
 		}},
@@ -197,6 +224,15 @@ func TestRealEngines(t *testing.T) {
 	}
 	if gps.Goes("binc") != Unsupported || !gps.Checkmate || gps.AfterMate != AfterMateOK || gps.MateOnly {
 		t.Errorf("gpsusi: binc %s, checkmate %v, after mate %s, mate only %v", gps.Goes("binc"), gps.Checkmate, gps.AfterMate, gps.MateOnly)
+	}
+	// gpsusi plays "position startpos moves ..." on the previous SFEN board
+	// and loops for ever: the REST sequence mate (an SFEN) then an analysis
+	// from the start killed it.
+	if !gps.Avoids(AvoidStartposAfterSFEN) || fairy.Avoids(AvoidStartposAfterSFEN) {
+		t.Errorf("startpos after sfen avoided: gpsusi %v (%s), fairy-stockfish %v", gps.Avoid, gps.Notes[AvoidStartposAfterSFEN], fairy.Avoid)
+	}
+	if !gps.ReadyBetweenLeases || !fairy.ReadyBetweenLeases {
+		t.Errorf("isready at a new game: gpsusi %dms %v, fairy-stockfish %dms %v; want cheap", gps.ReadyAgainMS, gps.ReadyBetweenLeases, fairy.ReadyAgainMS, fairy.ReadyBetweenLeases)
 	}
 }
 

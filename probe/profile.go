@@ -35,6 +35,7 @@ const (
 	SourceProbed     = "probed"     // measured on the engine by Run
 	SourceConfigured = "configured" // the operator's capabilities override
 	SourceDefault    = "default"    // what every USI engine is known to do
+	SourceObserved   = "observed"   // seen while the engine served (a native limit it overshot)
 )
 
 // What to do with an engine after a mate search.
@@ -43,8 +44,20 @@ const (
 	AfterMateRecycle = "recycle" // it does not: replace it after each mate search
 )
 
-// Version is the probe's format; a profile of another version is probed again.
-const Version = 1
+// Conversation steps that the probe found to make an engine exit or hang
+// (Profile.Avoid); usid never takes them with that engine.
+const (
+	// isready at the start of a new game, after gameover: usid then sends
+	// no isready after the first.
+	AvoidReadyAfterGameOver = "isready after gameover"
+	// "position startpos moves ..." after a "position sfen ...": usid then
+	// writes the start position as its SFEN.
+	AvoidStartposAfterSFEN = "position startpos after position sfen"
+)
+
+// Version is the probe's format; a profile of another version is probed
+// again. 2: the GUIs' order (one isready per game), Avoid, Observed.
+const Version = 2
 
 // Limit parameters the probe measures; the clock parameters (btime, wtime,
 // byoyomi) plus infinite and ponder are Shogidokoro's core, which every USI
@@ -57,7 +70,7 @@ var (
 // Profile is what usid knows about one engine. Sources says, for each fact
 // (a go parameter's name, or "checkmate", "after_mate", "mate_only",
 // "multipv_option", "hash_option", "ponder_option", "reports_depth",
-// "reports_nodes", "isready"), where it came from; Notes says why, for the
+// "reports_nodes", "isready", and each Avoid... step), where it came from; Notes says why, for the
 // facts a probe decided.
 type Profile struct {
 	Version  int      `json:"version"`
@@ -83,11 +96,18 @@ type Profile struct {
 	NPS          int64 `json:"nps,omitempty"` // seen in the baseline search
 
 	// ReadyFirstMS is the first isready after the options (loading files),
-	// ReadyAgainMS a second one right after it. ReadyBetweenLeases says
-	// whether isready is cheap enough to check an engine between leases.
+	// ReadyAgainMS the one at the start of the next game, after gameover
+	// (the only place GUIs send another). ReadyBetweenLeases says whether
+	// isready is cheap enough to send when a lease ends a game, and safe:
+	// false when the engine exits or hangs on it.
 	ReadyFirstMS       int64 `json:"isready_first_ms"`
 	ReadyAgainMS       int64 `json:"isready_again_ms"`
 	ReadyBetweenLeases bool  `json:"isready_between_leases"`
+
+	// Avoid lists the conversation steps (the Avoid... constants) that made
+	// the engine exit or hang while probing; Notes says how, in the engine's
+	// own words where it left any.
+	Avoid []string `json:"avoid,omitempty"`
 
 	Sources map[string]string `json:"sources"`
 	Notes   map[string]string `json:"notes,omitempty"`
@@ -125,6 +145,10 @@ func (p *Profile) Goes(param string) string {
 	return Unsupported
 }
 
+// Avoids reports whether the probe found that step makes the engine exit
+// or hang.
+func (p *Profile) Avoids(step string) bool { return p != nil && slices.Contains(p.Avoid, step) }
+
 // NativeParams lists the go parameters sent to the engine as they are.
 func (p *Profile) NativeParams() []string {
 	var out []string
@@ -153,6 +177,18 @@ func (p *Profile) set(fact, source, note string) {
 		}
 		p.Notes[fact] = note
 	}
+}
+
+// Observed returns p with go parameter param taken as how (Emulated,
+// Unsupported), as seen while serving: an engine that overshot a native
+// limit. The fact's source is SourceObserved.
+func (p Profile) Observed(param, how, note string) Profile {
+	p.Go = cloneMap(p.Go)
+	p.Sources = cloneMap(p.Sources)
+	p.Notes = cloneMap(p.Notes)
+	p.Go[param] = how
+	p.set(param, SourceObserved, note)
+	return p
 }
 
 // Override is the operator's word on what an engine can do; it wins over

@@ -120,6 +120,8 @@ func newEnv(tweak func(*session.Config)) (*env, error) {
 		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
 	e := &env{pool: p, games: gm, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
 	// Wait for every engine, so that timing in tests is about searches.
+	// Probing gpsusi afresh restarts it after each go it aborts on: on a
+	// busy machine that takes a while.
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		ready := true
@@ -180,12 +182,24 @@ type lineLog struct {
 }
 
 type lineStore struct {
-	mu    sync.Mutex
-	lines map[string][]string // by pool engine name
+	mu       sync.Mutex
+	lines    map[string][]string // by pool engine name
+	warnings []string            // every warning or error logged: "engine: message"
 }
 
 func (l *lineLog) Enabled(context.Context, slog.Level) bool { return true }
 func (l *lineLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		name := ""
+		for _, a := range l.attrs {
+			if a.Key == "engine" && name == "" {
+				name = a.Value.String()
+			}
+		}
+		l.store.mu.Lock()
+		l.store.warnings = append(l.store.warnings, name+": "+r.Message)
+		l.store.mu.Unlock()
+	}
 	if r.Message != "send" {
 		return nil
 	}
@@ -220,6 +234,13 @@ func (e *env) sentTo(name string) []string {
 	e.sent.store.mu.Lock()
 	defer e.sent.store.mu.Unlock()
 	return append([]string(nil), e.sent.store.lines[name]...)
+}
+
+// warnings returns the warnings and errors logged so far, "engine: message".
+func (e *env) warnings() []string {
+	e.sent.store.mu.Lock()
+	defer e.sent.store.mu.Unlock()
+	return append([]string(nil), e.sent.store.warnings...)
 }
 
 // wsClient is a WebSocket client of the usid under test.

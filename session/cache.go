@@ -35,8 +35,9 @@ import (
 // YaneuraOu at two), so its answer is the one for the position alone, and
 // the key is the position. The engine's hash is shared by the searches of
 // one lease, so a WebSocket lease that searched a repeated history fills
-// the cache no more until it is given back (a new lease starts with
-// usinewgame).
+// the cache no more until it is given back. Analyses keep the engine's game
+// (and hash) from lease to lease, but a lease that searched a repeated
+// history ends it (Lease.EndGame): the next lease starts with usinewgame.
 //
 // Whatever the cache holds is checked like an engine's answer before it is
 // used, and before it is stored (validResult): legal best move, ponder and

@@ -303,6 +303,9 @@ type Event struct {
 	Restored []string `json:"restored,omitempty"`
 	// queued
 	Position int `json:"position,omitempty"`
+	// Probing (queued): the request waits for these engines' probes, which
+	// will tell which engine can answer it (a mate request naming none).
+	Probing []string `json:"probing,omitempty"`
 	// info
 	MultiPV  int      `json:"multipv,omitempty"`
 	Depth    int      `json:"depth,omitempty"`
@@ -326,6 +329,10 @@ type Event struct {
 	// Emulated lists the limits usid enforced itself (the engine does not
 	// honour them natively): they stop at the first info line past them.
 	Emulated []string `json:"emulated,omitempty"`
+	// Book (bestmove): the engine answered without an evaluation (no info
+	// line with a score), as from its opening book. Nodes (bestmove): the
+	// nodes the search reached, as the engine last reported them.
+	Book bool `json:"book,omitempty"`
 	// checkmate
 	Result   string   `json:"result,omitempty"`
 	Moves    []string `json:"moves,omitempty"`

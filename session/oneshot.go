@@ -15,6 +15,11 @@ type AnalyzeResult struct {
 	// Emulated lists the limits usid enforced itself because the engine
 	// does not honour them natively (see the engine's profile).
 	Emulated []string `json:"emulated,omitempty"`
+	// Nodes the search reached, as the engine last reported them.
+	Nodes int64 `json:"nodes,omitempty"`
+	// Book: the engine answered with no evaluation (no info line with a
+	// score), as engines playing from their opening book do; Lines is empty.
+	Book bool `json:"book,omitempty"`
 	// Cached: answered from the evaluation cache, without an engine; the
 	// lines carry the depth and nodes the cached search reached.
 	Cached bool `json:"cached,omitempty"`
@@ -72,7 +77,8 @@ func (c *Service) Analyze(ctx context.Context, r *Request) (*AnalyzeResult, *Err
 	if perr != nil {
 		return nil, perr
 	}
-	res := &AnalyzeResult{Engine: j.engine, BestMove: term.Move, BestMoveKIF: term.MoveKIF, Ponder: term.PonderMv, Lines: []*Line{}, Emulated: term.Emulated}
+	res := &AnalyzeResult{Engine: j.engine, BestMove: term.Move, BestMoveKIF: term.MoveKIF, Ponder: term.PonderMv, Lines: []*Line{}, Emulated: term.Emulated,
+		Nodes: term.Nodes, Book: term.Book}
 	for k := 1; k <= j.multipv; k++ {
 		if l := lines[k]; l != nil {
 			res.Lines = append(res.Lines, l)
@@ -106,8 +112,11 @@ func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Even
 	if err := checkBudget(ctx, CallerOf(ctx)); err != nil {
 		return nil, err // spent: no use waiting for an engine
 	}
-	actx, cancel := context.WithTimeout(ctx, c.AcquireTimeout)
 	asked := time.Now()
+	if err := c.pickMateEngine(ctx, j, c.AcquireTimeout, nil); err != nil {
+		return nil, err
+	}
+	actx, cancel := context.WithTimeout(ctx, c.AcquireTimeout-time.Since(asked))
 	lease, err := c.acquire(actx, j.engine, CallerOf(ctx), nil)
 	cancel()
 	if t := timingOf(ctx); t != nil {

@@ -77,6 +77,7 @@ type job struct {
 	ponder  bool          // play
 	mate    time.Duration // mate
 
+	autoMate  bool // a mate request naming no engine: picked by pickMateEngine
 	cancelled bool // stop arrived while it was queued; guarded by Session.mu
 	noCache   bool // the lease has client-set options: the cache's key would not describe it
 	noStore   bool // the lease's engine searched a repeated history: its hash may carry that answer (cache.go)
@@ -100,7 +101,7 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 	if j.engine == "" {
 		j.engine = c.DefaultEngine
 		if r.Type == TypeMate {
-			j.engine = c.mateEngine()
+			j.engine, j.autoMate = c.mateEngine(), c.MateEngine == "" && c.Pool != nil
 		}
 	}
 	ms := func(field string, v int64, max time.Duration) (time.Duration, *Error) {
@@ -320,6 +321,11 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			}
 		}
 	}
+	if j.kind != jobMate {
+		if err := lease.SearchMode(j.kind == jobAnalyze); err != nil {
+			return errorEvent(j.id, errorf(CodeEngineError, "setting the analysis mode: %v", err)), true
+		}
+	}
 	who := CallerOf(ctx)
 	// The budget is checked here, with the engine in hand, not when the
 	// request arrived: a search that waited in the queue meanwhile may
@@ -329,6 +335,10 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		return errorEvent(j.id, berr), false
 	}
 	var preempted, budgetOut atomic.Bool
+	if j.historyRepeats() {
+		lease.EndGame() // the engine's hash may carry the repetition: not into the next lease (cache.go)
+	}
+	searched := time.Now() // go: where an emulated nodes limit's count starts
 	s, err := lease.Go(ctx, j.pos.USI, p.cmd)
 	if err != nil {
 		m.settle(true) // nothing searched: all comes back
@@ -418,8 +428,15 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		}
 	}()
 
+	var nodes *nodeStop // an emulated nodes limit, by the engine's speed
+	if p.stopNodes > 0 {
+		nodes = newNodeStop(p.stopNodes, prof.NPS, searched, stop)
+		defer nodes.close()
+	}
 	bg := context.Background()
 	lines := map[int]*Event{} // the last line per multipv, for the cache
+	var reached int64         // the nodes searched, as the engine last said
+	scored := false           // some line had an evaluation
 	for {
 		in, ok := s.Next(bg)
 		if !ok {
@@ -428,6 +445,11 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		if (p.stopDepth > 0 && in.Has(usi.InfoPV) && in.Depth >= p.stopDepth) || (p.stopNodes > 0 && in.Nodes >= p.stopNodes) {
 			stop()
 		}
+		if nodes != nil {
+			nodes.seen(&in, time.Now(), searched)
+		}
+		reached = max(reached, in.Nodes)
+		scored = scored || in.Has(usi.InfoScore)
 		if ev := c.infoEvent(j, &in); ev != nil {
 			if j.kind == jobAnalyze && len(ev.PV) > 0 && ev.Score != nil {
 				lines[ev.MultiPV] = ev
@@ -465,7 +487,10 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	}
 	term = c.resultEvent(j, res, stoppedByUs.Load())
 	if term.Type == EventBestMove {
-		term.Emulated = p.emulated
+		// No evaluation, and the engine answered by itself: its book.
+		book := !scored && !stoppedByUs.Load() && term.Move != "resign" && term.Move != "win"
+		term.Emulated, term.Nodes, term.Book = p.emulated, reached, book
+		c.checkNative(lease, p, reached)
 	}
 	if term.Type == EventError {
 		discard = true // an illegal move or a false mate: not trusted again

@@ -201,7 +201,13 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 			}
 		}
 	}
-	lease, err := s.lease(ctx, held, j.engine, j.id)
+	err := s.svc.pickMateEngine(ctx, j, s.svc.QueueTimeout, func(probing []string) {
+		s.out.push(&Event{Type: EventQueued, ID: j.id, Position: 1, Probing: probing})
+	})
+	var lease *pool.Lease
+	if err == nil {
+		lease, err = s.lease(ctx, held, j.engine, j.id)
+	}
 	if err != nil {
 		s.mu.Lock()
 		switch {

@@ -53,6 +53,10 @@ type Position struct {
 	Moves []string
 }
 
+// StartSFEN is the start position (USI's "startpos") written as SFEN, for
+// engines that misread "startpos".
+const StartSFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+
 // Go is "go" with its parameters. Zero values are not sent, except for the
 // clock (see Clock), so Go{} is a plain "go". Times are sent in whole
 // milliseconds.

@@ -32,7 +32,7 @@ func startFairy(t *testing.T) *Engine {
 func startGPS(t *testing.T) *Engine {
 	t.Helper()
 	needBinary(t, gpsPath)
-	e := startEngine(t, Config{Path: gpsPath})
+	e := startEngine(t, Config{Path: gpsPath, USIOKTimeout: time.Minute})
 	if err := e.IsReady(ctxTimeout(t, 30*time.Second)); err != nil {
 		t.Fatalf("IsReady: %v", err)
 	}

@@ -39,11 +39,11 @@ func benchREST(ctx context.Context, b *bench) (err error) {
 		name   string
 		rest   map[string]int
 		direct usi.Go
-		target bool // the "≤ 5% at 10 ms searches" target
+		target float64 // the median ratio to stay under (0: none)
 	}{
-		{"nodes 1000", map[string]int{"nodes": 1000}, usi.Go{Nodes: 1000}, false},
-		{"nodes 5000", map[string]int{"nodes": 5000}, usi.Go{Nodes: 5000}, true},
-		{"movetime 10 ms", map[string]int{"movetime_ms": 10}, usi.Go{MoveTime: 10 * time.Millisecond}, true},
+		{"nodes 1000", map[string]int{"nodes": 1000}, usi.Go{Nodes: 1000}, 0},
+		{"nodes 5000", map[string]int{"nodes": 5000}, usi.Go{Nodes: 5000}, 1.02}, // issue 24
+		{"movetime 10 ms", map[string]int{"movetime_ms": 10}, usi.Go{MoveTime: 10 * time.Millisecond}, 1.05},
 	}
 	const warmup = 3
 	for _, l := range limits {
@@ -72,8 +72,8 @@ func benchREST(ctx context.Context, b *bench) (err error) {
 			ms(pct(rest, .5)), ms(pct(rest, .99)), ms(pct(direct, .5)), ms(pct(direct, .99)),
 			signedMS(pct(rest, .5)-pct(direct, .5)), signedMS(pct(rest, .99)-pct(direct, .99)), ratio, float64(mean(rest))/float64(mean(direct)))
 		what := fmt.Sprintf("REST `/v1/analyze` vs fairy-stockfish over its pipes, %s (%d searches each)", l.name, len(rest))
-		if l.target {
-			b.rep.add(what, result, "median ratio ≤ 1.05", verdict(ratio <= 1.05))
+		if l.target > 0 {
+			b.rep.add(what, result, fmt.Sprintf("median ratio ≤ %.2f", l.target), verdict(ratio <= l.target))
 		} else {
 			b.rep.add(what, result, "", "")
 		}
@@ -100,7 +100,7 @@ func benchREST(ctx context.Context, b *bench) (err error) {
 	}
 	b.rep.add(fmt.Sprintf("REST `/v1/analyze` with an engine that answers at once: usid's own cost (%d searches each)", len(busy)),
 		fmt.Sprintf("back to back p50 %s, p99 %s; after 10 ms idle p50 %s, p99 %s", ms(pct(busy, .5)), ms(pct(busy, .99)), ms(pct(idle, .5)), ms(pct(idle, .99))), "", "")
-	b.rep.note("(1) median ratio = median REST round trip / median direct search (go to bestmove through the usi package); added = REST percentile − direct percentile. usid has a minimal entry for fairy-stockfish (name and path; it sends USI_Hash 256 and usinewgame before each REST search, as GUIs start a game); the direct engine gets Hash 256 and the same usinewgame before each search (without it, fairy-stockfish keeps its hash and history from the previous position of the game, and runs a 5000-node search about 2 ms faster). %d different positions of one game.", len(positions))
+	b.rep.note("(1) median ratio = median REST round trip / median direct search (go to bestmove through the usi package); added = REST percentile − direct percentile. usid has a minimal entry for fairy-stockfish (name and path; it sends USI_Hash 256, usinewgame once, and UCI_AnalyseMode true for analyses); the direct engine gets Hash 256, UCI_AnalyseMode true and one usinewgame at start, as an analysis GUI sends them: both keep their hash from one position of the game to the next. Cache off. %d different positions of one game.", len(positions))
 	return nil
 }
 
@@ -113,6 +113,9 @@ func (b *bench) startDirect(ctx context.Context, n int) ([]*usi.Engine, error) {
 		if err == nil {
 			engs = append(engs, e)
 			err = e.SetOption("Hash", "256")
+			if err == nil {
+				err = e.SetOption("UCI_AnalyseMode", "true") // as usid sets it for analysis
+			}
 			if err == nil {
 				err = e.IsReady(ctx)
 			}
@@ -134,14 +137,11 @@ func closeAll(engs []*usi.Engine) {
 	}
 }
 
-// directSearch times one search as usid runs a REST one: usinewgame (each
-// REST request is a game of its own for the engine, as GUIs start one
-// before analysing a position), go, then bestmove.
+// directSearch times one search as an analysis GUI runs it, and as usid
+// runs a REST one: go, then bestmove, in the game begun at start (one
+// usinewgame for many positions), the engine keeping its hash.
 func directSearch(ctx context.Context, e *usi.Engine, pos position, g usi.Go) (time.Duration, error) {
 	start := time.Now()
-	if err := e.NewGame(); err != nil {
-		return 0, err
-	}
 	s, err := e.Go(ctx, usi.Position{SFEN: pos.SFEN, Moves: pos.Moves}, g)
 	if err != nil {
 		return 0, err

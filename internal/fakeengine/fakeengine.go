@@ -63,6 +63,12 @@ const (
 	UCI            = "uci"             // a chess engine: answers uci, not usi
 	NoDepth        = "no-depth"        // info lines carry neither depth nor nodes
 	MateUntilStop  = "mate-until-stop" // a go mate runs until stop, then answers checkmate nomate
+	ReadyTwice     = "ready-twice"     // exits (status 0) on an isready that follows another isready, as sunfish4 does
+	OneReady       = "one-ready"       // answers the first isready; exits (status 0, "bye" on stderr) on any later one
+	StartposHang   = "startpos-hang"   // after a position sfen, "position startpos moves ..." makes it stop reading stdin, as gpsusi does
+	SparseNodes    = "sparse-nodes"    // =nps: counts nodes at nps by its own clock from go; reports info nodes only every 200,000 nodes; ignores go nodes
+	OvershootNodes = "overshoot-nodes" // go nodes N searches N nodes up to 10,000, twice N above
+	AnalyseMode    = "analyse-mode"    // advertises USI_AnalyseMode and USI_OwnBook; answers from its book (bestmove, no info) unless AnalyseMode is true and OwnBook false
 
 	// Faults.
 	IllegalBestMove = "illegal-bestmove" // from the start position, a plain go answers bestmove 5a5c (illegal)
@@ -79,7 +85,7 @@ const (
 	Grandchild      = "grandchild"       // starts a child (sleep 60) that holds stdout; its pid is the id author, "child <pid>"
 
 	// Instruments.
-	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool>": what the engine was told
+	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool> searches=<n>": what the engine was told, and the gos since usinewgame (what a hash cleared there would hold)
 )
 
 // RunIfRequested runs the fake engine and exits the process when EnvMode is
@@ -173,6 +179,14 @@ func Main(mode string) int {
 	newGame, mated := false, false
 	readies := 0
 	style := "Normal"
+	last := ""                              // the previous command's first word
+	searches := 0                           // gos since usinewgame (EchoOptions)
+	sawSFEN := false                        // a position sfen came (StartposHang)
+	analyse, ownBook := false, true         // AnalyseMode's options
+	nps, _ := strconv.ParseInt(arg, 10, 64) // SparseNodes
+	if nps <= 0 {
+		nps = 20000
+	}
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		if !hangAt.IsZero() && time.Now().After(hangAt) {
@@ -182,6 +196,8 @@ func Main(mode string) int {
 		if len(words) == 0 {
 			continue
 		}
+		prev := last
+		last = words[0]
 		switch words[0] {
 		case "usi":
 			if mode == UCI {
@@ -216,6 +232,9 @@ func Main(mode string) int {
 					"option name Clear Hash type button",
 					"option name USI_Ponder type check default false")
 			}
+			if mode == AnalyseMode {
+				say("option name USI_AnalyseMode type check default false", "option name USI_OwnBook type check default true")
+			}
 			if mode == NoUSIOK {
 				continue
 			}
@@ -234,10 +253,22 @@ func Main(mode string) int {
 			if len(words) == 5 && words[2] == "Style" {
 				style = words[4]
 			}
+			if len(words) == 5 && words[2] == "USI_AnalyseMode" {
+				analyse = words[4] == "true"
+			}
+			if len(words) == 5 && words[2] == "USI_OwnBook" {
+				ownBook = words[4] == "true"
+			}
 		case "position":
+			if mode == StartposHang && sawSFEN && len(words) > 2 && words[1] == "startpos" && words[2] == "moves" {
+				// gpsusi plays the moves on the previous board, looping for ever
+				// in its main thread: it reads nothing again, stop and quit included.
+				time.Sleep(time.Hour)
+			}
+			sawSFEN = sawSFEN || (len(words) > 1 && words[1] == "sfen")
 			move = legalMove(in.Text())
 		case "usinewgame":
-			newGame = true
+			newGame, searches = true, 0
 		case "gameover":
 			newGame = false
 		case "isready":
@@ -254,6 +285,15 @@ func Main(mode string) int {
 				}
 			case SlowReady:
 				time.Sleep(dur())
+			case ReadyTwice:
+				if prev == "isready" {
+					return 0
+				}
+			case OneReady:
+				if readies > 1 {
+					fmt.Fprintln(os.Stderr, "bye: one isready is enough")
+					return 0
+				}
 			case StrictOrder:
 				if newGame {
 					return 1
@@ -269,6 +309,7 @@ func Main(mode string) int {
 			}
 			say("readyok")
 		case "go":
+			searches++
 			switch mode {
 			case DieMidSearch:
 				say("info depth 1 pv 7g7f", "info depth 2 pv 7g7f 3c3d", "info depth 3 pv 7g7f 3c3d 2g2f")
@@ -285,7 +326,7 @@ func Main(mode string) int {
 				continue
 			}
 			if mode == EchoOptions {
-				say(fmt.Sprintf("info string Style=%s newgame=%v", style, newGame))
+				say(fmt.Sprintf("info string Style=%s newgame=%v searches=%d", style, newGame, searches))
 			}
 			if mode == AbortOn {
 				for _, p := range strings.Split(arg, "_") {
@@ -320,6 +361,23 @@ func Main(mode string) int {
 			}
 			if mode == MateOnly {
 				say("bestmove resign")
+				continue
+			}
+			if mode == AnalyseMode && (!analyse || ownBook) {
+				say("bestmove " + move) // from the book: no evaluation
+				continue
+			}
+			if i := index(words, "nodes"); i >= 0 && i+1 < len(words) && mode == OvershootNodes {
+				n, _ := strconv.ParseInt(words[i+1], 10, 64)
+				if n > 10000 {
+					n *= 2
+				}
+				say(fmt.Sprintf("info depth 5 score cp 10 nodes %d pv %s", n, move), "bestmove "+move)
+				continue
+			}
+			if mode == SparseNodes {
+				stop = make(chan struct{})
+				go sparseSearch(words, nps, move, stop, say)
 				continue
 			}
 			if i := index(words, "movetime"); i >= 0 && i+1 < len(words) && (mode == IgnoreMoveTime || mode == ShortMoveTime) {
@@ -484,4 +542,48 @@ func contains(words []string, w string) bool {
 		}
 	}
 	return false
+}
+
+// sparseSearch is SparseNodes' search: its node count is nps times the time
+// since go by its own clock, so what it reports does not depend on how
+// busy the machine is, only on when go and stop reach it. It prints an info
+// line every 200,000 nodes, and a final one before bestmove. go nodes is
+// ignored (searched until stop); byoyomi and movetime end the search by
+// themselves, depth at once.
+func sparseSearch(words []string, nps int64, move string, stop chan struct{}, say func(...string)) {
+	const every = 200000
+	start := time.Now()
+	nodes := func() int64 { return int64(time.Since(start).Seconds() * float64(nps)) }
+	var bound time.Duration
+	for _, p := range []string{"byoyomi", "movetime"} {
+		if i := index(words, p); i >= 0 && i+1 < len(words) {
+			ms, _ := strconv.Atoi(words[i+1])
+			bound = max(bound, time.Duration(ms)*time.Millisecond)
+		}
+	}
+	end := make(<-chan time.Time)
+	switch {
+	case contains(words, "depth"):
+		end = time.After(0)
+	case bound > 0 && !contains(words, "infinite"):
+		end = time.After(bound)
+	}
+	line := func(depth int, n int64) string {
+		return fmt.Sprintf("info depth %d score cp 10 nodes %d nps %d pv %s", depth, n, nps, move)
+	}
+	next := time.NewTimer(time.Duration(float64(every) / float64(nps) * float64(time.Second)))
+	defer next.Stop()
+	for depth := 1; ; depth++ {
+		select {
+		case <-next.C:
+			say(line(depth, nodes()))
+			next.Reset(time.Duration(float64(every*(depth+1))/float64(nps)*float64(time.Second)) - time.Since(start))
+		case <-stop:
+			say(line(depth, nodes()), "bestmove "+move)
+			return
+		case <-end:
+			say(line(depth, nodes()), "bestmove "+move)
+			return
+		}
+	}
 }

@@ -485,6 +485,8 @@ function renderAnalysis() {
   status.dataset.state = st;
   let text = t(`state.${st}`);
   if (st === 'queued' && analysis.queue) text += t('state.queuepos', { n: analysis.queue });
+  // The engine answered from its book: a move, but no evaluation to show.
+  if (st === 'done' && analysis.bestmove && analysis.bestmove.book) text = t('state.book');
   $('#state-text').textContent = text;
   $('#engine-name').textContent = here ? analysis.engine : '';
   const s = here ? analysis.stats : {};

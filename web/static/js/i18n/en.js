@@ -67,6 +67,7 @@ export default {
   'state.stopping': 'Stopping…',
   'state.stopped': 'Stopped',
   'state.done': 'Search finished',
+  'state.book': 'Book move, no evaluation',
   'state.error': 'Error',
   'state.terminal': 'No legal moves: nothing to analyse',
   'stats.depth': 'depth {d}',

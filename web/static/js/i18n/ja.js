@@ -67,6 +67,7 @@ export default {
   'state.stopping': '停止中…',
   'state.stopped': '停止しました',
   'state.done': '探索終了',
+  'state.book': 'ブック手 (評価値なし)',
   'state.error': 'エラー',
   'state.terminal': '合法手がありません: 検討できません',
   'stats.depth': '深さ {d}',
