@@ -401,7 +401,12 @@ func checkLive(t *testing.T, u *liveUsid, cfg *usidConfig, rs []*rendered) {
 	if st, _ := get(t, u.base+c.LivenessProbe.HTTPGet.Path); st != http.StatusOK {
 		t.Errorf("liveness %s: status %d, want 200 at once", c.LivenessProbe.HTTPGet.Path, st)
 	}
-	testwait.For(t, "readiness "+c.ReadinessProbe.HTTPGet.Path+" 200", 60*time.Second, func() bool {
+	// Ready within what the kubelet allows a starting pod (readiness waits
+	// for every engine's probe; gpsusi's restarts after each go it aborts
+	// on take most of it on a loaded machine).
+	sp := c.StartupProbe
+	allowed := time.Duration(sp.InitialDelaySeconds+sp.FailureThreshold*sp.PeriodSeconds) * time.Second
+	testwait.For(t, "readiness "+c.ReadinessProbe.HTTPGet.Path+" 200", allowed, func() bool {
 		st, _ := get(t, u.base+c.ReadinessProbe.HTTPGet.Path)
 		return st == http.StatusOK
 	})
