@@ -326,10 +326,11 @@ func TestLiveUsid(t *testing.T) {
 				if rdb != nil {
 					// Its memory tier is empty: the answer comes from the
 					// first pod's search, through Redis.
-					testwait.For(t, "second usid ready", 60*time.Second, func() bool {
-						st, _ := get(t, b.base+readinessPath)
-						return st == http.StatusOK
-					})
+					testwait.For(t, "second usid ready", 4*time.Minute, // readiness waits for every engine's probe (the startup probe allows 240 s)
+						func() bool {
+							st, _ := get(t, b.base+readinessPath)
+							return st == http.StatusOK
+						})
 					if !analyze(t, b, body) {
 						t.Errorf("a second usid on the same Redis searched again for %s: want the first one's result (cached)", body)
 					}
