@@ -326,10 +326,11 @@ func TestLiveUsid(t *testing.T) {
 				if rdb != nil {
 					// Its memory tier is empty: the answer comes from the
 					// first pod's search, through Redis.
-					testwait.For(t, "second usid ready", 60*time.Second, func() bool {
-						st, _ := get(t, b.base+readinessPath)
-						return st == http.StatusOK
-					})
+					testwait.For(t, "second usid ready", 4*time.Minute, // readiness waits for every engine's probe (the startup probe allows 240 s)
+						func() bool {
+							st, _ := get(t, b.base+readinessPath)
+							return st == http.StatusOK
+						})
 					if !analyze(t, b, body) {
 						t.Errorf("a second usid on the same Redis searched again for %s: want the first one's result (cached)", body)
 					}
@@ -401,7 +402,12 @@ func checkLive(t *testing.T, u *liveUsid, cfg *usidConfig, rs []*rendered) {
 	if st, _ := get(t, u.base+c.LivenessProbe.HTTPGet.Path); st != http.StatusOK {
 		t.Errorf("liveness %s: status %d, want 200 at once", c.LivenessProbe.HTTPGet.Path, st)
 	}
-	testwait.For(t, "readiness "+c.ReadinessProbe.HTTPGet.Path+" 200", 60*time.Second, func() bool {
+	// Ready within what the kubelet allows a starting pod (readiness waits
+	// for every engine's probe; gpsusi's restarts after each go it aborts
+	// on take most of it on a loaded machine).
+	sp := c.StartupProbe
+	allowed := time.Duration(sp.InitialDelaySeconds+sp.FailureThreshold*sp.PeriodSeconds) * time.Second
+	testwait.For(t, "readiness "+c.ReadinessProbe.HTTPGet.Path+" 200", allowed, func() bool {
 		st, _ := get(t, u.base+c.ReadinessProbe.HTTPGet.Path)
 		return st == http.StatusOK
 	})
