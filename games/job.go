@@ -397,6 +397,7 @@ func (j *job) search(moves []string) (*session.AnalyzeResult, *session.Error) {
 	lim := j.limits
 	r := &session.Request{Position: &session.Position{SFEN: j.startSFEN, Moves: moves}, Engine: j.engine, Limits: &lim}
 	who := j.caller
+	who.FreshGame = true // independent searches, as the verdicts were measured
 	backoff, retried, preempts := time.Second, false, 0
 	for {
 		t0 := time.Now()

@@ -186,7 +186,11 @@ func parseBenchLimit(s string) (*session.Limits, error) {
 // benchSearch searches the position after moves at depth.
 func benchSearch(t *testing.T, svc *session.Service, moves []string, depth int) *session.AnalyzeResult {
 	t.Helper()
-	res, err := svc.Analyze(t.Context(), &session.Request{Position: &session.Position{Moves: moves}, Limits: &session.Limits{Depth: depth}})
+	// A new game per search, as the games were generated when the targets
+	// were set: the same seed gives the same games whatever the engine
+	// searched before (one-shot analyses otherwise keep its hash).
+	ctx := session.WithCaller(t.Context(), session.Caller{FreshGame: true})
+	res, err := svc.Analyze(ctx, &session.Request{Position: &session.Position{Moves: moves}, Limits: &session.Limits{Depth: depth}})
 	if err != nil {
 		t.Fatalf("search after %v: %v", moves, err)
 	}

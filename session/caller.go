@@ -22,6 +22,12 @@ type Caller struct {
 	// one, rather than give way to an interactive caller (game jobs bound
 	// the preemptions of each position with it).
 	NoPreempt bool
+	// FreshGame: each search starts a new game on its engine (usinewgame:
+	// the engine's hash from earlier searches goes), where one-shot
+	// analyses otherwise share one. Game jobs compare searches of
+	// neighbouring positions, and their verdicts were measured on
+	// searches independent of each other.
+	FreshGame bool
 }
 
 type callerKey struct{}

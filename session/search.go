@@ -327,6 +327,12 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		}
 	}
 	who := CallerOf(ctx)
+	// Before the meter: the new game is the engine's setting up, not the search.
+	if who.FreshGame {
+		if err := lease.NewGame(); err != nil {
+			return errorEvent(j.id, errorf(CodeEngineError, "starting a new game: %v", err)), true
+		}
+	}
 	// The budget is checked here, with the engine in hand, not when the
 	// request arrived: a search that waited in the queue meanwhile may
 	// find it spent.
