@@ -173,6 +173,12 @@ func (b *testBudget) Take(_ context.Context, d time.Duration) time.Duration {
 	return 0
 }
 
+// TakeBackground keeps no interactive share: these tests are about jobs
+// pausing when the balance is spent.
+func (b *testBudget) TakeBackground(ctx context.Context, d time.Duration) time.Duration {
+	return b.Take(ctx, d)
+}
+
 func (b *testBudget) Charge(_ context.Context, d time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -33,7 +33,9 @@
 // oldest ended jobs are forgotten first to make room for its new one.
 //
 // Each position's search takes from its owner's engine-time budget
-// (session.Caller.Budget) as it starts. When the budget is spent the job
+// (session.Caller.Budget) as it starts, as background work: only down to
+// the share of the budget kept for its owner's interactive searches
+// (Budget.TakeBackground). When the job has spent its part it
 // pauses (StatusPaused): it leaves its run slot, looks at the budget again
 // after the wait announced (at most Config.PauseCheck), and queues again
 // once there is some. A position's search gives way to interactive callers
@@ -472,7 +474,7 @@ func (m *Manager) jobPaused(j *job, wait time.Duration) {
 func (m *Manager) tryResume(j *job) {
 	var wait time.Duration
 	if b := j.caller.Budget; b != nil {
-		wait = b.Take(context.Background(), 0)
+		wait = b.TakeBackground(context.Background(), 0)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -13,6 +13,13 @@
 // client's long searches are bounded by its budget, not by a count of
 // requests.
 //
+// Interactive searches (a player's live analysis, REST and WebSocket) keep
+// a share of the bucket that background work (game analysis jobs) cannot
+// spend: a background search starts only if what it takes leaves the
+// balance at or above InteractiveShare of the capacity (TakeBackground),
+// so a job that has spent its part pauses while its owner can still
+// analyse. Refills go to both alike; only the start differs.
+//
 // A Budget is Seconds of engine time per Period, with up to Burst seconds
 // saved: the bucket holds at most Burst and refills at Seconds/Period per
 // second of wall time. A client not seen before starts full.
@@ -60,7 +67,19 @@ type Budget struct {
 	// Burst is the most a client can save and spend at once, in
 	// engine-seconds; default Seconds (one period's worth).
 	Burst float64 `yaml:"burst" json:"burst"`
+	// InteractiveShare is the share of the bucket (0 to 1) that only
+	// interactive searches may spend: background work starts a search only
+	// while the balance stays at or above InteractiveShare×capacity after
+	// its take. 0 means DefaultInteractiveShare; negative, none (background
+	// work then takes as interactive searches do).
+	InteractiveShare float64 `yaml:"interactive_share" json:"interactive_share"`
 }
+
+// DefaultInteractiveShare is the share of a bucket kept for interactive
+// searches when a Budget sets none: a quarter, so that a client whose game
+// analysis has run as far as it may still has a quarter of its saved time
+// (the anonymous default: 30 of 120 engine-seconds) for live analysis.
+const DefaultInteractiveShare = 0.25
 
 // Check reports what is wrong with b, if anything.
 func (b Budget) Check() error {
@@ -75,6 +94,15 @@ func (b Budget) Check() error {
 		errs = append(errs, fmt.Errorf("burst %v: want 0 (as seconds) or more", b.Burst))
 	}
 	return errors.Join(errs...)
+}
+
+// CheckShare reports what is wrong with b's InteractiveShare, if anything
+// (Share clamps it; a configuration should say it is wrong).
+func (b Budget) CheckShare() error {
+	if s := b.InteractiveShare; s > 1 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return fmt.Errorf("interactive_share %v: want 0 (the default, %v) to 1, or negative for none", s, DefaultInteractiveShare)
+	}
+	return nil
 }
 
 // Unlimited reports whether b sets no limit.
@@ -97,6 +125,34 @@ func (b Budget) capacity() float64 {
 	return b.Seconds
 }
 
+// Share returns the share of the bucket kept for interactive searches,
+// defaults applied (0 to 1).
+func (b Budget) Share() float64 {
+	switch s := b.InteractiveShare; {
+	case s == 0:
+		return DefaultInteractiveShare
+	case s < 0 || math.IsNaN(s):
+		return 0
+	default:
+		return min(s, 1)
+	}
+}
+
+// Reserve returns the engine-seconds kept for interactive searches: the
+// balance below which background work starts no search.
+func (b Budget) Reserve() float64 { return b.Share() * b.capacity() }
+
+// backgroundLevel is the balance a background search taking d needs: its
+// take must leave the reserve untouched; a search longer than the rest of
+// the bucket needs a full one. Without a reserve it is Take's (above zero).
+func (b Budget) backgroundLevel(d time.Duration) float64 {
+	r := b.Reserve()
+	if r <= 0 {
+		return 0
+	}
+	return min(r+d.Seconds(), b.capacity())
+}
+
 // Store keeps the balances of clients.
 type Store interface {
 	// Allow returns 0 when client may start a search (its balance is above
@@ -108,6 +164,11 @@ type Store interface {
 	// long until the balance is above zero. So concurrent searches of one
 	// client cannot all start on one positive balance. d may be 0 (a check).
 	Take(ctx context.Context, client string, b Budget, d time.Duration) (retryAfter time.Duration)
+	// TakeBackground is Take for background work: it reserves d only when
+	// the balance stays at or above b.Reserve() after it (a d longer than
+	// the rest of the bucket: when the bucket is full), else it returns how
+	// long until it would.
+	TakeBackground(ctx context.Context, client string, b Budget, d time.Duration) (retryAfter time.Duration)
 	// Charge debits held more engine time (a search that ran past what it
 	// had taken), or, negative, gives back time taken and not used (never
 	// above the budget's capacity). Call it with a context that outlives
@@ -122,7 +183,22 @@ func retryAfter(tokens float64, b Budget) time.Duration {
 	if tokens > 0 {
 		return 0
 	}
-	d := time.Duration(math.Ceil(-tokens/b.rate()*1e3)+1) * time.Millisecond
+	return wait(-tokens, b)
+}
+
+// retryAbove is how long until a balance of tokens is above zero and at
+// or above level.
+func retryAbove(tokens, level float64, b Budget) time.Duration {
+	if tokens > 0 && tokens >= level {
+		return 0
+	}
+	return wait(max(level, 0)-tokens, b)
+}
+
+// wait is how long the refill takes to add short engine-seconds, rounded
+// up to the next millisecond.
+func wait(short float64, b Budget) time.Duration {
+	d := time.Duration(math.Ceil(short/b.rate()*1e3)+1) * time.Millisecond
 	if d <= 0 || d > 100*365*24*time.Hour { // an absurd charge: cap, never overflow
 		d = 100 * 365 * 24 * time.Hour
 	}
@@ -239,18 +315,27 @@ func (m *Memory) Charge(_ context.Context, client string, b Budget, held time.Du
 
 // Take implements Store.
 func (m *Memory) Take(_ context.Context, client string, b Budget, d time.Duration) time.Duration {
+	return m.take(client, b, d, 0)
+}
+
+// TakeBackground implements Store.
+func (m *Memory) TakeBackground(_ context.Context, client string, b Budget, d time.Duration) time.Duration {
+	return m.take(client, b, d, b.backgroundLevel(d))
+}
+
+// take debits d when the balance is above zero and at or above level.
+func (m *Memory) take(client string, b Budget, d time.Duration, level float64) time.Duration {
 	if b.Unlimited() {
 		return 0
 	}
-	var wait time.Duration
+	var w time.Duration
 	m.update(client, b, d <= 0, func(t float64) (float64, bool) {
-		if t <= 0 {
-			wait = retryAfter(t, b)
+		if w = retryAbove(t, level, b); w > 0 {
 			return t, false
 		}
 		return t - d.Seconds(), true
 	})
-	return wait
+	return w
 }
 
 // update brings client's balance up to date and sets it to f's answer

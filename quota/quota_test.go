@@ -295,3 +295,74 @@ func TestMemoryTake(t *testing.T) {
 		t.Errorf("Len %d, want 1 (checks and refunds of full clients keep nothing)", m.Len())
 	}
 }
+
+// testTakeBackground: background work (game analyses) stops at the share
+// kept for interactive searches, which may then spend it (issue 26: a
+// forgotten game analysis locked its owner out of live analysis).
+func testTakeBackground(t *testing.T, s Store) {
+	ctx := t.Context()
+	b := Budget{Seconds: 8, Period: time.Hour, Burst: 8} // reserve: 2 s
+	if got := b.Reserve(); got != 2 {
+		t.Fatalf("Reserve %v, want 2 (the default quarter of 8)", got)
+	}
+	taken := 0
+	for s.TakeBackground(ctx, "ip:j", b, time.Second) == 0 {
+		if taken++; taken > 10 {
+			t.Fatal("background takes never stop")
+		}
+	}
+	if taken != 6 {
+		t.Errorf("background took %d s of 8, want 6 (down to the 2 s kept for interactive searches)", taken)
+	}
+	if d := s.TakeBackground(ctx, "ip:j", b, 0); d != 0 {
+		t.Errorf("a background check at the reserve's edge (balance 2 s): refused for %v", d)
+	}
+	// Refused: the wait is until the balance is 3 s (1 s at 8 per hour).
+	if d := s.TakeBackground(ctx, "ip:j", b, time.Second); d < 440*time.Second || d > 451*time.Second {
+		t.Errorf("a refused background take: retry after %v, want about 450s (1 s at 8 s per hour)", d)
+	}
+	// Interactive searches spend the reserve, and past zero are refused
+	// (-0.5 s: Redis's clock refills a little meanwhile).
+	for i, d := range []time.Duration{time.Second, 1500 * time.Millisecond} {
+		if w := s.Take(ctx, "ip:j", b, d); w != 0 {
+			t.Fatalf("interactive take %d of the reserve: refused for %v", i, w)
+		}
+	}
+	if d := s.Take(ctx, "ip:j", b, time.Second); d == 0 {
+		t.Error("an interactive take passed at balance -0.5 s")
+	}
+	// A search longer than the unreserved part needs a full bucket.
+	s.Charge(ctx, "ip:j", b, -time.Hour)
+	if d := s.TakeBackground(ctx, "ip:j", b, 7*time.Second); d != 0 {
+		t.Errorf("a 7 s background search on a full 8 s bucket: refused for %v", d)
+	}
+	if d := s.TakeBackground(ctx, "ip:j", b, 0); d == 0 {
+		t.Error("a background check passed at balance 1 s, inside the reserve")
+	}
+	// No share kept: background takes while the balance is above zero, as
+	// Take does (8, 5, 2: three takes of 3 s).
+	none := Budget{Seconds: 8, Period: time.Hour, Burst: 8, InteractiveShare: -1}
+	n := 0
+	for s.TakeBackground(ctx, "ip:none", none, 3*time.Second) == 0 && n < 10 {
+		n++
+	}
+	if n != 3 {
+		t.Errorf("no interactive share: background took 3 s %d times from 8 s, want 3", n)
+	}
+}
+
+func TestMemoryTakeBackground(t *testing.T) {
+	testTakeBackground(t, NewMemory(MemoryConfig{Now: newClock().now}))
+}
+
+func TestBudgetShare(t *testing.T) {
+	for _, c := range []struct {
+		share, want float64
+		ok          bool
+	}{{0, 0.25, true}, {0.5, 0.5, true}, {1, 1, true}, {-1, 0, true}, {1.5, 1, false}} {
+		b := Budget{Seconds: 4, InteractiveShare: c.share}
+		if got := b.Share(); got != c.want || (b.CheckShare() == nil) != c.ok || b.Unlimited() {
+			t.Errorf("share %v: Share %v, CheckShare %v, unlimited %v; want %v, ok %v, limited", c.share, got, b.CheckShare(), b.Unlimited(), c.want, c.ok)
+		}
+	}
+}

@@ -41,15 +41,16 @@ type Redis struct {
 
 // bucketScript brings a client's bucket up to date with Redis's clock and
 // charges it, in one step, so that concurrent pods charge one balance. A
-// take (ARGV[4] = 1) charges only a balance above zero. It returns whether
+// take (ARGV[4] = 1) charges only a balance above zero and at or above
+// ARGV[5] (a background take's level; 0 otherwise). It returns whether
 // it charged (1 or 0) and the balance after, as a string (Lua numbers would
 // be truncated to integers on the way out).
 //
 // KEYS[1]: the bucket. ARGV: rate (engine-seconds per second), capacity,
-// charge (engine-seconds; negative gives back), take.
+// charge (engine-seconds; negative gives back), take, level.
 var bucketScript = redis.NewScript(`
 local now = redis.call('TIME')
-local rate, cap, charge, take = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
+local rate, cap, charge, take, level = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1', tonumber(ARGV[5]) or 0
 local v = redis.call('HMGET', KEYS[1], 't', 's', 'us')
 local t, s, us = tonumber(v[1]), tonumber(v[2]), tonumber(v[3])
 if t == nil or s == nil or us == nil then
@@ -59,7 +60,7 @@ else
   if dt > 0 then t = t + dt * rate end
   if t > cap then t = cap end
 end
-if take and t <= 0 then
+if take and (t <= 0 or t < level) then
   return {0, string.format('%.17g', t)}
 end
 if charge ~= 0 then
@@ -122,7 +123,7 @@ func (r *Redis) up() bool { return time.Now().UnixNano() >= r.downTil.Load() }
 
 // run runs the script; ok is false when Redis failed (and the caller falls
 // back to memory), taken whether it charged.
-func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64, take bool) (tokens float64, taken, ok bool) {
+func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64, take bool, level float64) (tokens float64, taken, ok bool) {
 	if !r.up() {
 		return 0, false, false
 	}
@@ -134,7 +135,7 @@ func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64
 	}
 	res, err := bucketScript.Run(cctx, r.cl, []string{r.prefix + client},
 		strconv.FormatFloat(b.rate(), 'g', -1, 64), strconv.FormatFloat(b.capacity(), 'g', -1, 64),
-		strconv.FormatFloat(charge, 'g', -1, 64), takeArg).Slice()
+		strconv.FormatFloat(charge, 'g', -1, 64), takeArg, strconv.FormatFloat(level, 'g', -1, 64)).Slice()
 	if err == nil {
 		err = errors.New("quota: unexpected answer from the script")
 		if len(res) == 2 {
@@ -164,7 +165,7 @@ func (r *Redis) Allow(ctx context.Context, client string, b Budget) time.Duratio
 	if b.Unlimited() {
 		return 0
 	}
-	t, _, ok := r.run(ctx, client, b, 0, false)
+	t, _, ok := r.run(ctx, client, b, 0, false, 0)
 	if !ok {
 		if ctx.Err() != nil {
 			return 0
@@ -176,20 +177,29 @@ func (r *Redis) Allow(ctx context.Context, client string, b Budget) time.Duratio
 
 // Take implements Store.
 func (r *Redis) Take(ctx context.Context, client string, b Budget, d time.Duration) time.Duration {
+	return r.take(ctx, client, b, d, 0)
+}
+
+// TakeBackground implements Store.
+func (r *Redis) TakeBackground(ctx context.Context, client string, b Budget, d time.Duration) time.Duration {
+	return r.take(ctx, client, b, d, b.backgroundLevel(d))
+}
+
+func (r *Redis) take(ctx context.Context, client string, b Budget, d time.Duration, level float64) time.Duration {
 	if b.Unlimited() {
 		return 0
 	}
-	t, taken, ok := r.run(ctx, client, b, d.Seconds(), true)
+	t, taken, ok := r.run(ctx, client, b, d.Seconds(), true, level)
 	if !ok {
 		if ctx.Err() != nil {
 			return 0
 		}
-		return r.fallback.Take(ctx, client, b, d)
+		return r.fallback.take(client, b, d, level)
 	}
 	if taken {
 		return 0
 	}
-	return retryAfter(t, b)
+	return retryAbove(t, level, b)
 }
 
 // Charge implements Store.
@@ -197,7 +207,7 @@ func (r *Redis) Charge(ctx context.Context, client string, b Budget, held time.D
 	if b.Unlimited() || held == 0 {
 		return
 	}
-	if _, _, ok := r.run(ctx, client, b, held.Seconds(), false); !ok {
+	if _, _, ok := r.run(ctx, client, b, held.Seconds(), false, 0); !ok {
 		r.fallback.Charge(ctx, client, b, held)
 	}
 }

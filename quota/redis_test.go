@@ -141,3 +141,8 @@ func TestRedisTake(t *testing.T) {
 	srv := redistest.Start(t)
 	testTake(t, newRedis(t, RedisConfig{URL: srv.URL, Prefix: "test:take:"}))
 }
+
+func TestRedisTakeBackground(t *testing.T) {
+	srv := redistest.Start(t)
+	testTakeBackground(t, newRedis(t, RedisConfig{URL: srv.URL, Prefix: "test:bg:"}))
+}

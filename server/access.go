@@ -101,6 +101,9 @@ func (a *Access) WithDefaults() *Access {
 		if q.EngineTime.Seconds > 0 && q.EngineTime.Burst <= 0 {
 			q.EngineTime.Burst = engine.Burst * q.EngineTime.Seconds / engine.Seconds
 		}
+		if q.EngineTime.Seconds > 0 && q.EngineTime.InteractiveShare == 0 {
+			q.EngineTime.InteractiveShare = quota.DefaultInteractiveShare
+		}
 		if q.Messages <= 0 {
 			q.Messages = 50
 		}
@@ -150,6 +153,12 @@ func (a *Access) WithDefaults() *Access {
 func (a *Access) Check() error {
 	if !a.Anonymous && len(a.Keys) == 0 {
 		return errors.New("access.anonymous is false but no API key is configured (access.keys_file is empty or missing, USID_API_KEYS is empty): a closed service needs at least one key")
+	}
+	if err := a.Keyed.EngineTime.CheckShare(); err != nil {
+		return fmt.Errorf("access.keyed.engine_time: %w", err)
+	}
+	if err := a.AnonymousQuota.EngineTime.CheckShare(); err != nil {
+		return fmt.Errorf("access.anonymous_quota.engine_time: %w", err)
 	}
 	if n := len(a.TicketSecret); n > 0 && n < MinTicketSecret {
 		return fmt.Errorf("the ticket secret has %d bytes; at least %d are required (a short secret can be guessed from one ticket)", n, MinTicketSecret)
@@ -366,6 +375,10 @@ type budget struct {
 
 func (x budget) Take(ctx context.Context, d time.Duration) time.Duration {
 	return x.store.Take(ctx, x.id, x.b, d)
+}
+
+func (x budget) TakeBackground(ctx context.Context, d time.Duration) time.Duration {
+	return x.store.TakeBackground(ctx, x.id, x.b, d)
 }
 
 func (x budget) Charge(ctx context.Context, d time.Duration) { x.store.Charge(ctx, x.id, x.b, d) }

@@ -18,12 +18,14 @@ import (
 // searches cost next to nothing; one long search spends a small budget and
 // the client's next search is refused (429, Retry-After) until it refills,
 // whether the time was spent over REST, the WebSocket or a game analysis;
-// other clients are not touched.
+// other clients are not touched. (No share is kept for interactive
+// searches here, so that the game analysis may spend it all;
+// TestJobLeavesInteractiveShare is the default.)
 func TestEngineTimeBudget(t *testing.T) {
 	shared.waitIdle(t)
 	keys := map[string]string{"rest": "key-rest-0123456789", "ws": "key-ws-0123456789", "game": "key-game-0123456789"}
 	_, hs := withAccess(t, &Access{Keys: keys, Anonymous: true,
-		Keyed:          Quota{EngineTime: quota.Budget{Seconds: 1, Period: time.Hour, Burst: 1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
+		Keyed:          Quota{EngineTime: quota.Budget{Seconds: 1, Period: time.Hour, Burst: 1, InteractiveShare: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
 		AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}})
 	quick := `{"engine":"fairy","limits":{"depth":1}}`
 	long := `{"engine":"fairy","limits":{"movetime_ms":1200}}`
@@ -90,6 +92,58 @@ func TestEngineTimeBudget(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	refused(keys["game"], "REST after a game analysis spent the budget")
+}
+
+// TestJobLeavesInteractiveShare (issue 26): a game analysis never locks
+// its owner out of live analysis. The job spends the budget only down to
+// the share kept for interactive searches (here 3 of 4 s: the job's two
+// 0.5 s searches may overshoot a lot on a loaded machine), pauses there,
+// and the same client's REST and WebSocket analyses still start.
+// Before, the job spent the whole budget and both were refused (429) for
+// as long as it took to refill.
+func TestJobLeavesInteractiveShare(t *testing.T) {
+	shared.waitIdle(t)
+	key := "key-share-0123456789"
+	_, hs := withAccess(t, &Access{Keys: map[string]string{"share": key}, Anonymous: true,
+		Keyed:          Quota{EngineTime: quota.Budget{Seconds: 4, Period: time.Hour, Burst: 4, InteractiveShare: 0.75}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
+		AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}})
+
+	// Nine positions of 0.5 s each: more than the 1 s the job may spend.
+	resp, b := do(t, "POST", hs.URL+"/v1/games/analysis", key,
+		`{"engine":"fairy","position":{"moves":["7g7f","3c3d","2g2f","8c8d","2f2e","8d8e","6i7h","4a3b"]},"limits":{"movetime_ms":500}}`)
+	if resp.StatusCode != 202 {
+		t.Fatalf("game analysis: %d %s", resp.StatusCode, b)
+	}
+	var job struct{ ID string }
+	json.Unmarshal([]byte(b), &job)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, b = do(t, "GET", hs.URL+"/v1/games/analysis/"+job.ID, key, "")
+		if strings.Contains(b, `"status":"paused"`) {
+			break
+		}
+		if strings.Contains(b, `"finished_at"`) || time.Now().After(deadline) {
+			t.Fatalf("the job did not pause at the interactive share: %s", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	quick := `{"engine":"fairy","limits":{"depth":1}}`
+	if resp, b := do(t, "POST", hs.URL+"/v1/analyze", key, quick); resp.StatusCode != 200 {
+		t.Errorf("REST analysis while the paused job holds its part of the budget: %d %s", resp.StatusCode, b)
+	}
+	c, _, err := wsDial(t, hs.URL, "", http.Header{"Authorization": {"Bearer " + key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write(t.Context(), websocket.MessageText, []byte(`{"type":"analyze","id":"live","engine":"fairy","limits":{"depth":1}}`))
+	if ev := readUntil(t, c, "the live analysis' end", isTerminal); ev["type"] != "bestmove" {
+		t.Errorf("WebSocket analysis while the paused job holds its part of the budget: %v", ev)
+	}
+	if _, b = do(t, "GET", hs.URL+"/v1/games/analysis/"+job.ID, key, ""); !strings.Contains(b, `"status":"paused"`) {
+		t.Errorf("the job did not stay paused: %s", b)
+	}
+	do(t, "DELETE", hs.URL+"/v1/games/analysis/"+job.ID, key, "")
 }
 
 // readUntil reads c's events until one that want accepts, and returns it.
@@ -218,4 +272,13 @@ func TestGameJobPausesOnBudget(t *testing.T) {
 		t.Errorf("job %s at %d/%d (error %+v), want paused at about 4 with too_many_requests", v.Status, v.Progress.Done, v.Progress.Total, v.Error)
 	}
 	do(t, "DELETE", hs.URL+"/v1/games/analysis/"+job.ID, keys["g"], "")
+}
+
+// TestInteractiveShareChecked: a share above the whole bucket is a
+// configuration error, not a budget silently treated otherwise.
+func TestInteractiveShareChecked(t *testing.T) {
+	a := &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: 1, InteractiveShare: 1.5}}}
+	if err := a.Check(); err == nil || !strings.Contains(err.Error(), "access.anonymous_quota.engine_time: interactive_share 1.5") {
+		t.Errorf("Check: %v, want the share refused", err)
+	}
 }

@@ -57,6 +57,10 @@ type budgetJSON struct {
 	EngineSeconds float64 `json:"engine_seconds"`
 	PeriodS       float64 `json:"period_s"`
 	Burst         float64 `json:"burst"`
+	// InteractiveShare of the bucket (InteractiveReserve engine-seconds)
+	// only interactive searches may spend: game analyses stop above it.
+	InteractiveShare   float64 `json:"interactive_share"`
+	InteractiveReserve float64 `json:"interactive_reserve"`
 }
 
 func (s *Server) limits(w http.ResponseWriter, r *http.Request) {
@@ -66,7 +70,8 @@ func (s *Server) limits(w http.ResponseWriter, r *http.Request) {
 	q := quotaJSON{Client: "anonymous", Rate: c.quota.Rate, Burst: c.quota.Burst, Sessions: c.quota.Sessions,
 		Leases: c.quota.Leases, Messages: c.quota.Messages}
 	if b := c.quota.EngineTime; !b.Unlimited() {
-		q.Budget = &budgetJSON{EngineSeconds: b.Seconds, PeriodS: b.Period.Seconds(), Burst: b.Burst}
+		q.Budget = &budgetJSON{EngineSeconds: b.Seconds, PeriodS: b.Period.Seconds(), Burst: b.Burst,
+			InteractiveShare: b.Share(), InteractiveReserve: b.Reserve()}
 	}
 	if name, ok := strings.CutPrefix(c.id, "key:"); ok {
 		q.Client, q.Key = "key", name

@@ -66,8 +66,8 @@ func TestLimits(t *testing.T) {
 	}
 	// The budget: 30 engine-seconds set, the period and burst defaulted
 	// (a minute; the default burst scaled to the seconds set).
-	if b := l.Quota.Budget; b == nil || *b != (budgetJSON{EngineSeconds: 30, PeriodS: 60, Burst: 60}) {
-		t.Errorf("anonymous budget %+v, want 30 engine-seconds a minute, 60 at most", b)
+	if b := l.Quota.Budget; b == nil || *b != (budgetJSON{EngineSeconds: 30, PeriodS: 60, Burst: 60, InteractiveShare: 0.25, InteractiveReserve: 15}) {
+		t.Errorf("anonymous budget %+v, want 30 engine-seconds a minute, 60 at most, 15 of them (a quarter) kept for interactive searches", b)
 	}
 	l.Quota.Budget = nil
 	if want := (quotaJSON{Client: "anonymous", Rate: 0.001, Burst: 1, Sessions: 4, Leases: 4, Messages: 50}); l.Quota != want {

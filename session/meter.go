@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"time"
+
+	"github.com/usid/usid/pool"
 )
 
 // Budget is a caller's engine time: the server's engine-time quota of one
@@ -14,6 +16,11 @@ type Budget interface {
 	// and returns how long until the balance is above zero. d may be 0 (a
 	// check).
 	Take(ctx context.Context, d time.Duration) (retryAfter time.Duration)
+	// TakeBackground is Take for background work (a Background caller's
+	// searches): it reserves d only while the balance stays at or above
+	// the share kept for interactive searches, so that a game analysis
+	// never locks its owner out of live analysis.
+	TakeBackground(ctx context.Context, d time.Duration) (retryAfter time.Duration)
 	// Charge debits d more, or, negative, gives back time taken and not
 	// used.
 	Charge(ctx context.Context, d time.Duration)
@@ -34,6 +41,7 @@ const meterTick = time.Second
 // real time is settled: what was taken and not used comes back.
 type meter struct {
 	budget Budget
+	bg     bool            // a Background caller: takes stop at the interactive share
 	ctx    context.Context // outlives the request: time spent is charged
 	start  time.Time
 	taken  time.Duration
@@ -42,13 +50,13 @@ type meter struct {
 // startMeter takes what a search with time bound bound (0: none) may spend
 // before it starts, or refuses it when who's balance is spent.
 func startMeter(ctx context.Context, who Caller, bound time.Duration) (*meter, *Error) {
-	m := &meter{budget: who.Budget, ctx: context.WithoutCancel(ctx)}
+	m := &meter{budget: who.Budget, bg: who.Class == pool.Background, ctx: context.WithoutCancel(ctx)}
 	d := bound
 	if d <= 0 {
 		d = meterTick
 	}
 	if m.budget != nil {
-		if wait := m.budget.Take(m.ctx, d); wait > 0 {
+		if wait := m.take(d); wait > 0 {
 			return nil, budgetSpent(wait, "")
 		}
 		m.taken = d
@@ -63,11 +71,19 @@ func (m *meter) more() (retryAfter time.Duration) {
 	if m.budget == nil {
 		return 0
 	}
-	if wait := m.budget.Take(m.ctx, meterTick); wait > 0 {
+	if wait := m.take(meterTick); wait > 0 {
 		return wait
 	}
 	m.taken += meterTick
 	return 0
+}
+
+// take reserves d from the caller's budget as its class may.
+func (m *meter) take(d time.Duration) time.Duration {
+	if m.bg {
+		return m.budget.TakeBackground(m.ctx, d)
+	}
+	return m.budget.Take(m.ctx, d)
 }
 
 // settle charges the engine time the search held and returns it; a
@@ -106,7 +122,11 @@ func checkBudget(ctx context.Context, who Caller) *Error {
 	if who.Budget == nil {
 		return nil
 	}
-	if wait := who.Budget.Take(context.WithoutCancel(ctx), 0); wait > 0 {
+	take := who.Budget.Take
+	if who.Class == pool.Background {
+		take = who.Budget.TakeBackground
+	}
+	if wait := take(context.WithoutCancel(ctx), 0); wait > 0 {
 		return budgetSpent(wait, "")
 	}
 	return nil
