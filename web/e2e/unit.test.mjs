@@ -82,7 +82,7 @@ test('scores are shown from Black\'s side', () => {
 import fs from 'node:fs';
 import { normalizeJob, evalScore, summarize, GameJob, isTerminal } from '../static/js/gameanalysis.js';
 import { Game } from '../static/js/game.js';
-import { xStep } from '../static/js/evalgraph.js';
+import { xStep, segments, barText, MARKED } from '../static/js/evalgraph.js';
 
 // A recorded answer of usid's POST /v1/games/analysis for
 // kifu/testdata/kfw-game-a.kif (38 moves) at depth 8 on fairy-stockfish:
@@ -240,6 +240,26 @@ test('a loaded record keeps its variations; a move mid-game opens one and the ma
   g.play('3a3b');
   assert.equal(g.mainLine().length, 6);
   assert.ok(changes.includes('load') && changes.includes('line'));
+});
+
+// Issue 26: the curve joined positions across ones not analysed yet, and
+// the bar showed no number.
+test('the graph joins only consecutive analysed positions; the bar\'s number fits it', () => {
+  const pts = [0, 1, 2, 5, 6, 9].map((ply) => ({ ply, score: { cp: ply } }));
+  assert.deepEqual(segments(pts).map((r) => r.map((p) => p.ply)), [[0, 1, 2], [5, 6], [9]]);
+  assert.deepEqual(segments([]), []);
+  assert.deepEqual(MARKED, ['mistake', 'blunder']);
+  assert.equal(barText({ cp: 35 }), '+35');
+  assert.equal(barText({ cp: -120 }), '−120');
+  assert.equal(barText({ cp: 0 }), '0');
+  assert.equal(barText({ cp: 1234 }), '+1.2k');
+  assert.equal(barText({ cp: -31000 }), '−31k');
+  assert.equal(barText({ mate: 5, winner: 'b' }), '#5');
+});
+
+test('a job\'s estimate of the time left is read from its progress', () => {
+  assert.equal(normalizeJob({ status: 'running', progress: { done: 1, total: 101, estimated_left_ms: 133333 } }).left, 133333);
+  assert.equal(normalizeJob({ status: 'running', progress: { done: 1, total: 101 } }).left, null);
 });
 
 test('the graph\'s move axis has readable steps', () => {

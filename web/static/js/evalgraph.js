@@ -17,17 +17,53 @@ export class EvalBar {
     this.set(null);
   }
 
-  // set shows a Black's-view score ({cp} | {mate}) or nothing (null).
+  // set shows a Black's-view score ({cp} | {mate}) or nothing (null): the
+  // fill, and the number at the end of the side ahead.
   set(score) {
     const v = score ? winChance(score) : 0;
     this.fill.style.height = `${((1 + v) / 2) * 100}%`;
     this.el.classList.toggle('empty', !score);
-    this.label.textContent = score ? formatScore(score) : '';
+    this.label.textContent = score ? barText(score) : '';
+    this.label.dataset.lead = score ? leader(score) : '';
     this.el.dataset.value = score ? formatScore(score) : '';
   }
 
   setFlipped(flipped) { this.el.classList.toggle('flipped', flipped); }
 }
+
+// barText is a score short enough for the bar's width: "+350", "−1.2k",
+// "#5" (Black mates in 5), "#-3".
+export function barText(s) {
+  if (s.mate !== undefined) return formatScore(s);
+  const a = Math.abs(s.cp);
+  if (a === 0) return '0';
+  const n = a < 1000 ? String(a) : a < 10000 ? `${(a / 1000).toFixed(1)}k` : `${Math.round(a / 1000)}k`;
+  return (s.cp > 0 ? '+' : '−') + n;
+}
+
+// leader is the side a score favours ('b' on equal), whose end of the bar
+// shows the number.
+function leader(s) {
+  if (s.mate !== undefined) return s.winner;
+  return s.cp >= 0 ? 'b' : 'w';
+}
+
+// segments splits points sorted by ply into runs of consecutive plies: the
+// curve joins only positions next to each other, never across positions
+// not analysed (yet).
+export function segments(points) {
+  const out = [];
+  for (const p of points) {
+    const run = out.at(-1);
+    if (run && p.ply === run.at(-1).ply + 1) run.push(p);
+    else out.push([p]);
+  }
+  return out;
+}
+
+// MARKED are the judgements the graph marks: the errors a player looks
+// for; inaccuracies stay in the move list, so that the curve stays visible.
+export const MARKED = ['mistake', 'blunder'];
 
 // The y axis is labelled at these Black's-view centipawns (the curve is the
 // win chance, so equal steps in cp are not equal steps on screen).
@@ -99,10 +135,17 @@ export class EvalGraph {
     for (const cp of Y_TICKS) {
       if (cp) html += `<line class="g-grid" x1="0" y1="${y({ cp })}" x2="${W}" y2="${y({ cp })}" vector-effect="non-scaling-stroke"/>`;
     }
-    if (pts.length) {
-      const line = pts.map((p) => `${x(p.ply).toFixed(1)},${y(p.score).toFixed(1)}`);
-      const first = x(pts[0].ply).toFixed(1), last = x(pts.at(-1).ply).toFixed(1);
-      html += `<polygon class="g-sente" points="${first},${H} ${line.join(' ')} ${last},${H}"/>`;
+    // One filled run per stretch of analysed positions; a lone position is
+    // a short bar (a dot would be squashed by the aspect).
+    const runs = segments(pts);
+    this.el.dataset.segments = String(runs.length);
+    for (const run of runs) {
+      const xs = run.map((p) => x(p.ply));
+      if (run.length === 1) xs.push(xs[0]), xs[0] -= 1.5, xs[1] += 1.5;
+      const ys = run.map((p) => y(p.score));
+      if (run.length === 1) ys.push(ys[0]);
+      const line = xs.map((px, i) => `${px.toFixed(1)},${ys[i].toFixed(1)}`);
+      html += `<polygon class="g-sente" points="${xs[0].toFixed(1)},${H} ${line.join(' ')} ${xs.at(-1).toFixed(1)},${H}"/>`;
       html += `<polyline class="g-line" points="${line.join(' ')}" vector-effect="non-scaling-stroke"/>`;
     }
     html += `<line class="g-mid" x1="0" y1="${H / 2}" x2="${W}" y2="${H / 2}" vector-effect="non-scaling-stroke"/>`;
@@ -119,22 +162,25 @@ export class EvalGraph {
       d.style.top = `${(y(score) / H) * 100}%`;
       this.plot.append(d);
     };
+    // Only the shown position gets a dot, and only mistakes and blunders a
+    // mark, both small: the curve stays readable under them.
     const byPly = new Map(pts.map((p) => [p.ply, p.score]));
-    for (const p of pts) {
+    const here = byPly.get(cursor);
+    if (here) {
       const d = document.createElement('span');
-      d.className = 'g-dot' + (p.ply === cursor ? ' current' : '');
-      d.title = `${p.ply}: ${formatScore(p.score)}`;
-      place(d, p.ply, p.score);
+      d.className = 'g-dot current';
+      d.title = `${cursor}: ${formatScore(here)}`;
+      place(d, cursor, here);
     }
     for (const m of marks) {
-      if (m.ply > total) continue;
+      if (m.ply > total || !MARKED.includes(m.judgement) || !byPly.has(m.ply)) continue;
       const d = document.createElement('span');
       d.className = `g-mark ${m.judgement}`;
       d.dataset.testid = 'graph-mark';
       d.dataset.ply = String(m.ply);
       d.dataset.judgement = m.judgement;
       d.title = `${m.ply}: ${t(`judge.${m.judgement}`)}`;
-      place(d, m.ply, byPly.get(m.ply) || m.score || { cp: 0 });
+      place(d, m.ply, byPly.get(m.ply));
     }
     let labels = '';
     if (total > 0) for (let p = 0; p <= total; p += step) labels += `<span data-ply="${p}">${p}</span>`;

@@ -5,7 +5,7 @@
 // uses, so a change of the contract is a change here.
 //
 // Answer (contract): {id, status: queued|running|done|cancelled|failed,
-// progress: {done, total}, positions: [{ply, eval: {cp}|{mate} (Black's
+// progress: {done, total, estimated_left_ms?}, positions: [{ply, eval: {cp}|{mate} (Black's
 // side), bestmove, pv, depth, move (the move played from this position),
 // loss (drop of 2·winrate−1, 0..2), judgement: inaccuracy|mistake|blunder|ok},
 // null while not analysed], summary}.
@@ -54,6 +54,7 @@ export function normalizeJob(j, turn0 = 'b') {
     status: typeof j?.status === 'string' ? j.status : 'running',
     done: Number.isFinite(prog.done) ? prog.done : positions.length,
     total: Number.isFinite(prog.total) ? prog.total : null,
+    left: Number.isFinite(prog.estimated_left_ms) && prog.estimated_left_ms >= 0 ? prog.estimated_left_ms : null,
     positions,
     summary: j?.summary || null,
     error: j?.error || null,

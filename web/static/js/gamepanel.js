@@ -20,6 +20,15 @@ const LIMITS = {
 };
 
 
+// leftText says a time left: "about 40 s left", "about 3 min 10 s left"
+// (to 10 s past a minute: it is an estimate).
+export function leftText(ms) {
+  const sec = Math.max(1, Math.round(ms / 1000));
+  if (sec < 60) return t('game.left.s', { s: sec });
+  const r = Math.round(sec / 10) * 10;
+  return t('game.left.m', { m: Math.floor(r / 60), s: r % 60 });
+}
+
 export class GamePanel {
   // game: the Game; engine(): the chosen engine's name; liveEval(key): the
   // page's own evaluation of a position, if any; onChange(): results or
@@ -181,8 +190,8 @@ export class GamePanel {
 
   setupAnalysis() {
     const sel = $('#game-limit');
-    sel.value = loadSetting('gameLimit', 'd12');
-    if (!LIMITS[sel.value]) sel.value = 'd12';
+    sel.value = loadSetting('gameLimit', 't1000');
+    if (!LIMITS[sel.value]) sel.value = 't1000';
     sel.addEventListener('change', () => saveSetting('gameLimit', sel.value));
     // Only the limits usid accepts (caps.max_depth, caps.max_movetime_ms).
     serverLimits().then((l) => {
@@ -238,7 +247,7 @@ export class GamePanel {
   }
 
   onUpdate(j) {
-    this.state = { status: j.status, done: j.done, total: j.total ?? this.jobLine.moves.length + 1 };
+    this.state = { status: j.status, done: j.done, total: j.total ?? this.jobLine.moves.length + 1, left: j.left };
     const { root, moves } = this.jobLine;
     for (const p of j.positions) {
       if (p.ply > moves.length) continue;
@@ -278,6 +287,12 @@ export class GamePanel {
     bar.max = Math.max(1, s.total || 1);
     bar.value = Math.min(s.done || 0, bar.max);
     $('#game-progress-text').textContent = `${t(`game.status.${s.status}`)} · ${t('game.positions', { done: s.done || 0, total: s.total || '?' })}`;
+    // usid's estimate of the time left, from the first positions on.
+    const eta = $('#game-eta');
+    const left = isTerminal(s.status) ? null : s.left;
+    eta.hidden = left === null || left === undefined;
+    eta.textContent = eta.hidden ? '' : leftText(left);
+    eta.dataset.ms = eta.hidden ? '' : String(left);
     this.renderSummary();
   }
 
