@@ -1,0 +1,221 @@
+package games
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/usid/usid/internal/redistest"
+	"github.com/usid/usid/session"
+)
+
+// Two Managers on one pool and one real redis-server stand for two
+// instances of usid (the three-process test with SIGKILL is in
+// internal/app).
+
+func newShared(t *testing.T, url string, budget session.Budget, take bool) *Manager {
+	t.Helper()
+	m := newManager(t, func(c *Config) {
+		c.Redis = &RedisConfig{URL: url, Lease: time.Second, Check: 50 * time.Millisecond}
+		c.PauseCheck = 50 * time.Millisecond
+	})
+	if take {
+		m.SetCallers(callersWith(budget))
+	}
+	return m
+}
+
+func callersWith(b session.Budget) func(string) session.Caller {
+	return func(client string) session.Caller { return session.Caller{Client: client, Budget: b} }
+}
+
+// searches reads, from the store, how often each search of job id started
+// and which were charged.
+func searches(t *testing.T, url, id string) (started map[string]int, charged map[string]bool) {
+	t.Helper()
+	opt, _ := redis.ParseURL(url)
+	cl := redis.NewClient(opt)
+	defer cl.Close()
+	h, err := cl.HGetAll(context.Background(), "usid:games:job:"+id).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, charged = map[string]int{}, map[string]bool{}
+	for f, v := range h {
+		if k, ok := strings.CutPrefix(f, "n:"); ok {
+			started[k], _ = strconv.Atoi(v)
+		}
+		if k, ok := strings.CutPrefix(f, "c:"); ok {
+			charged[k] = true
+		}
+	}
+	return started, charged
+}
+
+// waitDone polls job id on the managers in turn (as a proxy spreads
+// requests) until it has at least n positions or has ended; every answer
+// must be a 200.
+func waitDone(t *testing.T, ms []*Manager, client, id string, n int) *View {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for i := 0; ; i++ {
+		v, err := ms[i%len(ms)].Get(client, id)
+		if err != nil {
+			t.Fatalf("get %s on instance %d: %v", id, i%len(ms), err)
+		}
+		if v.Progress.Done >= n || v.FinishedAt != nil {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: %s %+v after a minute", id, v.Status, v.Progress)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSharedAnyInstance (issue 30): with Redis, a job started on one
+// instance is read and cancelled on another, and ends done with every
+// position, as in one process; another client's id stays not_found.
+func TestSharedAnyInstance(t *testing.T) {
+	rs := redistest.Start(t)
+	a := newShared(t, rs.URL, nil, true)
+	b := newShared(t, rs.URL, nil, true)
+	moves := opening[:6]
+	v, err := a.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: moves}, Limits: &session.Limits{MoveTimeMS: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Get("c2", v.ID); err == nil || err.Code != CodeNotFound {
+		t.Errorf("another client's get: %v, want not_found", err)
+	}
+	v = waitDone(t, []*Manager{b, a}, "c1", v.ID, len(moves)+1)
+	v = waitDone(t, []*Manager{b, a}, "c1", v.ID, len(moves)+2) // ended
+	checkAnalysis(t, v, "startpos", moves)
+
+	// A DELETE on the instance that does not run the job reaches the one
+	// that does at its next check of the job's lease.
+	v, err = a.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, []*Manager{a, b}, "c1", v.ID, 1)
+	runner, other := a, b
+	b.mu.Lock()
+	if b.jobs[v.ID] != nil {
+		runner, other = b, a
+	}
+	b.mu.Unlock()
+	if _, err := other.Cancel(t.Context(), "c2", v.ID); err == nil || err.Code != CodeNotFound {
+		t.Errorf("another client's cancel: %v, want not_found", err)
+	}
+	begun := time.Now()
+	c, err := other.Cancel(t.Context(), "c1", v.ID)
+	took := time.Since(begun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cancel through the other instance: %v", took.Round(time.Millisecond))
+	if c.Status != StatusCancelled || c.FinishedAt == nil || c.Error != nil || c.Summary == nil || c.Progress.Done >= c.Progress.Total {
+		t.Fatalf("after cancel: %s %+v error %+v", c.Status, c.Progress, c.Error)
+	}
+	runner.mu.Lock()
+	left := len(runner.running)
+	runner.mu.Unlock()
+	if left != 0 {
+		t.Errorf("the instance that ran it still runs %d jobs", left)
+	}
+	waitIdle(t)
+}
+
+// TestSharedHandBack (issue 30): a drain hands a job nobody follows back
+// at once, with the positions analysed so far; another instance goes on
+// from the first position without a result. No search is charged twice:
+// a search cut by the drain is done again free.
+func TestSharedHandBack(t *testing.T) {
+	rs := redistest.Start(t)
+	budget := &testBudget{balance: time.Hour}
+	a := newShared(t, rs.URL, nil, true)
+	b := newShared(t, rs.URL, budget, false) // takes nothing until a is gone
+	moves := opening
+	v, err := a.Start(session.Caller{Client: "c1", Budget: budget}, &Request{Position: &session.Position{Moves: moves}, Limits: &session.Limits{MoveTimeMS: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := waitDone(t, []*Manager{a, b}, "c1", v.ID, 4)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	a.Close(ctx)
+	back, err := b.Get("c1", v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Status != StatusQueued || back.Progress.Done < before.Progress.Done {
+		t.Fatalf("after the drain: %s %+v, want queued with at least %d positions", back.Status, back.Progress, before.Progress.Done)
+	}
+	b.SetCallers(callersWith(budget))
+	v = waitDone(t, []*Manager{b}, "c1", v.ID, len(moves)+2)
+	checkAnalysis(t, v, "startpos", moves)
+	started, charged := searches(t, rs.URL, v.ID)
+	twice := 0
+	for k, n := range started {
+		if n > 1 {
+			twice++
+		}
+		if !charged[k] {
+			t.Errorf("search %s started %d times, never charged", k, n)
+		}
+	}
+	// The job analyses at most two positions at once (two engines).
+	if twice > 2 {
+		t.Errorf("%d searches done twice, want at most the 2 in flight at the drain: %v", twice, started)
+	}
+	t.Logf("%d positions before the drain, %d after it; %d searches, %d done twice", before.Progress.Done, back.Progress.Done, len(started), twice)
+}
+
+// TestSharedLeaseExpiry (issue 30): an instance that stops renewing its
+// lease (it died) loses the job to another after the lease, which goes on
+// from the first position without a result; the first, if still running,
+// stores nothing more.
+func TestSharedLeaseExpiry(t *testing.T) {
+	rs := redistest.Start(t)
+	a := newShared(t, rs.URL, nil, true)
+	b := newShared(t, rs.URL, nil, false)
+	moves := opening
+	v, err := a.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: moves}, Limits: &session.Limits{MoveTimeMS: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, []*Manager{a, b}, "c1", v.ID, 2)
+	a.stopLoop() // a renews nothing from now on
+	lost := time.Now()
+	b.SetCallers(callersWith(nil))
+	for {
+		b.mu.Lock()
+		taken := b.jobs[v.ID] != nil
+		b.mu.Unlock()
+		if taken {
+			break
+		}
+		if time.Since(lost) > time.Minute {
+			g, _ := b.Get("c1", v.ID)
+			t.Fatalf("not taken over after a minute: %s %+v", g.Status, g.Progress)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("taken over %v after the last renewal (lease 1s)", time.Since(lost).Round(time.Millisecond))
+	v = waitDone(t, []*Manager{b}, "c1", v.ID, len(moves)+2)
+	checkAnalysis(t, v, "startpos", moves)
+	for {
+		a.mu.Lock()
+		n := len(a.running)
+		a.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
