@@ -144,11 +144,11 @@ type job struct {
 	// With Redis: lost, another instance holds the job now; handback, the
 	// job goes back to the store unfinished (a drain, a pause).
 	lost, handback bool
-	subs      []*sub
-	created   time.Time
-	started   time.Time
-	finished  time.Time
-	summary   *Summary
+	subs           []*sub
+	created        time.Time
+	started        time.Time
+	finished       time.Time
+	summary        *Summary
 	// For the time-left estimate: the last searches' wall times (a ring),
 	// searches running now, positions searched and how many of them
 	// needed the best move's position searched too.

@@ -508,5 +508,3 @@ func searchKey(ply int, best bool) string {
 	}
 	return fmt.Sprintf("p%d", ply)
 }
-
-
