@@ -29,7 +29,8 @@ type RedisConfig struct {
 	Timeout time.Duration
 }
 
-func (c RedisConfig) withDefaults() RedisConfig {
+// WithDefaults returns c with its zero fields set to the defaults.
+func (c RedisConfig) WithDefaults() RedisConfig {
 	if c.Prefix == "" {
 		c.Prefix = "usid:games:"
 	}
@@ -80,7 +81,7 @@ func newStore(cfg RedisConfig) (*store, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	opt.ReadTimeout, opt.WriteTimeout = cfg.Timeout, cfg.Timeout
 	b := make([]byte, 8)
 	rand.Read(b)
