@@ -219,3 +219,22 @@ func TestSharedLeaseExpiry(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A result survives the store as it was (every field).
+func TestStoredResultRoundTrip(t *testing.T) {
+	for _, r := range []*result{
+		{bestmove: "7g7f", pv: "7g7f 3c3d", nodes: 12345, depth: 17, score: -42, kind: cpScore, emulated: 5, cached: true,
+			best: 30, bestKind: cpScore},
+		{bestmove: "resign", kind: mateScore, score: 3, mateSign: '-', best: 1, bestKind: mateScore, bestMateSign: '+'},
+		checkmated(),
+		{bestmove: "8h2b+"},
+	} {
+		got, err := decodeResult(encodeResult(r))
+		if err != nil || *got != *r {
+			t.Errorf("round trip: got %+v (%v), want %+v", got, err, r)
+		}
+	}
+	if _, err := decodeResult(`{"k":9}`); err == nil {
+		t.Error("a stored result of an unknown kind was taken")
+	}
+}
