@@ -43,6 +43,13 @@
 // client identity that started it (an API key, or the address of an
 // anonymous client): to any other, its id is not_found.
 //
+// # Several instances
+//
+// With Config.Redis, jobs live in Redis and every instance sharing it
+// answers for every job; a job runs on one instance at a time, under a
+// lease, and outlives it (shared.go, redis.go). Without it, everything is
+// in this process.
+//
 // # Concurrency and ownership
 //
 // A Manager is safe for concurrent use. It owns its jobs' goroutines: Close
