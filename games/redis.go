@@ -334,13 +334,15 @@ return 1
 
 // releaseScript hands a job held by ARGV[2] back: queued (a drain) or
 // paused until ARGV[4] (its owner's engine time is spent, ARGV[5] why).
-// ARGV: id, pod, status, resume, error.
+// A job pinned to its instance stays pinned when ARGV[6] is 1 (a pause:
+// its WebSocket still follows it).
+// ARGV: id, pod, status, resume, error, keep pin.
 var releaseScript = redis.NewScript(`
 local k, lk = KEYS[1]..'job:'..ARGV[1], KEYS[1]..'lease:'..ARGV[1]
 if redis.call('GET', lk) ~= ARGV[2] then return 0 end
 redis.call('DEL', lk)
 redis.call('HSET', k, 'status', ARGV[3], 'resume', ARGV[4], 'error', ARGV[5])
-redis.call('HDEL', k, 'pin')
+if ARGV[6] ~= '1' then redis.call('HDEL', k, 'pin') end
 return 1
 `)
 
@@ -448,12 +450,16 @@ func (s *store) end(id, status string, why *errorJSON, real int64, keep time.Dur
 	return err
 }
 
-func (s *store) release(id, status string, resume time.Time, why *errorJSON) error {
+func (s *store) release(id, status string, resume time.Time, why *errorJSON, keepPin bool) error {
 	r := ""
 	if !resume.IsZero() {
 		r = ms(resume)
 	}
-	_, err := s.run(releaseScript, id, s.pod, status, r, errJSON(why))
+	pin := "0"
+	if keepPin {
+		pin = "1"
+	}
+	_, err := s.run(releaseScript, id, s.pod, status, r, errJSON(why), pin)
 	return err
 }
 

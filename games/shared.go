@@ -149,7 +149,7 @@ func (m *Manager) take(id string) {
 	cancel()
 	if err != nil || rec == nil {
 		m.log.Warn("games: reading a job taken failed; handing it back", "job", id, "err", err)
-		m.st.release(id, StatusQueued, time.Time{}, nil)
+		m.st.release(id, StatusQueued, time.Time{}, nil, false)
 		return
 	}
 	m.mu.Lock()
@@ -180,7 +180,7 @@ func (m *Manager) take(id string) {
 	m.mu.Lock()
 	if m.closing {
 		m.mu.Unlock()
-		m.st.release(id, StatusQueued, time.Time{}, nil)
+		m.st.release(id, StatusQueued, time.Time{}, nil, false)
 		return
 	}
 	m.jobs[id] = j
@@ -348,8 +348,18 @@ func (m *Manager) endedShared(j *job) {
 	var err error
 	switch {
 	case j.lost:
+		// Its WebSocket followers hear no more of it here.
+		j.mu.Lock()
+		for _, s := range j.subs {
+			ev := session.ErrorEvent(s.id, &session.Error{Code: session.CodeShuttingDown, MoveIndex: -1,
+				Message: "the analysis went on on another instance; read it with GET /v1/games/analysis/" + j.id})
+			ev.Job = j.id
+			s.emit(ev)
+		}
+		j.subs = nil
+		j.mu.Unlock()
 	case left:
-		err = m.st.release(j.id, StatusQueued, time.Time{}, nil)
+		err = m.st.release(j.id, StatusQueued, time.Time{}, nil, false)
 	default:
 		err = m.st.end(j.id, status, ej, real, m.cfg.Keep)
 	}
@@ -382,16 +392,22 @@ func (m *Manager) pausedShared(j *job, wait time.Duration) {
 	if why != nil {
 		ej = &errorJSON{Code: why.Code, Message: why.Message}
 	}
-	if err := m.st.release(j.id, StatusPaused, time.Now().Add(min(wait, m.cfg.PauseCheck)), ej); err != nil {
-		m.log.Warn("games: pausing a job in redis failed", "job", j.id, "err", err)
-	}
 	j.mu.Lock()
-	j.handback = true // its followers: the job goes on elsewhere, later
+	followed := len(j.subs) > 0
 	j.status = StatusPaused
 	j.mu.Unlock()
+	// A job followed over a WebSocket stays pinned here and waits, paused,
+	// among this instance's pending jobs; others go to whichever instance
+	// takes them once wait has passed.
+	if err := m.st.release(j.id, StatusPaused, time.Now().Add(min(wait, m.cfg.PauseCheck)), ej, followed); err != nil {
+		m.log.Warn("games: pausing a job in redis failed", "job", j.id, "err", err)
+	}
 	m.mu.Lock()
 	delete(m.running, j)
 	delete(m.jobs, j.id)
+	if followed {
+		m.pending[j.id] = j
+	}
 	m.updateGaugesLocked()
 	m.mu.Unlock()
 }
