@@ -238,3 +238,69 @@ func TestStoredResultRoundTrip(t *testing.T) {
 		t.Error("a stored result of an unknown kind was taken")
 	}
 }
+
+// TestSharedBounds (issues 25, 30): the bounds hold over all instances:
+// jobs per client and in all, bytes per client, ended jobs kept at most
+// MaxKept; a queued job cancelled on any instance ends at once and frees
+// its slot.
+func TestSharedBounds(t *testing.T) {
+	rs := redistest.Start(t)
+	tweak := func(c *Config) {
+		c.Redis = &RedisConfig{URL: rs.URL, Lease: time.Second, Check: 50 * time.Millisecond}
+		c.MaxJobs, c.MaxRunning, c.MaxKept = 3, 1, 1
+		c.MaxBytesPerClient = 3 * worstBytes("startpos", len(opening)) // three long jobs' worth
+	}
+	a, b := newManager(t, tweak), newManager(t, tweak)
+	a.SetCallers(callersWith(nil))
+	req := &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 200}}
+	a1, err := a.Start(session.Caller{Client: "a"}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, err := b.Start(session.Caller{Client: "a"}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Start(session.Caller{Client: "a"}, req); err == nil || err.Code != session.CodeTooManyRequests || session.RetryAfter(err) <= 0 {
+		t.Errorf("a third job of one client on another instance: %v, want too_many_requests", err)
+	}
+	b1, err := b.Start(session.Caller{Client: "b"}, req)
+	if err != nil {
+		t.Fatalf("another client: %v", err)
+	}
+	if _, err := a.Start(session.Caller{Client: "c"}, req); err == nil || err.Code != session.CodeQueueFull {
+		t.Errorf("past MaxJobs: %v, want queue_full", err)
+	}
+	// a runs one job at a time, b takes none: a2 or b1 waits, queued.
+	waitDone(t, []*Manager{a, b}, "a", a1.ID, 1)
+	c, err := b.Cancel(t.Context(), "b", b1.ID)
+	if err != nil || c.Status != StatusCancelled || c.Progress.Done != 0 {
+		t.Errorf("queued job cancelled: %+v %v", c, err)
+	}
+	a.Cancel(t.Context(), "a", a1.ID)
+	a.Cancel(t.Context(), "a", a2.ID)
+	// New jobs after the client's ended: MaxKept 1 keeps only the last
+	// ended job, on every instance.
+	var last string
+	for range 2 {
+		v, err := b.Start(session.Caller{Client: "a"}, req)
+		if err != nil {
+			t.Fatalf("after the client's jobs ended: %v", err)
+		}
+		b.Cancel(t.Context(), "a", v.ID)
+		last = v.ID
+	}
+	for _, id := range []string{a1.ID, a2.ID} {
+		if _, err := a.Get("a", id); err == nil || err.Code != CodeNotFound {
+			t.Errorf("an older ended job with MaxKept 1: %v, want not_found", err)
+		}
+	}
+	if _, err := a.Get("a", last); err != nil {
+		t.Errorf("the last ended job: %v", err)
+	}
+	// Bytes: a game bigger than the client may hold is refused.
+	huge := &Request{Position: &session.Position{Moves: randomGame(400, 3)}, Limits: &session.Limits{MoveTimeMS: 200}}
+	if _, err := b.Start(session.Caller{Client: "a"}, huge); err == nil || err.Code != session.CodeTooManyRequests {
+		t.Errorf("a game bigger than the client's bytes: %v, want too_many_requests", err)
+	}
+}
