@@ -291,21 +291,40 @@ end
 return false
 `)
 
-// renewScript renews ARGV[2]'s lease on job ARGV[1]: -1 when it is not
-// held by ARGV[2] any more, else 1 when the job is to be cancelled, 0 not.
-var renewScript = redis.NewScript(`
-local lk = KEYS[1]..'lease:'..ARGV[1]
-if redis.call('GET', lk) ~= ARGV[2] then return -1 end
-redis.call('PEXPIRE', lk, ARGV[3])
-if redis.call('HGET', KEYS[1]..'job:'..ARGV[1], 'cancel') == '1' then return 1 end
+// luaHold keeps ARGV[2]'s lease on job ARGV[1] for ARGV[3] ms: false when
+// another instance holds it. A lease that ran out (this instance was too
+// slow to renew it) while nobody took the job is taken again, if the job
+// is still under way: the work goes on where it is, none is done twice.
+const luaHold = `
+local P, id, pod = KEYS[1], ARGV[1], ARGV[2]
+local lk = P..'lease:'..id
+local function hold()
+  local cur = redis.call('GET', lk)
+  if cur == pod then
+    redis.call('PEXPIRE', lk, ARGV[3])
+    return true
+  end
+  if cur or not redis.call('ZSCORE', P..'active', id) then return false end
+  redis.call('SET', lk, pod, 'PX', ARGV[3])
+  redis.call('HSET', P..'job:'..id, 'status', 'running')
+  return true
+end
+`
+
+// renewScript renews ARGV[2]'s lease on job ARGV[1]: -1 when another
+// instance holds it (or the job ended meanwhile), else 1 when the job is
+// to be cancelled, 0 not. ARGV: id, pod, lease ms.
+var renewScript = redis.NewScript(luaHold + `
+if not hold() then return -1 end
+if redis.call('HGET', P..'job:'..id, 'cancel') == '1' then return 1 end
 return 0
 `)
 
 // putScript stores a position's result, for the lease holder only.
-// ARGV: id, pod, ply, result.
-var putScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]..'lease:'..ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HSETNX', KEYS[1]..'job:'..ARGV[1], 'r:'..ARGV[3], ARGV[4])
+// ARGV: id, pod, lease ms, ply, result.
+var putScript = redis.NewScript(luaHold + `
+if not hold() then return 0 end
+redis.call('HSETNX', P..'job:'..id, 'r:'..ARGV[4], ARGV[5])
 return 1
 `)
 
@@ -431,7 +450,7 @@ func (s *store) gone() {
 }
 
 func (s *store) put(id string, ply int, r *result) (bool, error) {
-	v, err := s.run(putScript, id, s.pod, ply, encodeResult(r))
+	v, err := s.run(putScript, id, s.pod, s.lease.Milliseconds(), ply, encodeResult(r))
 	n, _ := v.(int64)
 	return n == 1, err
 }

@@ -178,8 +178,7 @@ func TestSharedHandBack(t *testing.T) {
 
 // TestSharedLeaseExpiry (issue 30): an instance that stops renewing its
 // lease (it died) loses the job to another after the lease, which goes on
-// from the first position without a result; the first, if still running,
-// stores nothing more.
+// from the first position without a result.
 func TestSharedLeaseExpiry(t *testing.T) {
 	rs := redistest.Start(t)
 	a := newShared(t, rs.URL, nil, true)
@@ -190,7 +189,10 @@ func TestSharedLeaseExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDone(t, []*Manager{a, b}, "c1", v.ID, 2)
-	a.stopLoop() // a renews nothing from now on
+	// a dies: it renews nothing from now on and reaches Redis no more (its
+	// searches under way go on, unheard).
+	a.stopLoop()
+	a.st.cl.Close()
 	lost := time.Now()
 	b.SetCallers(callersWith(nil))
 	for {
@@ -303,4 +305,37 @@ func TestSharedBounds(t *testing.T) {
 	if _, err := b.Start(session.Caller{Client: "a"}, huge); err == nil || err.Code != session.CodeTooManyRequests {
 		t.Errorf("a game bigger than the client's bytes: %v, want too_many_requests", err)
 	}
+}
+
+// TestLeaseTakenAgain (issue 30): an instance too slow to renew its lease
+// (a loaded machine) keeps its job if nobody took it meanwhile, so no work
+// is done twice; once another instance holds it, it stores nothing more.
+func TestLeaseTakenAgain(t *testing.T) {
+	rs := redistest.Start(t)
+	a := newShared(t, rs.URL, nil, false) // takes nothing by itself
+	b := newShared(t, rs.URL, nil, false)
+	v, err := a.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: opening[:2]}, Limits: &session.Limits{Depth: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := a.st.claim(); err != nil || id != v.ID {
+		t.Fatalf("claim: %q %v", id, err)
+	}
+	ctx := context.Background()
+	lease := "usid:games:lease:" + v.ID
+	a.st.cl.Del(ctx, lease) // it ran out
+	if ok, err := a.st.put(v.ID, 0, checkmated()); !ok || err != nil {
+		t.Fatalf("put after the lease ran out, nobody else holding it: %v %v", ok, err)
+	}
+	if holder, _ := a.st.cl.Get(ctx, lease).Result(); holder != a.st.pod {
+		t.Errorf("lease held by %q, want %q again", holder, a.st.pod)
+	}
+	a.st.cl.Set(ctx, lease, b.st.pod, time.Minute) // b took it
+	if ok, err := a.st.put(v.ID, 1, checkmated()); ok || err != nil {
+		t.Errorf("put with another instance holding the lease: %v %v, want refused", ok, err)
+	}
+	if st, err := a.st.renew([]string{v.ID}); err != nil || st[0] != -1 {
+		t.Errorf("renew with another instance holding the lease: %v %v, want lost", st, err)
+	}
+	a.st.cl.Del(ctx, lease)
 }
