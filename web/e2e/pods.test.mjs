@@ -44,7 +44,7 @@ function run(cmd, args, name, env = {}) {
   return p;
 }
 
-async function waitFor(what, check, ms = 60_000) {
+async function waitFor(what, check, ms = 240_000) {
   const end = Date.now() + ms;
   for (;;) {
     if (await check()) return;
@@ -128,7 +128,7 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('a board reloaded during a game analysis shows the job\'s progress again, served by three usid behind a round-robin proxy', { timeout: 180_000 }, async () => {
+test('a board reloaded during a game analysis shows the job\'s progress again, served by three usid behind a round-robin proxy', { timeout: 480_000 }, async () => {
   const page = await browser.context.newPage();
   await page.goto(`${base}/`);
   await page.waitForSelector('.board-area[data-ready="true"]');
@@ -145,7 +145,7 @@ test('a board reloaded during a game analysis shows the job\'s progress again, s
   await page.waitForFunction(() => {
     const p = document.querySelector('[data-testid="game-progress"]');
     return p.value >= 2 && p.value < p.max;
-  }, null, { timeout: 120_000 });
+  }, null, { timeout: 200_000 });
   const before = await progress();
 
   await page.reload();
@@ -155,11 +155,11 @@ test('a board reloaded during a game analysis shows the job\'s progress again, s
   await page.waitForFunction((n) => {
     const box = document.querySelector('[data-testid="game-status"]');
     return !box.hidden && document.querySelector('[data-testid="game-progress"]').value >= n;
-  }, before.value, { timeout: 60_000 });
+  }, before.value, { timeout: 120_000 });
   const again = await progress();
   assert.equal(again.max, 39);
   assert.ok(['running', 'queued', 'done'].includes(again.state), `state after the reload: ${again.state}`);
-  await page.waitForFunction(() => document.querySelector('[data-testid="game-status"]').dataset.state === 'done', null, { timeout: 150_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="game-status"]').dataset.state === 'done', null, { timeout: 240_000 });
   assert.equal(await page.locator('[data-testid="eval-graph"]').getAttribute('data-points'), '39');
   assert.match(await page.locator('[data-testid="game-progress-text"]').textContent(), /39 \/ 39/);
   assert.deepEqual(takeProblems(browser.context), [], 'the page logged errors');
