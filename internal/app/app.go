@@ -74,6 +74,12 @@ type Config struct {
 		DefaultMoveTime time.Duration `yaml:"default_movetime"`
 		MaxKBClient     int64         `yaml:"max_kb_per_client"`
 		MaxMB           int64         `yaml:"max_mb"`
+		// Redis keeps the jobs there, shared by every usid using it (default:
+		// access.redis); RedisPrefix starts their keys; Lease is how long
+		// a job stays with an instance that stopped renewing it.
+		Redis       string        `yaml:"redis"`
+		RedisPrefix string        `yaml:"redis_prefix"`
+		Lease       time.Duration `yaml:"lease"`
 	} `yaml:"games"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
@@ -266,18 +272,33 @@ func (m *Main) Run() error {
 		},
 		Logger: m.Logger.With("component", "session"),
 	})
-	m.games = games.New(games.Config{
+	gamesRedis, err := m.gamesRedis()
+	if err != nil {
+		p.Close(context.Background())
+		m.closeCache()
+		m.closeBudgets()
+		return err
+	}
+	m.games, err = games.Open(games.Config{
 		Service: svc, MaxPerClient: c.Games.MaxPerClient, MaxJobs: c.Games.MaxJobs, MaxRunning: c.Games.MaxRunning,
 		MaxParallel: c.Games.MaxParallel, Keep: c.Games.Keep, MaxKept: c.Games.MaxKept,
 		DefaultMoveTime:   c.Games.DefaultMoveTime,
 		MaxBytesPerClient: c.Games.MaxKBClient << 10, MaxBytes: c.Games.MaxMB << 20,
+		Redis:      gamesRedis,
 		Registerer: reg, Logger: m.Logger.With("component", "games"),
 	})
+	if err != nil {
+		p.Close(context.Background())
+		m.closeCache()
+		m.closeBudgets()
+		return fmt.Errorf("games.redis: %w", err)
+	}
 	m.server = server.New(server.Config{
 		Service: svc, Pool: p, Games: m.games, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
+	m.games.SetCallers(m.server.CallerFor) // jobs taken over are charged to their owners
 	addr := m.Addr
 	if addr == "" {
 		addr = c.Listen
