@@ -34,10 +34,17 @@ func (k *kind) discover(ctx context.Context) bool {
 			// the engines that serve.
 			plog := k.p.log.With("engine", k.cfg.Name+"/probe")
 			start := func(ctx context.Context) (*usi.Engine, error) { return k.startEngine(ctx, plog) }
-			var d *usi.Dialect
-			if d, err = k.dialectOf(ctx); err == nil {
-				k.setDialect(d)
-				prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d})
+			d, guessed := k.dialectOf(ctx)
+			k.setDialect(d)
+			prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d})
+			if err != nil && guessed && ctx.Err() == nil {
+				// It said nothing in the quick look and failed as USI:
+				// ask again with the whole start timeout.
+				if d2, derr := usi.Detect(ctx, k.usiConfig(k.log), k.cfg.Timeouts.Start); derr == nil && d2 != d {
+					k.log.Info("engine dialect learned", "protocol", d2.Name)
+					k.setDialect(d2)
+					prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d2})
+				}
 			}
 			if err == nil {
 				if serr := probe.Save(k.p.profileDir, key, prof); serr != nil {
@@ -63,18 +70,26 @@ func (k *kind) discover(ctx context.Context) bool {
 	return false
 }
 
+// quickDetect bounds the first look at an engine's dialect: an engine that
+// answers neither usi nor uci by then (gpsusi takes seconds to load) is
+// taken for a USI engine, and asked again only if it fails as one, so that
+// a slow USI engine's cold start costs no second full start.
+const quickDetect = 3 * time.Second
+
 // dialectOf is the configured protocol, or the one the engine answers to
-// first (usi.Detect: USI for an engine that speaks both).
-func (k *kind) dialectOf(ctx context.Context) (*usi.Dialect, error) {
+// first (usi.Detect: USI for an engine that speaks both); guessed when the
+// engine did not answer within quickDetect and USI is assumed.
+func (k *kind) dialectOf(ctx context.Context) (d *usi.Dialect, guessed bool) {
 	if d := usi.DialectNamed(k.cfg.Protocol); d != nil {
-		return d, nil
+		return d, false
 	}
-	d, err := usi.Detect(ctx, k.usiConfig(k.log), k.cfg.Timeouts.Start)
+	d, err := usi.Detect(ctx, k.usiConfig(k.log), min(quickDetect, k.cfg.Timeouts.Start))
 	if err != nil {
-		return nil, fmt.Errorf("the engine answered neither usi nor uci: %w", err)
+		k.log.Info("engine answered neither usi nor uci at once; taken for USI", "within", quickDetect)
+		return usi.DialectUSI, true
 	}
 	k.log.Info("engine dialect learned", "protocol", d.Name)
-	return d, nil
+	return d, false
 }
 
 // setDialect sets what the kind's engines speak (nil: USI).

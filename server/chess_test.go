@@ -45,13 +45,19 @@ func chessEnv(t *testing.T) *env {
 			return
 		}
 		chessLog = filepath.Join(dir, "fakechess.log")
+		// fairy-stockfish under another name: other tests pick the shared
+		// pool's engines by their process name (fairy-stockfish).
+		fairyChess := filepath.Join(dir, "fairy-chess")
+		if chessErr = os.Symlink(fairyPath, fairyChess); chessErr != nil {
+			return
+		}
 		chessShared, chessErr = newEnvWith([]pool.EngineConfig{
 			{Name: "stockfish", Path: stockfishPath},
-			{Name: "fairychess", Path: fairyPath, Protocol: "uci", Options: map[string]string{"Hash": "16", "Threads": "1"}},
+			{Name: "fairychess", Path: fairyChess, Protocol: "uci", Options: map[string]string{"Hash": "16", "Threads": "1"}},
 			{Name: "fakechess", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCI, fakeengine.EnvLog + "=" + chessLog}},
 			{Name: "falsemate", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCIFalseMate},
 				Capabilities: pool.Capabilities{CheckmateAnswer: ptr(true)}},
-			{Name: "fairy", Path: fairyPath, Options: map[string]string{"USI_Hash": "16", "Threads": "1"}},
+			{Name: "shogifake", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.Normal}},
 		}, func(c *session.Config) {
 			chessCache, chessErr = evalcache.New(evalcache.Config{}, prometheus.NewRegistry())
 			c.Cache = chessCache
@@ -72,11 +78,11 @@ func closeChessEnv() {
 }
 
 // TestChessProfiles: stockfish's entry has only name and path; the probe
-// found it speaks UCI. fairy-stockfish is a chess engine when told so, and
-// a shogi engine when not.
+// found it speaks UCI. fairy-stockfish is a chess engine when told so (a
+// shogi engine when not: probe's TestDetect).
 func TestChessProfiles(t *testing.T) {
 	e := chessEnv(t)
-	for name, want := range map[string]string{"stockfish": "chess", "fairychess": "chess", "fakechess": "chess", "fairy": "shogi"} {
+	for name, want := range map[string]string{"stockfish": "chess", "fairychess": "chess", "fakechess": "chess", "shogifake": "shogi"} {
 		p := e.pool.Profile(name)
 		if p == nil || p.Game() != want {
 			t.Errorf("%s: profile %+v, want a %s engine", name, p, want)
@@ -158,7 +164,7 @@ func TestGameMismatch(t *testing.T) {
 		engine string
 		pos    map[string]any
 	}{
-		{"fairy", map[string]any{"fen": "startpos"}},
+		{"shogifake", map[string]any{"fen": "startpos"}},
 		{"stockfish", map[string]any{"sfen": "startpos", "moves": []string{"7g7f"}}},
 		{"stockfish", map[string]any{"moves": []string{"7g7f"}}},
 	} {
@@ -281,5 +287,29 @@ func TestChessWebSocket(t *testing.T) {
 	cl.send(map[string]any{"type": "go", "id": "b", "engine": "stockfish", "position": map[string]any{"fen": "startpos"}, "wtime": 1000, "btime": 1000, "byoyomi": 1000})
 	if ev := last(cl.terminal("b", 10*time.Second)); ev["type"] != "error" || ev["code"] != "invalid_field" {
 		t.Errorf("byoyomi for chess: %v", ev)
+	}
+}
+
+// TestPGNRecord: a PGN game read by /v1/records/parse is a chess position
+// ready for /v1/analyze; an illegal move is refused with its line.
+func TestPGNRecord(t *testing.T) {
+	e := chessEnv(t)
+	text := "[Event \"Casual\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 {oops} 4. Qxf7# 1-0\n"
+	code, _, m := call(t, e, "POST", "/v1/records/parse", map[string]any{"record": text})
+	pos, _ := m["position"].(map[string]any)
+	plies, _ := m["plies"].([]any)
+	if code != 200 || m["format"] != "pgn" || pos["fen"] == nil || len(plies) != 7 || m["end"] != "1-0" {
+		t.Fatalf("%d %v", code, m)
+	}
+	if p := plies[6].(map[string]any); p["move"] != "h5f7" || p["san"] != "Qxf7#" {
+		t.Errorf("last ply %v", p)
+	}
+	code, _, v := call(t, e, "POST", "/v1/validate", map[string]any{"position": pos})
+	if code != 200 || v["checkmate"] != true {
+		t.Errorf("the game's end: %d %v", code, v)
+	}
+	code, _, bad := call(t, e, "POST", "/v1/records/parse", map[string]any{"record": "1. e4 e5 2. Ke3 *\n", "format": "pgn"})
+	if code != 422 || bad["line"] == nil {
+		t.Errorf("an illegal move: %d %v", code, bad)
 	}
 }
