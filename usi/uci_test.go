@@ -2,6 +2,7 @@ package usi
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -123,4 +124,64 @@ func TestStockfish(t *testing.T) {
 	if res.BestMove == nil || res.BestMove.Move != MoveNone {
 		t.Errorf("mated: %+v, want bestmove (none)", res.BestMove)
 	}
+}
+
+// FuzzParseUCIMessage: every line either fails with ErrSyntax or parses to a
+// message that prints back to a line parsing to the same message, in UCI.
+func FuzzParseUCIMessage(f *testing.F) {
+	for _, l := range []string{"uciok", "bestmove (none)", "bestmove e7e8q ponder a2a1n", "bestmove 0000",
+		"info depth 20 seldepth 28 multipv 1 score cp 31 wdl 95 895 10 nodes 20000 nps 600000 hashfull 3 tbhits 0 time 33 pv e2e4 e7e5",
+		"info depth 5 score mate -2 upperbound pv h7h8", "info wdl 1 2", "option name UCI_Chess960 type check default false",
+		"id name Stockfish 15.1", "info string NNUE evaluation using nn-ad9b42354671.nnue enabled"} {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		m, err := DialectUCI.ParseMessage(line)
+		if err != nil {
+			if !errors.Is(err, ErrSyntax) || m != nil {
+				t.Fatalf("ParseMessage(%q): got %v, %v, want nil and ErrSyntax", line, m, err)
+			}
+			return
+		}
+		printed := m.String()
+		if _, ok := m.(USIOK); ok {
+			printed = DialectUCI.HelloOK
+		}
+		m2, err := DialectUCI.ParseMessage(printed)
+		if err != nil {
+			t.Fatalf("ParseMessage(%q) = %#v prints %q, which does not parse: %v", line, m, printed, err)
+		}
+		if again := m2.String(); again != m.String() {
+			t.Fatalf("round trip of %q: %q, then %q", line, m.String(), again)
+		}
+	})
+}
+
+// FuzzUCIPosition: a UCI position command from any FEN and moves either
+// fails with ErrBadCommand or is one clean line of UCI moves.
+func FuzzUCIPosition(f *testing.F) {
+	f.Add("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "e2e4 e7e5")
+	f.Add("4k3/8/8/8/8/8/8/4K2R w H - 0 1", "e1g1")
+	f.Add("8/8/8/8/8/8/8/8 w - -\nquit", "a7a8q\r\nquit")
+	f.Fuzz(func(t *testing.T, fen, moves string) {
+		var mv []string
+		if moves != "" {
+			mv = strings.Split(moves, " ")
+		}
+		line, err := DialectUCI.PositionLine(Position{FEN: fen, Moves: mv})
+		if err != nil {
+			if !errors.Is(err, ErrBadCommand) {
+				t.Fatalf("got %v, want ErrBadCommand", err)
+			}
+			return
+		}
+		checkLine(t, Position{FEN: fen, Moves: mv}, line)
+		if _, after, ok := strings.Cut(line, " moves "); ok {
+			for _, m := range strings.Split(after, " ") {
+				if !IsUCIMove(m) {
+					t.Fatalf("%q: %q after moves is not a UCI move", line, m)
+				}
+			}
+		}
+	})
 }
