@@ -61,6 +61,7 @@ func TestMain(m *testing.M) {
 	shared = e
 	code := m.Run()
 	e.close()
+	closeChessEnv()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
@@ -101,11 +102,14 @@ func engines() []pool.EngineConfig {
 
 func ptr[T any](v T) *T { return &v }
 
-func newEnv(tweak func(*session.Config)) (*env, error) {
+func newEnv(tweak func(*session.Config)) (*env, error) { return newEnvWith(engines(), tweak) }
+
+// newEnvWith is newEnv with other engines.
+func newEnvWith(engs []pool.EngineConfig, tweak func(*session.Config)) (*env, error) {
 	sent := &lineLog{store: &lineStore{lines: map[string][]string{}}}
 	log := slog.New(sent)
 	reg := prometheus.NewRegistry()
-	p, err := pool.New(engines(), pool.Options{Logger: log, Registerer: reg})
+	p, err := pool.New(engs, pool.Options{Logger: log, Registerer: reg})
 	if err != nil {
 		return nil, err
 	}

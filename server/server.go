@@ -163,6 +163,7 @@ func New(cfg Config) *Server {
 		// problem+json answers.
 		r.Handle("/", cfg.Web)
 		r.Handle("/tsume", cfg.Web)
+		r.Handle("/chess", cfg.Web)
 		r.Handle("/static/*", s.problemNotFound(cfg.Web))
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -341,7 +342,7 @@ const (
 )
 
 // statusOf is the one table from error codes to HTTP statuses. Codes not
-// listed are position and move codes from the shogi package: 422.
+// listed are position and move codes from the shogi and chess packages: 422.
 var statusOf = map[string]int{
 	session.CodeBadRequest:       http.StatusBadRequest,
 	session.CodeUnknownType:      http.StatusBadRequest,
@@ -353,6 +354,7 @@ var statusOf = map[string]int{
 	session.CodeShuttingDown:     http.StatusServiceUnavailable,
 	session.CodeOptionNotAllowed: http.StatusUnprocessableEntity,
 	session.CodeUnsupported:      http.StatusUnprocessableEntity,
+	session.CodeGameMismatch:     http.StatusUnprocessableEntity,
 	session.CodeEngineError:      http.StatusBadGateway,
 	session.CodeTooManyRequests:  http.StatusTooManyRequests,
 	codeNotFound:                 http.StatusNotFound,

@@ -60,7 +60,7 @@ const (
 	StrictOrder    = "strict-order"    // exits (status 1) on isready after usinewgame, as sunfish4 does
 	HashLimit      = "hash-limit"      // =MB: advertises USI_Hash 8192, exits at isready if the hash is above MB
 	StdoutError    = "stdout-error"    // prints an error on stdout at isready and exits (status 1)
-	UCI            = "uci"             // a chess engine: answers uci, not usi
+	UCI            = "uci"             // a chess engine: answers uci, not usi (uci.go)
 	NoDepth        = "no-depth"        // info lines carry neither depth nor nodes
 	MateUntilStop  = "mate-until-stop" // a go mate runs until stop, then answers checkmate nomate
 	ReadyTwice     = "ready-twice"     // exits (status 0) on an isready that follows another isready, as sunfish4 does
@@ -118,6 +118,9 @@ func Main(mode string) int {
 			os.Exit(2)
 		}
 		return d
+	}
+	if isUCIMode(mode) {
+		return mainUCI(mode)
 	}
 	switch mode {
 	case ExitNow:
@@ -200,10 +203,6 @@ func Main(mode string) int {
 		last = words[0]
 		switch words[0] {
 		case "usi":
-			if mode == UCI {
-				say("Unknown command: 'usi'. Type help for more information.")
-				continue
-			}
 			if mode == SlowStart {
 				time.Sleep(dur())
 			}
@@ -241,10 +240,6 @@ func Main(mode string) int {
 			say("usiok")
 			if mode == Deaf {
 				time.Sleep(time.Hour)
-			}
-		case "uci":
-			if mode == UCI {
-				say("id name Fake chess engine", "uciok")
 			}
 		case "setoption":
 			if len(words) == 5 && words[2] == "USI_Hash" {
