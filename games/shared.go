@@ -450,6 +450,13 @@ func (b *onceBudget) Take(ctx context.Context, d time.Duration) time.Duration {
 	return b.inner.Take(ctx, d)
 }
 
+func (b *onceBudget) TakeBackground(ctx context.Context, d time.Duration) time.Duration {
+	if b.free && d > 0 {
+		return 0
+	}
+	return b.inner.TakeBackground(ctx, d)
+}
+
 func (b *onceBudget) Charge(ctx context.Context, d time.Duration) {
 	if !b.free {
 		b.inner.Charge(ctx, d)
