@@ -1,0 +1,62 @@
+package play
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSpend(t *testing.T) {
+	ms := time.Millisecond
+	lag := 300 * ms
+	tests := []struct {
+		name    string
+		tc      TimeControl
+		main    int64
+		elapsed time.Duration
+		next    int64
+		flagged bool
+	}{
+		{"main left", TimeControl{MainMS: 10000, ByoyomiMS: 1000}, 10000, 4000 * ms, 6000, false},
+		{"into byoyomi", TimeControl{MainMS: 10000, ByoyomiMS: 1000}, 500, 1400 * ms, 0, false},
+		{"byoyomi spent, within lag", TimeControl{ByoyomiMS: 1000}, 0, 1300 * ms, 0, false},
+		{"byoyomi spent, past lag", TimeControl{ByoyomiMS: 1000}, 0, 1301 * ms, 0, true},
+		{"sudden death spent", TimeControl{MainMS: 5000}, 200, 501 * ms, 0, true},
+		{"sudden death within lag", TimeControl{MainMS: 5000}, 200, 500 * ms, 0, false},
+		{"fischer adds", TimeControl{MainMS: 5000, IncMS: 2000}, 3000, 1000 * ms, 4000, false},
+		{"fischer late within lag", TimeControl{MainMS: 5000, IncMS: 2000}, 100, 350 * ms, 2000, false},
+		{"fischer flagged", TimeControl{MainMS: 5000, IncMS: 2000}, 100, 401 * ms, 0, true},
+	}
+	for _, tt := range tests {
+		next, flagged := spend(tt.tc, tt.main, tt.elapsed, lag)
+		if next != tt.next || flagged != tt.flagged {
+			t.Errorf("%s: spend = %d, %v; want %d, %v", tt.name, next, flagged, tt.next, tt.flagged)
+		}
+		// The timer that declares the loss agrees with spend: at the
+		// allowance a move is still in time, a millisecond later not.
+		a := allowance(tt.tc, tt.main, lag)
+		if _, f := spend(tt.tc, tt.main, a, lag); f {
+			t.Errorf("%s: a move at the allowance %v loses on time", tt.name, a)
+		}
+		if _, f := spend(tt.tc, tt.main, a+ms, lag); !f {
+			t.Errorf("%s: a move after the allowance %v is in time", tt.name, a)
+		}
+	}
+}
+
+func TestView(t *testing.T) {
+	tc := TimeControl{MainMS: 1000, ByoyomiMS: 3000}
+	for _, tt := range []struct {
+		main    int64
+		elapsed time.Duration
+		want    SideClock
+	}{
+		{1000, 0, SideClock{1000, 3000}},
+		{1000, 400 * time.Millisecond, SideClock{600, 3000}},
+		{1000, 1500 * time.Millisecond, SideClock{0, 2500}},
+		{1000, 9 * time.Second, SideClock{0, 0}},
+	} {
+		if got := view(tc, tt.main, tt.elapsed); got != tt.want {
+			t.Errorf("view(%d, %v) = %+v, want %+v", tt.main, tt.elapsed, got, tt.want)
+		}
+	}
+}
