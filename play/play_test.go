@@ -294,7 +294,7 @@ func TestEngineResignsAndDeclares(t *testing.T) {
 		winner, reason string
 		end            string
 	}{
-		{"rb", "w", "declaration", "declare_win"},      // 27 points: White may declare
+		{"rb", "w", "declaration", "declare_win"},         // 27 points: White may declare
 		{"r", "b", "illegal_declaration", "illegal_loss"}, // 22 points: a false declaration loses
 	} {
 		sfen := "4K4/9/9/9/9/9/ppppppppp/4k4/+l+nsg1gs+n+l b " + tt.hand + " 1"
