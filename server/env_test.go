@@ -21,8 +21,8 @@ import (
 
 	"github.com/usid/usid"
 	"github.com/usid/usid/games"
-	"github.com/usid/usid/play"
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
 	"github.com/usid/usid/session"
