@@ -60,3 +60,41 @@ func TestView(t *testing.T) {
 		}
 	}
 }
+
+// TestGoTimes: the engine is told its own time on both clocks, less the
+// engine margin (taken from the byoyomi once the main time is short).
+func TestGoTimes(t *testing.T) {
+	m := New(Config{EngineMargin: 200 * time.Millisecond})
+	ms := func(v *int64) int64 {
+		if v == nil {
+			return -1
+		}
+		return *v
+	}
+	for _, tt := range []struct {
+		engine    TimeControl
+		main      int64
+		level     *Level
+		b, w, byo int64
+		inc       int64
+	}{
+		{TimeControl{MainMS: 60000, ByoyomiMS: 1000}, 60000, nil, 59800, 59800, 1000, -1},
+		{TimeControl{ByoyomiMS: 1000}, 0, nil, 0, 0, 800, -1},
+		{TimeControl{MainMS: 5000, ByoyomiMS: 1000}, 100, nil, 0, 0, 900, -1},
+		{TimeControl{MainMS: 5000}, 150, nil, 0, 0, 0, -1},
+		{TimeControl{MainMS: 5000, IncMS: 2000}, 3000, nil, 2800, 2800, -1, 2000},
+		{TimeControl{ByoyomiMS: 1000}, 0, &Level{MoveTimeMS: 500}, 0, 0, 500, -1},
+		{TimeControl{ByoyomiMS: 1000}, 0, &Level{MoveTimeMS: 3000}, 0, 0, 800, -1},
+	} {
+		g := &game{m: m}
+		g.st.Human = "b"
+		g.st.TC = Sides{B: TimeControl{MainMS: 1000}, W: tt.engine}
+		g.st.Main = [2]int64{1000, tt.main}
+		g.st.Level = tt.level
+		r := g.goRequest("x", nil, false)
+		if ms(r.BTime) != tt.b || ms(r.WTime) != tt.w || ms(r.Byoyomi) != tt.byo || ms(r.WInc) != tt.inc {
+			t.Errorf("%+v main %d level %+v: btime %d wtime %d byoyomi %d winc %d; want %d %d %d %d",
+				tt.engine, tt.main, tt.level, ms(r.BTime), ms(r.WTime), ms(r.Byoyomi), ms(r.WInc), tt.b, tt.w, tt.byo, tt.inc)
+		}
+	}
+}

@@ -134,23 +134,31 @@ func (g *game) goRequest(id string, moves []string, ponder bool) *session.Reques
 	// (told btime 600000 wtime 0 byoyomi 1000 as White it thinks 3 s, told
 	// btime 0 wtime 0 about 0.93 s), and so would lose on time against a
 	// player with more time left. An engine learns the human's time from
-	// nothing else but uses it little.
-	b, w := g.st.Main[eng], g.st.Main[eng]
+	// nothing else but uses it little. Its times are told less the
+	// engine margin: what the pipe, the session and a loaded machine add
+	// between its bestmove and the server's clock (GUIs call it a network
+	// delay setting).
+	tc := g.st.TC.of(eng)
+	margin := g.m.cfg.EngineMargin.Milliseconds()
+	main := max(g.st.Main[eng]-margin, 0)
+	b, w := main, main
 	r := &session.Request{Type: session.TypeGo, ID: id, Engine: g.st.Engine, Ponder: ponder,
 		Position: &session.Position{SFEN: g.st.SFEN, Moves: moves}, BTime: &b, WTime: &w}
-	tc := g.st.TC.of(eng)
 	switch {
 	case g.st.Level != nil && g.st.Level.MoveTimeMS > 0:
 		// A weaker engine: told it has a byoyomi of the level's time only
 		// (never more than its real time), while its real clock runs.
 		zero := int64(0)
-		limit := min(g.st.Level.MoveTimeMS, g.st.Main[eng]+tc.ByoyomiMS+tc.IncMS)
+		limit := max(min(g.st.Level.MoveTimeMS, g.st.Main[eng]+tc.ByoyomiMS+tc.IncMS-margin), 1)
 		r.BTime, r.WTime, r.Byoyomi = &zero, &zero, &limit
 	case tc.IncMS > 0:
 		bi, wi := tc.IncMS, tc.IncMS
 		r.BInc, r.WInc = &bi, &wi
 	default:
 		by := tc.ByoyomiMS
+		if main == 0 {
+			by = max(by+g.st.Main[eng]-margin, min(by, 100))
+		}
 		r.Byoyomi = &by
 	}
 	return r

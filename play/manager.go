@@ -31,8 +31,12 @@ type Config struct {
 	MaxPlies int
 	// Lag is the allowance past a side's time before it loses on time, for
 	// the way between the server and the player (300ms).
-	Lag    time.Duration
-	Logger *slog.Logger
+	Lag time.Duration
+	// EngineMargin is taken off the time the engine is told it has
+	// (200ms): the way from its bestmove to the server's clock, which a
+	// loaded machine stretches.
+	EngineMargin time.Duration
+	Logger       *slog.Logger
 }
 
 // WithDefaults fills in the zero fields.
@@ -45,6 +49,7 @@ func (c Config) WithDefaults() Config {
 	def(&c.Grace, time.Minute)
 	def(&c.Keep, 5*time.Minute)
 	def(&c.Lag, 300*time.Millisecond)
+	def(&c.EngineMargin, 200*time.Millisecond)
 	n := func(p *int, v int) {
 		if *p <= 0 {
 			*p = v
