@@ -18,7 +18,12 @@
 // ended games are kept for a while, bounded too.
 //
 // Each game's state (State, JSON) is saved to a Store after every change;
-// the built-in store keeps it in memory. # Concurrency: a Manager is safe
-// for concurrent use; each game has one lock, held while a request or an
-// engine event changes it, never while waiting for an engine.
+// the built-in store keeps it in memory.
+//
+// # Concurrency
+//
+// A Manager is safe for concurrent use; each game has one lock, held while
+// a request or an engine event changes it, never while waiting for an
+// engine (the engine's session is served by its own worker). Close ends
+// every game and waits for their engines to be given back.
 package play
