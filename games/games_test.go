@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/testwait"
 
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
@@ -428,7 +429,14 @@ func TestDrain(t *testing.T) {
 	}
 	_ = h
 	queued, _ := m.Start(session.Caller{Client: "c2"}, &Request{Position: &session.Position{Moves: opening}, Limits: &session.Limits{MoveTimeMS: 400}})
-	time.Sleep(100 * time.Millisecond) // the first positions are being searched
+	testwait.For(t, "g1's first positions to be searched", time.Minute, func() bool {
+		for _, st := range shared.Status() {
+			if st.Name == "fairy" && st.Busy > 0 {
+				return true
+			}
+		}
+		return false
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	begun := time.Now()

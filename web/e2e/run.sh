@@ -58,7 +58,10 @@ if [ -z "${USID_URL:-}" ]; then
   pid=$!
   export USID_URL="http://127.0.0.1:$port"
   ready=""
-  for _ in $(seq 600); do # up to 60 s: engines start and handshake first
+  # Up to 240 s (what the deployment's startup probe allows): readiness
+  # waits for every engine's probe, and gpsusi's takes long on a busy machine.
+  deadline=$(( $(date +%s) + 240 ))
+  while [ "$(date +%s)" -lt "$deadline" ]; do
     if ! kill -0 "$pid" 2>/dev/null; then
       echo "run.sh: usid exited before it was ready" >&2
       exit 1
@@ -69,7 +72,7 @@ if [ -z "${USID_URL:-}" ]; then
     fi
     sleep 0.1
   done
-  [ -n "$ready" ] || { echo "run.sh: usid was not ready within 60 s" >&2; exit 1; }
+  [ -n "$ready" ] || { echo "run.sh: usid was not ready within 240 s" >&2; exit 1; }
   echo "run.sh: usid ready at $USID_URL"
 fi
 
