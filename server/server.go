@@ -29,6 +29,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
 )
@@ -71,6 +72,9 @@ type Config struct {
 	// Games runs whole-game analyses; nil: no /v1/games routes, and
 	// analyze_game is refused as unsupported.
 	Games *games.Manager
+	// Play runs games against the engine (play_* over the WebSocket); nil:
+	// refused as unsupported.
+	Play *play.Manager
 }
 
 // Server routes requests. Create it with New.

@@ -113,6 +113,12 @@ type Request struct {
 	// connection (without it, closing the connection cancels the job).
 	Thresholds *GameThresholds `json:"thresholds"`
 	Keep       bool            `json:"keep"`
+	// play_*: a game against the engine (package play). Game names it,
+	// Move is the human's move; Play carries play_start's settings, which
+	// package play decodes and checks.
+	Game string          `json:"game"`
+	Move string          `json:"move"`
+	Play json.RawMessage `json:"play"`
 }
 
 // Request types.
@@ -145,6 +151,7 @@ func ParseRequest(raw []byte) (*Request, *Error) {
 	}
 	switch r.Type {
 	case TypeAnalyze, TypeStop, TypeGo, TypePonderhit, TypeMate, TypeSetOption, TypeNewGame, TypeGameOver, TypeAnalyzeGame:
+	case TypePlayStart, TypePlayMove, TypePlayResign, TypePlayResume, TypePlayDeclare:
 	default:
 		return &Request{ID: r.ID}, errorf(CodeUnknownType, "unknown message type %q", clip(r.Type))
 	}
@@ -435,6 +442,8 @@ type Event struct {
 	Positions []json.RawMessage `json:"positions,omitempty"`
 	Status    string            `json:"status,omitempty"`
 	Summary   json.RawMessage   `json:"summary,omitempty"`
+	// play (a game against the engine, package play): the game's state.
+	Play json.RawMessage `json:"play,omitempty"`
 }
 
 // terminal reports whether e ends a request.

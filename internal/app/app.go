@@ -27,6 +27,7 @@ import (
 	"github.com/usid/usid"
 	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/server"
 	"github.com/usid/usid/session"
@@ -232,6 +233,7 @@ type Main struct {
 	cache  *evalcache.Cache // nil when cache.enabled is false
 	quotas io.Closer        // the Redis budget store, if any
 	games  *games.Manager
+	play   *play.Manager
 	server *server.Server
 	http   *http.Server
 	served chan error // Serve's result, taken by Close
@@ -293,8 +295,9 @@ func (m *Main) Run() error {
 		m.closeBudgets()
 		return fmt.Errorf("games.redis: %w", err)
 	}
+	m.play = play.New(play.Config{Service: svc, Logger: m.Logger.With("component", "play")})
 	m.server = server.New(server.Config{
-		Service: svc, Pool: p, Games: m.games, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
+		Service: svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
@@ -309,6 +312,7 @@ func (m *Main) Run() error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		m.games.Close(context.Background())
+		m.play.Close(context.Background())
 		p.Close(context.Background())
 		m.closeCache()
 		m.closeBudgets()
@@ -344,6 +348,7 @@ func (m *Main) Close(ctx context.Context) error {
 	gamesDrained := make(chan struct{})
 	go func() {
 		m.games.Close(ctx)
+		m.play.Close(ctx) // games against the engine end aborted
 		close(gamesDrained)
 	}()
 	m.server.Drain(ctx)

@@ -84,6 +84,11 @@ const (
 	Stderr          = "stderr"           // writes three lines to stderr at usi, the second 10,000 bytes long
 	Grandchild      = "grandchild"       // starts a child (sleep 60) that holds stdout; its pid is the id author, "child <pid>"
 
+	// Players (package play): a go with a clock after a position with moves
+	// (a game's, not the probe's) answers so.
+	BestMoveAs  = "bestmove-as"  // =answer: answers bestmove <answer> (resign, win)
+	IgnoreClock = "ignore-clock" // searches until stop, whatever its clock says
+
 	// Instruments.
 	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool> searches=<n>": what the engine was told, and the gos since usinewgame (what a hash cleared there would hold)
 )
@@ -185,6 +190,7 @@ func Main(mode string) int {
 	last := ""                              // the previous command's first word
 	searches := 0                           // gos since usinewgame (EchoOptions)
 	sawSFEN := false                        // a position sfen came (StartposHang)
+	inGame := false                         // the last position had moves (BestMoveAs, IgnoreClock)
 	analyse, ownBook := false, true         // AnalyseMode's options
 	nps, _ := strconv.ParseInt(arg, 10, 64) // SparseNodes
 	if nps <= 0 {
@@ -262,6 +268,7 @@ func Main(mode string) int {
 			}
 			sawSFEN = sawSFEN || (len(words) > 1 && words[1] == "sfen")
 			move = legalMove(in.Text())
+			inGame = contains(words, "moves") && words[len(words)-1] != "moves"
 		case "usinewgame":
 			newGame, searches = true, 0
 		case "gameover":
@@ -357,6 +364,15 @@ func Main(mode string) int {
 			if mode == MateOnly {
 				say("bestmove resign")
 				continue
+			}
+			if inGame && contains(words, "btime") {
+				if mode == BestMoveAs {
+					say("info depth 1 score cp 10 nodes 100 pv "+move, "bestmove "+arg)
+					continue
+				}
+				if mode == IgnoreClock {
+					words = append(words, "infinite")
+				}
 			}
 			if mode == AnalyseMode && (!analyse || ownBook) {
 				say("bestmove " + move) // from the book: no evaluation

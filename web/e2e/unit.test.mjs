@@ -321,7 +321,7 @@ test('the Japanese and English catalogues have the same keys and placeholders', 
 // HTML and in scripts' markup, t('key') / tr('key') calls, and the families
 // built from a prefix (t(`state.${st}`)) with the values they take.
 const NAMESPACES = ['title', 'chess', 'aria', 'nav', 'prefs', 'conn', 'foot', 'board', 'engine', 'analysis', 'state', 'stats',
-  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result'];
+  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play'];
 
 function usedKeys() {
   const root = new URL('../static/', import.meta.url);
@@ -349,6 +349,7 @@ const FAMILIES = {
   'judge.': ['inaccuracy', 'mistake', 'blunder'],
   'game.status.': ['queued', 'running', 'done', 'cancelled', 'failed'],
   'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
+  'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],
 };
 
