@@ -64,13 +64,28 @@ type usage struct {
 	sec  float64
 	at   time.Time
 	held int // leases of this kind the client holds now
+	// others is what the client used on other instances, as the last
+	// usage exchange found it at othersAt (Options.Usage), decaying alike.
+	others   float64
+	othersAt time.Time
 }
 
 func (u *usage) value(now time.Time) float64 {
 	if u == nil || u.sec == 0 {
 		return 0
 	}
-	return u.sec * math.Exp2(-now.Sub(u.at).Seconds()/usageHalfLife.Seconds())
+	return decay(u.sec, u.at, now)
+}
+
+func (u *usage) othersValue(now time.Time) float64 {
+	if u == nil || u.others == 0 {
+		return 0
+	}
+	return decay(u.others, u.othersAt, now)
+}
+
+func decay(sec float64, at, now time.Time) float64 {
+	return sec * math.Exp2(-now.Sub(at).Seconds()/usageHalfLife.Seconds())
 }
 
 // queue is a kind's waiters: per class, per client, each client's in FIFO
@@ -81,6 +96,9 @@ type queue struct {
 	count   [numClasses]int
 	seq     uint64 // arrival counter: ties go to the earlier arrival
 	usage   map[string]*usage
+	// pending is the engine time charged since the last usage exchange,
+	// per client; nil when the record is not shared.
+	pending map[string]float64
 	// meanHeld is a moving average of lease lengths, the guess of what
 	// serving a waiter will cost when predicting places beyond the first.
 	meanHeld float64
@@ -191,7 +209,7 @@ func (q *queue) key(client string, now time.Time) float64 {
 	if u == nil {
 		return 0
 	}
-	return u.value(now) + float64(u.held)*q.meanHeld
+	return u.value(now) + u.othersValue(now) + float64(u.held)*q.meanHeld
 }
 
 // granted records that client got a lease.
@@ -213,6 +231,9 @@ func (q *queue) charge(client string, held time.Duration, now time.Time) {
 	}
 	u.sec = u.value(now) + held.Seconds()
 	u.at = now
+	if q.pending != nil {
+		q.pending[client] += held.Seconds()
+	}
 	if u.held > 0 {
 		u.held--
 	}
@@ -237,7 +258,7 @@ func (q *queue) prune(now time.Time) {
 		return false
 	}
 	for id, u := range q.usage {
-		if u.value(now) < 1e-3 && !busy(id) {
+		if u.value(now)+u.othersValue(now) < 1e-3 && !busy(id) {
 			delete(q.usage, id)
 		}
 	}

@@ -1,19 +1,56 @@
 package pool
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/testwait"
 )
 
-// The fair queue's record of recent engine time is per pod (issue 30:
-// deploy/README.md, "How it scales past one pod", says why). simulatePods
-// measures what sharing it would change: the same clients, the same
-// requests, spread round-robin over pods that each order their waiters
-// with the real queue, once with a record per pod and once with one record
-// for all (the queues share one usage map, as a record in Redis without
-// latency would), in simulated time.
+// The fair queue's record of recent engine time is per pod unless
+// Options.Usage shares it (issue 30; deploy/README.md, "How it scales past
+// one pod"). simulatePods measures what sharing changes: the same clients,
+// the same requests, spread round-robin over pods that each order their
+// waiters with the real queue, once with a record per pod, once with one
+// record for all (the queues share one usage map, a shared record without
+// latency), and once with a record per pod exchanged every second through
+// a shared record as Options.Usage does, in simulated time.
+
+type simMode int
+
+const (
+	perPod   simMode = iota // each pod its own record
+	oneMap                  // one record, no latency
+	exchange                // per pod, exchanged every second (Options.Usage)
+)
+
+// simRecord is the shared record an exchange keeps (quota.UsageRecord in
+// Redis): per client, engine time decayed to at.
+type simRecord map[string]struct {
+	v  float64
+	at time.Time
+}
+
+func (r simRecord) exchange(add map[string]float64, ask []string, now time.Time) map[string]float64 {
+	out := map[string]float64{}
+	for id, sec := range add {
+		e := r[id]
+		e.v, e.at = decay(e.v, e.at, now)+sec, now
+		r[id] = e
+		out[id] = e.v
+	}
+	for _, id := range ask {
+		e := r[id]
+		out[id] = decay(e.v, e.at, now)
+	}
+	return out
+}
 
 type simClient struct {
 	name        string
@@ -29,14 +66,19 @@ type simSearch struct {
 
 // simulatePods runs the clients for d on pods of engines each and returns
 // each client's engine time.
-func simulatePods(clients []*simClient, pods, engines int, d time.Duration, shared bool) map[string]time.Duration {
+func simulatePods(clients []*simClient, pods, engines int, d time.Duration, mode simMode) map[string]time.Duration {
 	base := time.Unix(0, 0)
+	shared := mode == oneMap
 	qs := make([]*queue, pods)
+	record := simRecord{}
 	for i := range qs {
 		qs[i] = &queue{}
 		qs[i].init()
 		if shared && i > 0 {
 			qs[i].usage = qs[0].usage
+		}
+		if mode == exchange {
+			qs[i].pending = map[string]float64{}
 		}
 	}
 	running := make([][]simSearch, pods)
@@ -65,6 +107,13 @@ func simulatePods(clients []*simClient, pods, engines int, d time.Duration, shar
 	const step = 10 * time.Millisecond
 	for t := time.Duration(0); t < d; t += step {
 		now := base.Add(t)
+		if mode == exchange && t%DefaultUsageSync == 0 {
+			for _, q := range qs {
+				add := q.pending
+				q.pending = map[string]float64{}
+				q.others(record.exchange(add, q.active(), now), now)
+			}
+		}
 		for p := range pods {
 			kept := running[p][:0]
 			for _, s := range running[p] {
@@ -94,16 +143,17 @@ func simulatePods(clients []*simClient, pods, engines int, d time.Duration, shar
 	return got
 }
 
-// shares runs the clients with a record per pod and with a shared one
-// and returns each client's share of all engine time, in points.
-func shares(t *testing.T, mk func() []*simClient) (per, one map[string]float64, worst float64) {
+// shares runs the clients with a record per pod, with a shared one and
+// with records exchanged every second, and returns each client's share of
+// all engine time, in points.
+func shares(t *testing.T, mk func() []*simClient) (per, one, exch map[string]float64, worst float64) {
 	const d = 10 * time.Minute
-	per, one = map[string]float64{}, map[string]float64{}
+	per, one, exch = map[string]float64{}, map[string]float64{}, map[string]float64{}
 	for _, mode := range []struct {
-		shared bool
-		out    map[string]float64
-	}{{false, per}, {true, one}} {
-		got := simulatePods(mk(), 3, 2, d, mode.shared)
+		mode simMode
+		out  map[string]float64
+	}{{perPod, per}, {oneMap, one}, {exchange, exch}} {
+		got := simulatePods(mk(), 3, 2, d, mode.mode)
 		var total time.Duration
 		for _, v := range got {
 			total += v
@@ -114,9 +164,9 @@ func shares(t *testing.T, mk func() []*simClient) (per, one map[string]float64, 
 	}
 	for _, c := range mk() {
 		worst = math.Max(worst, math.Abs(per[c.name]-one[c.name]))
-		t.Logf("%-12s per pod %5.1f%%   shared %5.1f%%", c.name, per[c.name], one[c.name])
+		t.Logf("%-12s per pod %5.1f%%   shared %5.1f%%   exchanged %5.1f%%", c.name, per[c.name], one[c.name], exch[c.name])
 	}
-	return per, one, worst
+	return per, one, exch, worst
 }
 
 // TestFairQueuePerPod measures, on three pods of two engines under
@@ -129,7 +179,8 @@ func shares(t *testing.T, mk func() []*simClient) (per, one map[string]float64, 
 // still gets the same share, but a heavy REST client, whose engine time
 // each pod sees only a third of, gets more than with a shared record at the
 // expense of heavy sessions pinned to one pod: about 32% against 20% here.
-// deploy/README.md gives these numbers.
+// Exchanged every second (Options.Usage), every share is within two points
+// of one shared record's. deploy/README.md gives these numbers.
 func TestFairQueuePerPod(t *testing.T) {
 	rest := func() []*simClient {
 		return []*simClient{
@@ -138,7 +189,7 @@ func TestFairQueuePerPod(t *testing.T) {
 			{name: "light-rest", outstanding: 1, search: 100 * time.Millisecond},
 		}
 	}
-	_, _, worst := shares(t, rest)
+	_, _, _, worst := shares(t, rest)
 	fmt.Printf("fair queue, REST clients on 3 pods x 2 engines: largest difference in a client's share %.1f points\n", worst)
 	if worst > 1 {
 		t.Errorf("REST clients alone: a client's share differs by %.1f points between a record per pod and a shared one, want at most 1", worst)
@@ -149,10 +200,81 @@ func TestFairQueuePerPod(t *testing.T) {
 			&simClient{name: "ws-2", outstanding: 1, search: time.Second, sticky: true},
 			&simClient{name: "ws-heavy", outstanding: 3, search: time.Second, sticky: true})
 	}
-	per, one, worst := shares(t, mixed)
+	per, one, exch, worst := shares(t, mixed)
 	fmt.Printf("fair queue, REST clients and WebSocket sessions on 3 pods x 2 engines: largest difference %.1f points (heavy REST client %.1f%% per pod, %.1f%% shared)\n",
 		worst, per["heavy-rest"], one["heavy-rest"])
 	if d := math.Abs(per["light-rest"] - one["light-rest"]); d > 1 {
 		t.Errorf("the light client's share differs by %.1f points, want at most 1", d)
+	}
+	// Exchanged every second, each client gets what one record gives it.
+	var worstExch float64
+	for _, c := range mixed() {
+		worstExch = math.Max(worstExch, math.Abs(exch[c.name]-one[c.name]))
+	}
+	fmt.Printf("fair queue, the same with the record exchanged every second (Options.Usage): largest difference %.1f points (heavy REST client %.1f%%)\n",
+		worstExch, exch["heavy-rest"])
+	if worstExch > 2 {
+		t.Errorf("with the record exchanged every second a client's share differs by %.1f points from one shared record, want at most 2", worstExch)
+	}
+}
+
+// usageStub is an UsageExchange that reports client "elsewhere-heavy" as
+// having used a lot on other instances and records what it was sent.
+type usageStub struct {
+	mu    sync.Mutex
+	added map[string]float64
+}
+
+func (s *usageStub) Exchange(_ context.Context, kind string, _ time.Duration, add map[string]float64, ask []string) (map[string]float64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]float64{}
+	for id, sec := range add {
+		s.added[kind+"/"+id] += sec
+		out[id] = s.added[kind+"/"+id]
+	}
+	for _, id := range ask {
+		if id == "elsewhere-heavy" {
+			out[id] = 100
+		}
+	}
+	return out, nil
+}
+
+func (s *usageStub) sent(key string) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.added[key]
+}
+
+// TestUsageExchange: a pool with Options.Usage sends the engine time its
+// leases held and orders waiters by what they used on every instance: a
+// client that used 100 s elsewhere waits behind one that came later.
+func TestUsageExchange(t *testing.T) {
+	x := &usageStub{added: map[string]float64{}}
+	p, err := New([]EngineConfig{fake(fakeengine.Normal, 1)}, Options{Logger: testLogger(t), ProfileDir: profileDir, Usage: x, UsageSync: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		p.Close(ctx)
+	})
+	waitIdle(t, p, "fake", 1)
+	l, err := p.AcquireWith(t.Context(), "fake", AcquireOptions{Client: "here"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	testwait.For(t, "the lease's engine time to be sent", time.Minute, func() bool { return x.sent("fake/here") > 0 })
+
+	holder := acquire(t, p, "fake")
+	granted := make(chan pendingResult, 4)
+	heavy := enqueue(t, p, "fake", "heavy", "elsewhere-heavy", Interactive, granted)
+	light := enqueue(t, p, "fake", "light", "light", Interactive, granted)
+	waitPlaces(t, map[*pending]int{light: 1, heavy: 2})
+	if got := serveInOrder(t, holder, granted, 2); !slices.Equal(got, []string{"light", "heavy"}) {
+		t.Errorf("served %v, want light before the client that used 100 s elsewhere", got)
 	}
 }

@@ -81,6 +81,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -104,6 +105,10 @@ type Options struct {
 	// "" is probe.DefaultDir(). An unwritable directory only costs a probe
 	// at every start.
 	ProfileDir string
+	// Usage, if not nil, shares the fair queue's record of clients' engine
+	// time with other instances every UsageSync (DefaultUsageSync).
+	Usage     UsageExchange
+	UsageSync time.Duration
 }
 
 // Pool is a set of warm engine processes per engine kind.
@@ -156,6 +161,19 @@ func New(cfgs []EngineConfig, opts Options) (*Pool, error) {
 		k := p.kinds[name]
 		k.updateMetrics()
 		p.wg.Go(func() { k.run(p.ctx) })
+	}
+	if opts.Usage != nil {
+		every := opts.UsageSync
+		if every <= 0 {
+			every = DefaultUsageSync
+		}
+		for _, name := range p.names {
+			k := p.kinds[name]
+			k.mu.Lock()
+			k.q.pending = map[string]float64{}
+			k.mu.Unlock()
+		}
+		p.wg.Go(func() { p.shareUsage(p.ctx, opts.Usage, every) })
 	}
 	return p, nil
 }

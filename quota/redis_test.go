@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/usid/usid/internal/redistest"
+	"github.com/usid/usid/internal/testwait"
 )
 
 func newRedis(t testing.TB, cfg RedisConfig) *Redis {
@@ -146,3 +147,40 @@ func TestRedisTakeBackground(t *testing.T) {
 	srv := redistest.Start(t)
 	testTakeBackground(t, newRedis(t, RedisConfig{URL: srv.URL, Prefix: "test:bg:"}))
 }
+
+// TestUsageRecord: two instances add engine time to one client's record
+// and read the sum, decayed with the half-life; another kind, another
+// client and a client nobody added to are apart; the record expires.
+func TestUsageRecord(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := t.Context()
+	pod1 := newRedis(t, RedisConfig{URL: srv.URL}).UsageRecord("test:fair:")
+	pod2 := newRedis(t, RedisConfig{URL: srv.URL}).UsageRecord("test:fair:")
+	const hl = time.Hour // decay negligible during the test
+	if _, err := pod1.Exchange(ctx, "fairy", hl, map[string]float64{"a": 3, "b": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := pod2.Exchange(ctx, "fairy", hl, map[string]float64{"a": 2}, []string{"b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !nearF(got["a"], 5) || !nearF(got["b"], 1) || got["c"] != 0 || len(got) != 3 {
+		t.Errorf("after adds of 3+2 for a and 1 for b: %v, want a 5, b 1, c 0", got)
+	}
+	if got, _ := pod1.Exchange(ctx, "gps", hl, nil, []string{"a"}); got["a"] != 0 {
+		t.Errorf("another kind: a used %v, want 0", got["a"])
+	}
+	// A short half-life: the value halves with it.
+	pod1.Exchange(ctx, "fast", 200*time.Millisecond, map[string]float64{"a": 8}, nil)
+	testwait.For(t, "the value to decay", time.Minute, func() bool {
+		got, _ := pod2.Exchange(ctx, "fast", 200*time.Millisecond, nil, []string{"a"})
+		return got["a"] > 0 && got["a"] < 4
+	})
+	cl := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer cl.Close()
+	if ttl := cl.PTTL(ctx, "test:fair:fast:a").Val(); ttl <= 0 || ttl > 2*time.Second {
+		t.Errorf("record's expiry %v, want ten half-lives (2s)", ttl)
+	}
+}
+
+func nearF(a, b float64) bool { return a > b-1e-3 && a < b+1e-3 }

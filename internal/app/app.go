@@ -29,6 +29,7 @@ import (
 	"github.com/usid/usid/games"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/quota"
 	"github.com/usid/usid/server"
 	"github.com/usid/usid/session"
 	"github.com/usid/usid/web"
@@ -251,15 +252,21 @@ func (m *Main) Run() error {
 	if err != nil {
 		return err
 	}
-	p, err := pool.New(m.Config.Engines, pool.Options{Logger: m.Logger.With("component", "pool"), Registerer: reg, ProfileDir: m.Config.ProfileDir})
+	if err := m.openBudgets(access, reg); err != nil {
+		return err
+	}
+	popts := pool.Options{Logger: m.Logger.With("component", "pool"), Registerer: reg, ProfileDir: m.Config.ProfileDir}
+	if r, ok := access.Budgets.(*quota.Redis); ok {
+		// The budgets' Redis also carries the fair queue's record, so that
+		// a client spread over instances is ordered by all it used.
+		popts.Usage = r.UsageRecord("")
+	}
+	p, err := pool.New(m.Config.Engines, popts)
 	if err != nil {
+		m.closeBudgets()
 		return err
 	}
 	m.pool = p
-	if err := m.openBudgets(access, reg); err != nil {
-		p.Close(context.Background())
-		return err
-	}
 	if m.cache, err = openCache(&c.Cache, reg, m.Logger.With("component", "evalcache")); err != nil {
 		p.Close(context.Background())
 		return err
