@@ -57,6 +57,7 @@ func chessEnv(t *testing.T) *env {
 			{Name: "fakechess", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCI, fakeengine.EnvLog + "=" + chessLog}},
 			{Name: "falsemate", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCIFalseMate},
 				Capabilities: pool.Capabilities{CheckmateAnswer: ptr(true)}},
+			{Name: "illegalchess", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCIIllegal}},
 			{Name: "shogifake", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.Normal}},
 		}, func(c *session.Config) {
 			chessCache, chessErr = evalcache.New(evalcache.Config{}, prometheus.NewRegistry())
@@ -311,5 +312,20 @@ func TestPGNRecord(t *testing.T) {
 	code, _, bad := call(t, e, "POST", "/v1/records/parse", map[string]any{"record": "1. e4 e5 2. Ke3 *\n", "format": "pgn"})
 	if code != 422 || bad["line"] == nil {
 		t.Errorf("an illegal move: %d %v", code, bad)
+	}
+}
+
+// TestChessEngineFaults: a chess engine's illegal best move is an engine
+// error, never an answer; a position with no legal move is answered
+// "(none)" without an error.
+func TestChessEngineFaults(t *testing.T) {
+	e := chessEnv(t)
+	code, _, m := call(t, e, "POST", "/v1/analyze", map[string]any{"engine": "illegalchess", "position": map[string]any{"fen": "startpos"}, "limits": map[string]any{"depth": 1}})
+	if code != 502 || m["code"] != "engine_error" {
+		t.Errorf("illegal best move: %d %v, want 502 engine_error", code, m)
+	}
+	code, _, m = call(t, e, "POST", "/v1/analyze", map[string]any{"engine": "stockfish", "position": map[string]any{"fen": "7k/5QQ1/8/8/8/8/8/K7 b - - 0 1"}, "limits": map[string]any{"depth": 5}})
+	if code != 200 || m["bestmove"] != "(none)" {
+		t.Errorf("mated: %d %v, want bestmove (none)", code, m)
 	}
 }
