@@ -327,7 +327,7 @@ function usedKeys() {
 const FAMILIES = {
   'state.': ['idle', 'connecting', 'starting', 'queued', 'searching', 'stopping', 'stopped', 'done', 'error', 'terminal'],
   'judge.': ['inaccuracy', 'mistake', 'blunder'],
-  'game.status.': ['queued', 'running', 'done', 'cancelled', 'failed'],
+  'game.status.': ['queued', 'running', 'paused', 'done', 'cancelled', 'failed'],
   'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],
 };
