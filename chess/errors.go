@@ -1,26 +1,23 @@
 package chess
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/usid/usid/internal/rules"
 
 // Code is a stable, machine-readable reason why a position or move is refused.
 // Clients match on codes; messages are for people and may change.
-type Code string
+type Code = rules.Code
 
 // Codes for FEN syntax (ParseFEN, ParsePositionCommand).
 const (
-	CodeFENFields      Code = "fen_fields"      // not 6 (or 4) space-separated fields
-	CodeFENRanks       Code = "fen_ranks"       // the board does not have 8 ranks
-	CodeFENRankWidth   Code = "fen_rank_width"  // a rank does not describe 8 squares, or two digits touch
-	CodeFENPiece       Code = "fen_piece"       // unknown piece letter or character on the board
-	CodeFENSide        Code = "fen_side"        // side to move is not "w" or "b"
-	CodeFENCastling    Code = "fen_castling"    // malformed castling field: bad or repeated letter
-	CodeFENEnPassant   Code = "fen_en_passant"  // en-passant field is not "-" or a square
-	CodeFENHalfmove    Code = "fen_halfmove"    // halfmove clock is not a count of at most 4 digits
-	CodeFENFullmove    Code = "fen_fullmove"    // move number is not a positive count of at most 4 digits
-	CodePositionSyntax Code = "position_syntax" // a UCI position is not "startpos|fen <fen> [moves ...]"
+	CodeFENFields      Code = "fen_fields"             // not 6 (or 4) space-separated fields
+	CodeFENRanks       Code = "fen_ranks"              // the board does not have 8 ranks
+	CodeFENRankWidth   Code = "fen_rank_width"         // a rank does not describe 8 squares, or two digits touch
+	CodeFENPiece       Code = "fen_piece"              // unknown piece letter or character on the board
+	CodeFENSide        Code = "fen_side"               // side to move is not "w" or "b"
+	CodeFENCastling    Code = "fen_castling"           // malformed castling field: bad or repeated letter
+	CodeFENEnPassant   Code = "fen_en_passant"         // en-passant field is not "-" or a square
+	CodeFENHalfmove    Code = "fen_halfmove"           // halfmove clock is not a count of at most 4 digits
+	CodeFENFullmove    Code = "fen_fullmove"           // move number is not a positive count of at most 4 digits
+	CodePositionSyntax      = rules.CodePositionSyntax // a UCI position is not "startpos|fen <fen> [moves ...]"
 )
 
 // Codes for the rules a position must obey (Position.Validate).
@@ -60,33 +57,14 @@ const (
 	CodeSANAmbiguous Code = "san_ambiguous" // several legal moves fit the SAN
 )
 
-// Error is one reason a position or move is refused.
-type Error struct {
-	Code    Code
-	Message string
-	// MoveIndex is the index (from 0) of the refused move in a move list, or
-	// -1 when the error is about the position itself.
-	MoveIndex int
-}
-
-func (e *Error) Error() string {
-	if e.MoveIndex >= 0 {
-		return fmt.Sprintf("%s: move %d: %s", e.Code, e.MoveIndex, e.Message)
-	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Message)
-}
-
-func newError(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
-}
+// Error is one reason a position or move is refused; MoveIndex is the index
+// (from 0) of the refused move in a move list, or -1 when the error is about
+// the position itself. It writes itself as {"code", "message", "move_index"?}.
+type Error = rules.Error
 
 // Errors joins several errors found in one position.
-type Errors []*Error
+type Errors = rules.Errors
 
-func (es Errors) Error() string {
-	msgs := make([]string, len(es))
-	for i, e := range es {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "; ")
+func newError(code Code, format string, args ...any) *Error {
+	return rules.Newf(code, format, args...)
 }

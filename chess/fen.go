@@ -3,6 +3,8 @@ package chess
 import (
 	"strconv"
 	"strings"
+
+	"github.com/usid/usid/internal/rules"
 )
 
 // ParseFEN parses a FEN position for the given variant. It checks syntax and
@@ -224,12 +226,7 @@ func kindOfLetter(c byte) Kind {
 	return NoKind
 }
 
-func colorName(c Color) string {
-	if c == White {
-		return "White"
-	}
-	return "Black"
-}
+func colorName(c Color) string { return rules.SideName(c == White) }
 
 // FEN returns the position in FEN, six fields. Castling is written KQkq
 // where that names the rook (the corner rook in standard chess, the
@@ -318,34 +315,14 @@ func (p *Position) castlingLetter(c Color, side int, rsq Square) byte {
 // the start position) and the moves. It checks the shape only; Load checks
 // the rest.
 func ParsePositionCommand(s string) (fen string, moves []string, err error) {
-	toks := strings.Fields(s)
-	if len(toks) > 0 && toks[0] == "position" {
-		toks = toks[1:]
+	startpos, fields, moves, e := rules.SplitPosition(s, "fen")
+	switch {
+	case e != nil:
+		return "", nil, e
+	case startpos:
+		return "startpos", moves, nil
+	case len(fields) != 4 && len(fields) != 6:
+		return "", nil, newError(CodeFENFields, "a FEN has 6 fields (board, side, castling, en passant, halfmove clock, move number) or the first 4; got %d", len(fields))
 	}
-	if len(toks) == 0 {
-		return "", nil, newError(CodePositionSyntax, "empty position; want \"startpos\" or \"fen <fen>\", then optionally \"moves ...\"")
-	}
-	rest := toks[1:]
-	switch toks[0] {
-	case "startpos":
-		fen = "startpos"
-	case "fen":
-		i := 0
-		for i < len(rest) && rest[i] != "moves" {
-			i++
-		}
-		if i != 4 && i != 6 {
-			return "", nil, newError(CodeFENFields, "a FEN has 6 fields (board, side, castling, en passant, halfmove clock, move number) or the first 4; got %d", i)
-		}
-		fen, rest = strings.Join(rest[:i], " "), rest[i:]
-	default:
-		return "", nil, newError(CodePositionSyntax, "a position starts with \"startpos\" or \"fen\", not %q", clip(toks[0]))
-	}
-	if len(rest) == 0 {
-		return fen, nil, nil
-	}
-	if rest[0] != "moves" {
-		return "", nil, newError(CodePositionSyntax, "expected \"moves\" after the position, got %q", clip(rest[0]))
-	}
-	return fen, rest[1:], nil
+	return strings.Join(fields, " "), moves, nil
 }

@@ -4,12 +4,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/usid/usid/internal/rules/rulestest"
 )
 
 // TestFENCorpus loads every row of testdata/fens.tsv and wants exactly the
 // codes the row names (or none, for "legal"), with messages.
 func TestFENCorpus(t *testing.T) {
-	for i, r := range readTSV(t, "fens.tsv") {
+	for i, r := range rulestest.ReadTSV(t, "fens.tsv") {
 		if len(r) != 4 {
 			t.Fatalf("fens.tsv row %d has %d columns", i+1, len(r))
 		}

@@ -3,16 +3,18 @@ package chess
 import (
 	"strings"
 	"testing"
+
+	"github.com/usid/usid/internal/rules/rulestest"
 )
 
 // addSeeds seeds a fuzz target with every position of testdata/.
 func addSeeds(f *testing.F, add func(fen, moves string)) {
-	for _, r := range readTSV(f, "fens.tsv") {
+	for _, r := range rulestest.ReadTSV(f, "fens.tsv") {
 		fen, moves, _ := strings.Cut(r[2], " moves ")
 		add(strings.TrimPrefix(fen, "fen "), moves)
 	}
 	for _, name := range []string{"perft.tsv", "perft-random.tsv"} {
-		for _, r := range readTSV(f, name) {
+		for _, r := range rulestest.ReadTSV(f, name) {
 			add(r[1], "")
 		}
 	}

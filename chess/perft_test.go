@@ -3,6 +3,8 @@ package chess
 import (
 	"strconv"
 	"testing"
+
+	"github.com/usid/usid/internal/rules/rulestest"
 )
 
 type perftRow struct {
@@ -13,7 +15,7 @@ type perftRow struct {
 
 func perftRows(t testing.TB, file string) []perftRow {
 	var rows []perftRow
-	for _, r := range readTSV(t, file) {
+	for _, r := range rulestest.ReadTSV(t, file) {
 		row := perftRow{name: r[0], fen: r[1]}
 		for _, c := range r[2:] {
 			n, err := strconv.ParseUint(c, 10, 64)

@@ -1,6 +1,10 @@
 package chess
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/usid/usid/internal/rules"
+)
 
 // Color is White or Black.
 type Color uint8
@@ -12,10 +16,7 @@ const (
 
 // String returns "w" or "b", as FEN writes the side to move.
 func (c Color) String() string {
-	if c == White {
-		return "w"
-	}
-	return "b"
+	return rules.SideLetter(c == White)
 }
 
 // Kind is a kind of piece, without color.

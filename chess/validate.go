@@ -1,5 +1,7 @@
 package chess
 
+import "github.com/usid/usid/internal/rules"
+
 // Validate checks the rules a position must obey before an engine may see
 // it, and reports every rule it breaks (nil if none). The rules are those of
 // a position reachable in a game, as far as they can be checked without
@@ -173,14 +175,5 @@ func Load(fen string, moves []string, v Variant) (*Position, []*Error) {
 	if errs := p.Validate(); errs != nil {
 		return p, errs
 	}
-	for i, s := range moves {
-		m, err := p.CheckMove(s)
-		if err != nil {
-			e := err.(*Error)
-			e.MoveIndex = i
-			return p, []*Error{e}
-		}
-		p.Play(m)
-	}
-	return p, nil
+	return p, rules.PlayMoves(moves, p.CheckMove, p.Play)
 }

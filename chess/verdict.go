@@ -1,6 +1,6 @@
 package chess
 
-import "encoding/json"
+import "github.com/usid/usid/internal/rules"
 
 // IsCheckmate reports whether the side to move is in check with no legal move.
 func (p *Position) IsCheckmate() bool {
@@ -34,40 +34,26 @@ type Verdict struct {
 // Inspect loads fen and moves like Load and reports the result as a Verdict.
 func Inspect(fen string, moves []string, v Variant) Verdict {
 	p, errs := Load(fen, moves, v)
-	out := Verdict{Valid: errs == nil, LegalMoves: []string{}, Errors: errs}
-	if errs == nil {
-		out.Errors = []*Error{}
-	}
+	var f rules.Facts
+	out := Verdict{}
 	if p == nil {
-		return out
+		f = rules.Judge(nil, errs)
+	} else {
+		f = rules.Judge(loaded{p}, errs)
+		out.FEN = p.FEN()
 	}
-	out.FEN = p.FEN()
-	out.SideToMove = p.turn.String()
-	if !out.Valid && errs[0].MoveIndex < 0 {
-		return out // the position breaks a rule: check and moves mean nothing
-	}
-	out.InCheck = p.InCheck()
-	if out.Valid {
-		var buf [MaxMoves]Move
-		for _, m := range p.appendLegal(buf[:0]) {
-			out.LegalMoves = append(out.LegalMoves, m.String())
-		}
-		out.Checkmate = out.InCheck && len(out.LegalMoves) == 0
-		out.Stalemate = !out.InCheck && len(out.LegalMoves) == 0
-	}
+	out.Valid, out.SideToMove, out.InCheck = f.Valid, f.SideToMove, f.InCheck
+	out.Checkmate, out.Stalemate = f.Checkmate, f.Stalemate
+	out.LegalMoves, out.Errors = f.LegalMoves, f.Errors
 	return out
 }
 
-// MarshalJSON writes {"code", "message", "move_index"?}; move_index only for moves.
-func (e *Error) MarshalJSON() ([]byte, error) {
-	type problem struct {
-		Code      Code   `json:"code"`
-		Message   string `json:"message"`
-		MoveIndex *int   `json:"move_index,omitempty"`
-	}
-	p := problem{Code: e.Code, Message: e.Message}
-	if e.MoveIndex >= 0 {
-		p.MoveIndex = &e.MoveIndex
-	}
-	return json.Marshal(p)
+// loaded is a Position as rules.Judge asks for it.
+type loaded struct{ p *Position }
+
+func (l loaded) SideLetter() string { return l.p.turn.String() }
+func (l loaded) InCheck() bool      { return l.p.InCheck() }
+func (l loaded) LegalMoves() []string {
+	var buf [MaxMoves]Move
+	return rules.Strings(l.p.appendLegal(buf[:0]))
 }

@@ -28,3 +28,33 @@ func TestInspect(t *testing.T) {
 		t.Errorf("bad FEN: %+v", v)
 	}
 }
+
+func TestFindMate(t *testing.T) {
+	for _, tt := range []struct {
+		fen   string
+		plies int
+		want  int // plies of the line found, 0: none
+	}{
+		{"6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1, 1},
+		{"3r2k1/5ppp/8/8/8/8/4RPPP/4R1K1 w - - 0 1", 1, 0},
+		{"3r2k1/5ppp/8/8/8/8/4RPPP/4R1K1 w - - 0 1", 3, 3},
+		{StartFEN, 3, 0},
+	} {
+		p, err := ParseFEN(tt.fen, Standard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, ok := p.FindMate(tt.plies, 1_000_000)
+		if ok != (tt.want > 0) || len(line) != tt.want {
+			t.Errorf("%s in %d: got %v %v, want %d plies", tt.fen, tt.plies, line, ok, tt.want)
+			continue
+		}
+		q := *p
+		for _, m := range line {
+			q.Play(m)
+		}
+		if ok && !q.IsCheckmate() {
+			t.Errorf("%s: line %v does not mate", tt.fen, line)
+		}
+	}
+}

@@ -266,6 +266,8 @@ const notDriven = {
   'post /v1/records/parse 408': 'as for /v1/validate: TestRecordsBodyTimeout (server/records_test.go) stalls one and checks the answer against openapi.yaml',
   'post /v1/games/analysis 408': 'as for /v1/validate: TestTimeouts',
   'post /v1/mate 502': 'needs an engine whose mate line fails verification; TestMateRoute (server/rest_test.go) makes one and checks the answer against openapi.yaml',
+  'get /v1/games/analysis/{id} 503': 'needs jobs in a Redis that does not answer; TestGameStoreUnreachable (server/gamestore_test.go) makes one and checks the answer against openapi.yaml',
+  'delete /v1/games/analysis/{id} 503': 'as for get: TestGameStoreUnreachable',
 };
 
 let failures = 0;

@@ -195,7 +195,7 @@ func redisGlob(pattern, key string) bool {
 // usid.yaml, as usid reads it, keeps the evaluation cache and the
 // engine-time budgets in one Redis, which the overlay runs: the URLs name
 // its Service, and its redis.conf makes it a bounded cache (maxmemory below
-// the container's memory limit, allkeys-lru), keeps nothing on disk, listens
+// the container's memory limit, volatile-lru), keeps nothing on disk, listens
 // on the container's port and lets usid's user at usid's keys.
 func TestRedisConfig(t *testing.T) {
 	forEachOverlay(t, func(t *testing.T, r *rendered) {
@@ -236,7 +236,10 @@ func TestRedisConfig(t *testing.T) {
 		p, _ := conf.one("port")
 		check(p == strconv.Itoa(int(port)), "redis.conf port %q, want the container's port %d", p, port)
 		policy, _ := conf.one("maxmemory-policy")
-		check(policy == "allkeys-lru", "redis.conf maxmemory-policy %q, want allkeys-lru (a cache: the least recently used entries go)", policy)
+		// volatile-lru: the cache's entries and the budgets (all with a
+		// TTL) go least recently used first; game jobs under way (no TTL)
+		// are never evicted from under the pod running them.
+		check(policy == "volatile-lru", "redis.conf maxmemory-policy %q, want volatile-lru (cache entries go, jobs under way stay)", policy)
 		check(len(conf["save"]) == 1 && slices.Equal(conf["save"][0], []string{""}), `redis.conf: want save "" (no snapshots: a cache and quotas need no persistence), got %v`, conf["save"])
 		ao, _ := conf.one("appendonly")
 		check(ao == "no", "redis.conf appendonly %q, want no", ao)

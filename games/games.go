@@ -45,6 +45,13 @@
 // client identity that started it (an API key, or the address of an
 // anonymous client): to any other, its id is not_found.
 //
+// # Several instances
+//
+// With Config.Redis, jobs live in Redis and every instance sharing it
+// answers for every job; a job runs on one instance at a time, under a
+// lease, and outlives it (shared.go, redis.go). Without it, everything is
+// in this process.
+//
 // # Concurrency and ownership
 //
 // A Manager is safe for concurrent use. It owns its jobs' goroutines: Close
@@ -106,6 +113,10 @@ type Config struct {
 	// SpareCheck is how often a job's extra workers look for an idle
 	// engine (250ms).
 	SpareCheck time.Duration
+	// Redis, when set, keeps the jobs in Redis, shared by every instance
+	// using it (shared.go): any instance reads and cancels any job, and a
+	// job outlives the instance running it. Nil: in this process only.
+	Redis      *RedisConfig
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
 }
@@ -164,6 +175,17 @@ type Manager struct {
 	closing     bool
 	wg          sync.WaitGroup // job goroutines
 	cutTimer    *time.Timer
+
+	// With Redis (shared.go): the store, whom a job taken from it is for
+	// (SetCallers), the jobs started here for a WebSocket and not yet
+	// taken, and the loop that renews leases and takes jobs.
+	st       *store
+	callers  func(client string) session.Caller
+	pending  map[string]*job
+	kick     chan struct{}
+	loopStop chan struct{}
+	loopDone chan struct{}
+	stopOnce sync.Once
 }
 
 // WithDefaults returns cfg with the defaults New applies filled in (the
@@ -211,12 +233,45 @@ func (cfg Config) WithDefaults() Config {
 // DefaultMoveTime is the time per position of a request without limits.
 func (m *Manager) DefaultMoveTime() time.Duration { return m.cfg.DefaultMoveTime }
 
-// New makes a Manager; Close it.
+// New makes a Manager; Close it. It panics on a Config.Redis that Open
+// refuses.
 func New(cfg Config) *Manager {
+	m, err := Open(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// Open makes a Manager, or refuses Config.Redis (a malformed URL); Close
+// it. With Redis, it takes jobs from the store once SetCallers is called.
+func Open(cfg Config) (*Manager, error) {
 	cfg = cfg.WithDefaults()
-	return &Manager{cfg: cfg, svc: cfg.Service, log: cfg.Logger, m: newMetrics(cfg.Registerer),
+	m := &Manager{cfg: cfg, svc: cfg.Service, log: cfg.Logger, m: newMetrics(cfg.Registerer),
 		jobs: map[string]*job{}, active: map[string]int{}, running: map[*job]struct{}{}, paused: map[*job]struct{}{},
 		clientBytes: map[string]int64{}}
+	if cfg.Redis != nil {
+		st, err := newStore(*cfg.Redis)
+		if err != nil {
+			return nil, err
+		}
+		m.st, m.pending, m.kick = st, map[string]*job{}, make(chan struct{}, 1)
+		m.loopStop, m.loopDone = make(chan struct{}), make(chan struct{})
+		go m.loop()
+	}
+	return m, nil
+}
+
+// SetCallers says whom the searches of a job taken from the shared store
+// are for, given its owner (the owner's engine-time budget); until it is
+// called, this instance takes no job from the store.
+func (m *Manager) SetCallers(f func(client string) session.Caller) {
+	m.mu.Lock()
+	m.callers = f
+	m.mu.Unlock()
+	if m.st != nil {
+		m.wake()
+	}
 }
 
 // Start checks req and queues a job for who (its Client owns the job; its
@@ -232,6 +287,9 @@ func (m *Manager) Start(who session.Caller, req *Request) (*View, *session.Error
 
 // Get returns client's job id as it stands.
 func (m *Manager) Get(client, id string) (*View, *session.Error) {
+	if m.st != nil {
+		return m.viewShared(client, id)
+	}
 	j := m.find(client, id)
 	if j == nil {
 		return nil, notFound(id)
@@ -244,6 +302,9 @@ func (m *Manager) Get(client, id string) (*View, *session.Error) {
 // It returns the job as it then stands; cancelling an ended job changes
 // nothing.
 func (m *Manager) Cancel(ctx context.Context, client, id string) (*View, *session.Error) {
+	if m.st != nil {
+		return m.cancelShared(ctx, client, id)
+	}
 	j := m.find(client, id)
 	if j == nil {
 		return nil, notFound(id)
@@ -318,6 +379,13 @@ func (m *Manager) start(who session.Caller, req *Request, s *sub) (*job, *sessio
 	if s != nil {
 		j.subs = []*sub{s}
 	}
+	if m.st != nil {
+		if err := m.startShared(j, s); err != nil {
+			j.cancel()
+			return nil, err
+		}
+		return j, nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
@@ -364,6 +432,10 @@ func (m *Manager) startQueuedLocked() {
 // jobEnded is called by a job that has ended (it has sent its terminal
 // events): its slot goes to the next queued job.
 func (m *Manager) jobEnded(j *job) {
+	if m.st != nil {
+		m.endedShared(j)
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.running, j)
@@ -452,6 +524,10 @@ func (m *Manager) makeRoomLocked(client string, need int64) *session.Error {
 // of its run slot; it looks at the owner's balance again after wait (at
 // most PauseCheck) and queues again once there is some.
 func (m *Manager) jobPaused(j *job, wait time.Duration) {
+	if m.st != nil {
+		m.pausedShared(j, wait)
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.running, j)
@@ -499,6 +575,17 @@ func (m *Manager) tryResume(j *job) {
 // stopped. why is the reason given to its clients (nil: the client's own
 // cancel).
 func (m *Manager) cancel(j *job, why *session.Error) {
+	if m.st != nil {
+		m.mu.Lock()
+		_, pending := m.pending[j.id]
+		m.mu.Unlock()
+		if pending {
+			if res, err := m.st.cancel(j.id, j.client); err == nil && res == "claimed" {
+				m.endUnheld(j.id, why)
+			}
+			return
+		}
+	}
 	m.mu.Lock()
 	_, paused := m.paused[j]
 	if i := slices.Index(m.queue, j); i >= 0 || paused {
@@ -524,6 +611,10 @@ func (m *Manager) cancel(j *job, why *session.Error) {
 // the jobs' goroutines.
 func (m *Manager) Close(ctx context.Context) error {
 	why := &session.Error{Code: session.CodeShuttingDown, Message: "the server is shutting down: the analysis was stopped; start it again on another instance", MoveIndex: -1}
+	if m.st != nil {
+		m.closeShared(ctx, why)
+		return nil
+	}
 	m.mu.Lock()
 	m.closing = true
 	queued := m.queue

@@ -141,11 +141,14 @@ type job struct {
 	why       *session.Error // why the server cancelled it (nil: the client did), or why it failed
 	failed    bool
 	failPly   int
-	subs      []*sub
-	created   time.Time
-	started   time.Time
-	finished  time.Time
-	summary   *Summary
+	// With Redis: lost, another instance holds the job now; handback, the
+	// job goes back to the store unfinished (a drain, a pause).
+	lost, handback bool
+	subs           []*sub
+	created        time.Time
+	started        time.Time
+	finished       time.Time
+	summary        *Summary
 	// For the time-left estimate: the last searches' wall times (a ring),
 	// searches running now, positions searched and how many of them
 	// needed the best move's position searched too.
@@ -243,6 +246,11 @@ func (j *job) run() {
 		j.m.jobPaused(j, wait)
 		return
 	}
+	if j.m.st != nil && (j.lost || j.handback) && !j.failed && j.done < len(j.moves)+1 {
+		j.mu.Unlock()
+		j.m.endedShared(j)
+		return
+	}
 	status, why := StatusCancelled, j.why
 	switch {
 	case j.failed:
@@ -276,6 +284,14 @@ func (j *job) work(w int) {
 			return
 		}
 		j.store(ply, res)
+		if st := j.m.st; st != nil {
+			if ok, err := st.put(j.id, ply, res); err != nil {
+				j.m.log.Warn("games: storing a position in redis failed", "job", j.id, "ply", ply, "err", err)
+			} else if !ok {
+				j.lose()
+				return
+			}
+		}
 	}
 }
 
@@ -347,7 +363,7 @@ func (j *job) analyse(ply int) (*result, *session.Error) {
 	for i, m := range j.moves[:ply] {
 		moves[i] = m.String()
 	}
-	res, err := j.search(moves)
+	res, err := j.search(moves, searchKey(ply, false))
 	if res == nil {
 		return nil, err
 	}
@@ -368,7 +384,7 @@ func (j *job) analyse(ply int) (*result, *session.Error) {
 		r.setBest(mated()) // the best move mates: no engine is asked
 		return r, nil
 	}
-	res, err = j.search(after)
+	res, err = j.search(after, searchKey(ply, true))
 	if res == nil {
 		return nil, err
 	}
@@ -393,11 +409,25 @@ func isMove(s string) bool {
 // search runs one search of the position after moves, with the job's
 // limits, waiting and retrying as a background job does. It returns nil,
 // nil when the job was cancelled meanwhile.
-func (j *job) search(moves []string) (*session.AnalyzeResult, *session.Error) {
+func (j *job) search(moves []string, key string) (_ *session.AnalyzeResult, serr *session.Error) {
 	lim := j.limits
 	r := &session.Request{Position: &session.Position{SFEN: j.startSFEN, Moves: moves}, Engine: j.engine, Limits: &lim}
 	who := j.caller
 	who.FreshGame = true // independent searches, as the verdicts were measured
+	charged := false
+	if st := j.m.st; st != nil {
+		// A search done again after another instance lost the job is not
+		// charged again.
+		charged = st.charge(j.id, key)
+		if who.Budget != nil {
+			who.Budget = &onceBudget{inner: who.Budget, free: !charged}
+		}
+		defer func() {
+			if charged && serr != nil && serr.Code == session.CodeTooManyRequests {
+				st.uncharge(j.id, key) // refused: the budget was spent
+			}
+		}()
+	}
 	backoff, retried, preempts := time.Second, false, 0
 	for {
 		t0 := time.Now()

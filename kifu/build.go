@@ -309,6 +309,11 @@ func handicapSFEN(name string) string {
 	return ""
 }
 
+// HandicapSFEN returns the start position of a KIF 手合割 name (香落ち,
+// 角落ち, 飛車落ち, 飛香落ち, 二枚落ち, 四枚落ち, 六枚落ち, ...; the handicap
+// giver is White and moves first), or "" if the name is unknown.
+func HandicapSFEN(name string) string { return handicapSFEN(name) }
+
 // handicapOf names the handicap whose start sfen is, or "".
 func handicapOf(sfen string) string {
 	for _, h := range handicaps {

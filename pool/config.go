@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/usid/usid/probe"
+	"github.com/usid/usid/usi"
 )
 
 // EngineConfig describes one kind of engine and how many of it to keep warm.
@@ -19,6 +20,10 @@ type EngineConfig struct {
 	Dir       string   `yaml:"dir"`       // working directory; default: the process's
 	Env       []string `yaml:"env"`       // extra KEY=value environment entries
 	Instances int      `yaml:"instances"` // processes kept warm; default 1
+	// Protocol is the dialect: "usi" (shogi) or "uci" (chess). Empty: the
+	// probe learns it (an engine that speaks both, as fairy-stockfish,
+	// is taken for USI; set "uci" to serve it as a chess engine).
+	Protocol string `yaml:"protocol"`
 
 	// Options are set with setoption after every start (values as the
 	// engine expects them: "64", "true", a combo value). USI_Hash and
@@ -104,6 +109,9 @@ func (c EngineConfig) WithDefaults() (EngineConfig, error) {
 	}
 	if c.Path == "" {
 		bad("engine %q: path is required", c.Name)
+	}
+	if c.Protocol != "" && usi.DialectNamed(c.Protocol) == nil {
+		bad("engine %q: protocol %q: want usi or uci (or none: learned)", c.Name, c.Protocol)
 	}
 	if c.Instances == 0 {
 		c.Instances = 1

@@ -288,13 +288,11 @@ func TestBigHashDefault(t *testing.T) {
 	}
 }
 
-// TestCannotStartQuietly: an engine that prints an error and exits, and a
-// chess (UCI) engine, are reported with their own words and not restarted
-// in a storm.
+// TestCannotStartQuietly: an engine that prints an error and exits is
+// reported with its own words and not restarted in a storm.
 func TestCannotStartQuietly(t *testing.T) {
 	for _, tt := range []struct{ mode, want string }{
 		{fakeengine.StdoutError, "failed to read nn.bin"},
-		{fakeengine.UCI, "speaks UCI"},
 	} {
 		c := fake(tt.mode, 2)
 		p, reg, _ := newRecordingPool(t, c)
@@ -358,5 +356,36 @@ func TestSpinInt64(t *testing.T) {
 	b.WriteString(o.String())
 	if !strings.Contains(b.String(), "max 9223372036854775807") {
 		t.Errorf("String() = %q", b.String())
+	}
+}
+
+// TestUCIKind: an entry of name and path is enough for a chess engine: the
+// dialect is learned, the engines speak UCI, and searches go through the
+// same leases; an entry naming the protocol is not asked.
+func TestUCIKind(t *testing.T) {
+	named := fake(fakeengine.UCI, 1)
+	named.Name, named.Protocol = "named", "uci"
+	p, _, sent := newRecordingPool(t, fake(fakeengine.UCI, 1), named)
+	for _, name := range []string{"fake", "named"} {
+		waitIdle(t, p, name, 1)
+		if prof := p.Profile(name); prof.Protocol != "uci" || prof.Game() != "chess" || !prof.Checkmate {
+			t.Fatalf("%s: profile protocol %q, checkmate %v", name, prof.Protocol, prof.Checkmate)
+		}
+		l := acquire(t, p, name)
+		if l.Engine().Dialect() != usi.DialectUCI {
+			t.Errorf("%s: dialect %s", name, l.Engine().Dialect().Name)
+		}
+		s, err := l.Go(t.Context(), usi.Position{Moves: []string{"e2e4"}}, usi.Go{Nodes: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Wait(t.Context())
+		if err != nil || res.BestMove == nil || !usi.IsUCIMove(res.BestMove.Move) {
+			t.Errorf("%s: %+v, %v", name, res.BestMove, err)
+		}
+		l.Release()
+	}
+	if sent.count("ucinewgame") == 0 || sent.count("usinewgame") != 0 {
+		t.Errorf("new games sent: ucinewgame %d, usinewgame %d", sent.count("ucinewgame"), sent.count("usinewgame"))
 	}
 }

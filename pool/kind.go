@@ -60,7 +60,8 @@ type kind struct {
 	profile    *probe.Profile
 	probed     *probe.Profile // profile before the configured overrides: what the cache holds
 	profileKey string
-	lastErr    string // why the engine last failed to start, in its own words too
+	dialect    *usi.Dialect // what its engines speak; set before the probe (nil: USI)
+	lastErr    string       // why the engine last failed to start, in its own words too
 	// discovered is closed when the first discovery has ended: the profile
 	// is known, or the engine could not be started to learn it.
 	discovered     chan struct{}

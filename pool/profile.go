@@ -23,6 +23,7 @@ func (k *kind) discover(ctx context.Context) bool {
 		if err == nil {
 			key := probe.Key(ident, k.cacheExtra()...)
 			if prof, ok := probe.Load(k.p.profileDir, key); ok {
+				k.setDialect(usi.DialectNamed(prof.Protocol))
 				k.log.Info("engine profile from cache", "id", prof.Identity.Name, "native", prof.NativeParams(), "checkmate", prof.Checkmate)
 				k.setProfile(prof, key)
 				k.discoveryEnded()
@@ -33,7 +34,18 @@ func (k *kind) discover(ctx context.Context) bool {
 			// the engines that serve.
 			plog := k.p.log.With("engine", k.cfg.Name+"/probe")
 			start := func(ctx context.Context) (*usi.Engine, error) { return k.startEngine(ctx, plog) }
-			prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog})
+			d, guessed := k.dialectOf(ctx)
+			k.setDialect(d)
+			prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d})
+			if err != nil && guessed && ctx.Err() == nil {
+				// It said nothing in the quick look and failed as USI:
+				// ask again with the whole start timeout.
+				if d2, derr := usi.Detect(ctx, k.usiConfig(k.log), k.cfg.Timeouts.Start); derr == nil && d2 != d {
+					k.log.Info("engine dialect learned", "protocol", d2.Name)
+					k.setDialect(d2)
+					prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d2})
+				}
+			}
 			if err == nil {
 				if serr := probe.Save(k.p.profileDir, key, prof); serr != nil {
 					k.log.Warn("engine profile not cached", "dir", k.p.profileDir, "err", serr)
@@ -58,14 +70,42 @@ func (k *kind) discover(ctx context.Context) bool {
 	return false
 }
 
+// quickDetect bounds the first look at an engine's dialect: an engine that
+// answers neither usi nor uci by then (gpsusi takes seconds to load) is
+// taken for a USI engine, and asked again only if it fails as one, so that
+// a slow USI engine's cold start costs no second full start.
+const quickDetect = 3 * time.Second
+
+// dialectOf is the configured protocol, or the one the engine answers to
+// first (usi.Detect: USI for an engine that speaks both); guessed when the
+// engine did not answer within quickDetect and USI is assumed.
+func (k *kind) dialectOf(ctx context.Context) (d *usi.Dialect, guessed bool) {
+	if d := usi.DialectNamed(k.cfg.Protocol); d != nil {
+		return d, false
+	}
+	d, err := usi.Detect(ctx, k.usiConfig(k.log), min(quickDetect, k.cfg.Timeouts.Start))
+	if err != nil {
+		k.log.Info("engine answered neither usi nor uci at once; taken for USI", "within", quickDetect)
+		return usi.DialectUSI, true
+	}
+	k.log.Info("engine dialect learned", "protocol", d.Name)
+	return d, false
+}
+
+// setDialect sets what the kind's engines speak (nil: USI).
+func (k *kind) setDialect(d *usi.Dialect) {
+	if d == nil {
+		d = usi.DialectUSI
+	}
+	k.mu.Lock()
+	k.dialect = d
+	k.mu.Unlock()
+}
+
 // cannotStart records why the engine does not start and makes the kind
-// unavailable until the next attempt. An engine that speaks UCI, the chess
-// protocol, is named as such.
+// unavailable until the next attempt.
 func (k *kind) cannotStart(ctx context.Context, err error, retry time.Duration) {
 	msg := err.Error()
-	if usi.SpeaksUCI(ctx, k.usiConfig(k.log), 5*time.Second) {
-		msg = "the engine speaks UCI (the chess protocol), not USI: " + msg
-	}
 	k.log.Error("engine cannot start", "err", msg, "retry_in", retry.Round(time.Second))
 	k.p.m.restarts.WithLabelValues(k.cfg.Name, reasonStartFailed).Inc()
 	k.mu.Lock()
@@ -79,6 +119,9 @@ func (k *kind) cannotStart(ctx context.Context, err error, retry time.Duration) 
 func (k *kind) cacheExtra() []string {
 	c := k.cfg
 	extra := []string{"dir=" + c.Dir}
+	if c.Protocol != "" {
+		extra = append(extra, "protocol="+c.Protocol)
+	}
 	for _, a := range c.Args {
 		extra = append(extra, "arg="+a)
 	}

@@ -93,8 +93,11 @@ func (k *kind) usiConfig(log *slog.Logger) usi.Config {
 	if len(c.Env) > 0 {
 		env = append(os.Environ(), c.Env...)
 	}
+	k.mu.Lock()
+	d := k.dialect
+	k.mu.Unlock()
 	return usi.Config{
-		Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env,
+		Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env, Dialect: d,
 		USIOKTimeout: c.Timeouts.Start, ReadyOKTimeout: c.Timeouts.Ready,
 		StopTimeout: c.Timeouts.Stop, QuitTimeout: c.Timeouts.Quit,
 		Logger: log,

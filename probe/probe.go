@@ -10,16 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/usid/usid/shogi"
 	"github.com/usid/usid/usi"
-)
-
-// Positions the probe searches. The middle game is out of every opening
-// book, so that an engine has to search it (and print info lines); the mate
-// is a one-move tsume (G*5b), which any mate solver finds at once.
-const (
-	middleGame = "3g1ksnl/lrs3gb1/nppp1p+Bpp/p3p1p2/3P5/2P6/PP2PPPPP/4GG1R1/LNS1K1SNL w - 18"
-	mateInOne  = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
 )
 
 // Bounds of the probe's searches.
@@ -42,6 +33,9 @@ type Config struct {
 	Start    func(ctx context.Context) (*usi.Engine, error)
 	Identity Identity // the engine's file; Run fills in its id name
 	Logger   *slog.Logger
+	// Dialect is what Start's engines speak (nil: USI); it decides the
+	// game of the probe's positions (UCI: chess).
+	Dialect *usi.Dialect
 }
 
 // ErrStart is returned, wrapped, when the engine could not be started at all.
@@ -55,7 +49,11 @@ func Run(ctx context.Context, cfg Config) (*Profile, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &runner{cfg: cfg, log: log, prof: &Profile{Version: Version, Identity: cfg.Identity, Go: map[string]string{}}}
+	if cfg.Dialect == nil {
+		cfg.Dialect = usi.DialectUSI
+	}
+	r := &runner{cfg: cfg, log: log, g: gameOf(cfg.Dialect),
+		prof: &Profile{Version: Version, Identity: cfg.Identity, Protocol: cfg.Dialect.Name, Go: map[string]string{}}}
 	began := time.Now()
 	defer r.close()
 	if err := r.first(ctx); err != nil {
@@ -81,6 +79,7 @@ func Run(ctx context.Context, cfg Config) (*Profile, error) {
 
 type runner struct {
 	cfg  Config
+	g    *game
 	log  *slog.Logger
 	prof *Profile
 	eng  *usi.Engine // nil after it exited, until the next step needs one
@@ -133,6 +132,7 @@ func (r *runner) first(ctx context.Context) error {
 	p.Identity.Name, p.Identity.Author = id.Name, id.Author
 	opts := e.Options()
 	p.MultiPVOption = optionName(opts, "USI_MultiPV", "MultiPV")
+	p.Variants, p.Chess960 = variants(opts), optionName(opts, "UCI_Chess960") != ""
 	p.HashOption = optionName(opts, "USI_Hash", "Hash")
 	if p.HashOption == "" {
 		p.HashOption = "USI_Hash" // reserved: sent to every engine, as GUIs do
@@ -146,7 +146,7 @@ func (r *runner) first(ctx context.Context) error {
 	}
 	// The probe learns how the engine analyses: with the options the USI
 	// draft reserves for that, where it has them, as usid's analyses do.
-	for _, o := range []struct{ name, value string }{{"USI_AnalyseMode", "true"}, {"USI_OwnBook", "false"}} {
+	for _, o := range []struct{ name, value string }{{"USI_AnalyseMode", "true"}, {"UCI_AnalyseMode", "true"}, {"USI_OwnBook", "false"}} {
 		if optionName(opts, o.name) != "" {
 			if err := e.SetOption(o.name, o.value); err != nil {
 				return fmt.Errorf("%w: option %s: %w", ErrStart, o.name, err)
@@ -230,6 +230,17 @@ func (r *runner) avoid(step string, err error) {
 	r.close()
 }
 
+// variants lists the variants an engine advertises in its UCI_Variant (or
+// USI_Variant) combo option, as fairy-stockfish does.
+func variants(opts []usi.Option) []string {
+	for _, o := range opts {
+		if (o.Name == "UCI_Variant" || o.Name == "USI_Variant") && o.Type == usi.TypeCombo {
+			return slices.Clone(o.Vars)
+		}
+	}
+	return nil
+}
+
 func optionName(opts []usi.Option, names ...string) string {
 	for _, n := range names {
 		if slices.ContainsFunc(opts, func(o usi.Option) bool { return o.Name == n }) {
@@ -262,7 +273,7 @@ func (r *runner) search(ctx context.Context, sfen string, g usi.Go, bound time.D
 	}
 	var o outcome
 	start := time.Now()
-	s, err := e.Go(ctx, usi.Position{SFEN: sfen}, g)
+	s, err := e.Go(ctx, r.g.position(sfen, nil), g)
 	if err != nil {
 		if ctx.Err() != nil {
 			return o, ctx.Err()
@@ -311,22 +322,18 @@ func goLine(g usi.Go) string {
 	return l
 }
 
-// answered reports whether the search ended with a legal best move in sfen,
+// answered reports whether the search ended with a legal best move in pos,
 // and says what went wrong otherwise.
-func answered(o outcome, sfen string) (bool, string) {
+func (r *runner) answered(o outcome, pos string) (bool, string) {
 	switch {
 	case o.err != nil:
 		return false, fmt.Sprintf("the engine failed: %v", o.err)
 	case o.res.Checkmate != nil:
 		return false, "it answered with checkmate"
-	case o.res.BestMove == nil:
+	case o.res.BestMove == nil || o.res.BestMove.Move == usi.MoveNone:
 		return false, "no best move"
 	}
-	pos, err := shogi.ParseSFEN(sfen)
-	if err != nil {
-		return false, err.Error()
-	}
-	if _, err := pos.CheckMove(o.res.BestMove.Move); err != nil {
+	if err := r.g.legal(pos, o.res.BestMove.Move); err != nil {
 		return false, fmt.Sprintf("best move %q: %v", o.res.BestMove.Move, err)
 	}
 	return true, ""
@@ -336,8 +343,8 @@ func answered(o outcome, sfen string) (bool, string) {
 // takes, and learns whether the engine analyses at all and what its info
 // lines carry.
 func (r *runner) baseline(ctx context.Context) error {
-	g := usi.Go{Clock: &usi.Clock{Byoyomi: baseline}}
-	o, err := r.search(ctx, middleGame, g, baseline+grace)
+	g := r.g.plainGo
+	o, err := r.search(ctx, r.g.middle, g, baseline+grace)
 	if err != nil {
 		return err
 	}
@@ -348,7 +355,7 @@ func (r *runner) baseline(ctx context.Context) error {
 	}
 	p.set("reports_depth", SourceProbed, "")
 	p.set("reports_nodes", SourceProbed, "")
-	ok, why := answered(o, middleGame)
+	ok, why := r.answered(o, r.g.middle)
 	if ok && o.stopped {
 		ok, why = false, "it answered only when stopped"
 	}
@@ -371,12 +378,12 @@ func (r *runner) limitStep(ctx context.Context, param string, g usi.Go, bound ti
 		p.set(param, SourceProbed, "the engine does not analyse")
 		return nil
 	}
-	o, err := r.search(ctx, middleGame, g, bound)
+	o, err := r.search(ctx, r.g.middle, g, bound)
 	if err != nil {
 		return err
 	}
 	why := ""
-	if ok, w := answered(o, middleGame); !ok {
+	if ok, w := r.answered(o, r.g.middle); !ok {
 		why = w
 	} else if o.stopped {
 		why = "it did not end the search by itself"
@@ -434,12 +441,24 @@ func (r *runner) inc(ctx context.Context) error {
 // whether a plain search still gets an answer afterwards.
 func (r *runner) mate(ctx context.Context) error {
 	p := r.prof
-	o, err := r.search(ctx, mateInOne, usi.Go{Mate: true, MateTime: 2 * time.Second}, 2*time.Second+grace)
+	o, err := r.search(ctx, r.g.mateInOne, r.g.mateGo, 2*time.Second+grace)
 	if err != nil {
 		return err
 	}
 	note := ""
 	switch {
+	case r.cfg.Dialect.MateInMoves:
+		// UCI: "go mate 1" is answered by the mating move.
+		switch {
+		case o.err != nil:
+			note = fmt.Sprintf("go mate: the engine failed: %v", o.err)
+		case o.res.BestMove == nil || o.res.BestMove.Move == usi.MoveNone:
+			note = "go mate: no best move"
+		default:
+			if err := r.g.mates(r.g.mateInOne, []string{o.res.BestMove.Move}); err != nil {
+				note = fmt.Sprintf("go mate 1: best move %s: %v", o.res.BestMove.Move, err)
+			}
+		}
 	case o.err != nil:
 		note = fmt.Sprintf("go mate: the engine failed: %v", o.err)
 	case o.res.BestMove != nil:
@@ -449,8 +468,7 @@ func (r *runner) mate(ctx context.Context) error {
 	case o.res.Checkmate.Result != usi.MateFound:
 		note = "go mate on a mate in one: checkmate " + string(o.res.Checkmate.Result)
 	default:
-		pos, _ := shogi.ParseSFEN(mateInOne)
-		if _, err := pos.VerifyMateLine(o.res.Checkmate.Moves); err != nil {
+		if err := r.g.mates(r.g.mateInOne, o.res.Checkmate.Moves); err != nil {
 			note = fmt.Sprintf("go mate: a false mate line: %v", err)
 		}
 	}
@@ -472,12 +490,12 @@ func (r *runner) mate(ctx context.Context) error {
 		p.set("after_mate", SourceDefault, "a mate-only engine gets only mate searches")
 		return nil
 	}
-	g := usi.Go{Clock: &usi.Clock{Byoyomi: baseline}}
-	o, err = r.search(ctx, middleGame, g, baseline+grace)
+	g := r.g.plainGo
+	o, err = r.search(ctx, r.g.middle, g, baseline+grace)
 	if err != nil {
 		return err
 	}
-	if ok, why := answered(o, middleGame); ok && !o.stopped {
+	if ok, why := r.answered(o, r.g.middle); ok && !o.stopped {
 		p.AfterMate = AfterMateOK
 		p.set("after_mate", SourceProbed, "")
 	} else {
@@ -496,15 +514,15 @@ func (r *runner) mate(ctx context.Context) error {
 // reading nothing more, stop and quit included. For them usid writes the
 // start position as its SFEN, which every engine reads.
 func (r *runner) startpos(ctx context.Context) error {
-	g := usi.Go{Clock: &usi.Clock{Byoyomi: baseline}}
+	g := r.g.plainGo
 	if r.prof.MateOnly {
-		g = usi.Go{Mate: true, MateTime: baseline}
+		g = r.g.mateGo
 	}
 	e, err := r.engine(ctx)
 	if err != nil {
 		return err
 	}
-	s, err := e.Go(ctx, usi.Position{SFEN: "startpos", Moves: []string{"7g7f", "3c3d"}}, g)
+	s, err := e.Go(ctx, r.g.position("startpos", r.g.startposMoves), g)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

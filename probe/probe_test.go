@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -178,13 +179,63 @@ func TestCannotStart(t *testing.T) {
 	}
 	_, err = Run(t.Context(), Config{Start: starter(fakeengine.Path(), fakeengine.Env(fakeengine.UCI))})
 	if !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "Unknown command") {
-		t.Errorf("uci: %v, want ErrStart with the engine's words", err)
+		t.Errorf("uci probed as USI: %v, want ErrStart with the engine's words", err)
 	}
-	if !usi.SpeaksUCI(t.Context(), usi.Config{Path: fakeengine.Path(), Env: fakeengine.Env(fakeengine.UCI)}, 5*time.Second) {
-		t.Error("SpeaksUCI = false for a UCI engine")
+}
+
+// TestDetect: the dialect is learned from the engine's answer; an engine
+// that speaks both (fairy-stockfish) answers usi first and is a USI engine.
+func TestDetect(t *testing.T) {
+	need(t, "/usr/games/fairy-stockfish", "fairy-stockfish")
+	need(t, "/usr/games/stockfish", "stockfish")
+	for _, tt := range []struct {
+		cfg  usi.Config
+		want *usi.Dialect
+	}{
+		{usi.Config{Path: fakeengine.Path(), Env: fakeengine.Env(fakeengine.UCI)}, usi.DialectUCI},
+		{usi.Config{Path: fakeengine.Path(), Env: fakeengine.Env(fakeengine.Normal)}, usi.DialectUSI},
+		{usi.Config{Path: "/usr/games/stockfish"}, usi.DialectUCI},
+		{usi.Config{Path: "/usr/games/fairy-stockfish"}, usi.DialectUSI},
+	} {
+		d, err := usi.Detect(t.Context(), tt.cfg, 30*time.Second)
+		if err != nil || d != tt.want {
+			t.Errorf("%s %v: got %v, %v, want %s", tt.cfg.Path, tt.cfg.Env[len(tt.cfg.Env)-1:], d, err, tt.want.Name)
+		}
 	}
-	if usi.SpeaksUCI(t.Context(), usi.Config{Path: fakeengine.Path(), Env: fakeengine.Env(fakeengine.Normal)}, 2*time.Second) {
-		t.Error("SpeaksUCI = true for a USI engine")
+	_, err := usi.Detect(t.Context(), usi.Config{Path: fakeengine.Path(), Env: fakeengine.Env(fakeengine.NoUSIOK)}, 3*time.Second)
+	if err == nil {
+		t.Error("an engine answering neither: no error")
+	}
+}
+
+// TestProbeUCI: a chess engine is probed with chess positions and its
+// findings (mates answered by bestmove, variants) are in its profile.
+func TestProbeUCI(t *testing.T) {
+	need(t, "/usr/games/fairy-stockfish", "fairy-stockfish")
+	need(t, "/usr/games/stockfish", "stockfish")
+	for _, path := range []string{"/usr/games/stockfish", "/usr/games/fairy-stockfish"} {
+		start := func(ctx context.Context) (*usi.Engine, error) {
+			return usi.Start(ctx, usi.Config{Path: path, Dialect: usi.DialectUCI})
+		}
+		p, err := Run(t.Context(), Config{Start: start, Dialect: usi.DialectUCI})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if p.Protocol != "uci" || p.Game() != "chess" || !p.Checkmate || p.MateOnly || p.Goes("nodes") != Native ||
+			p.Goes("movetime") != Native || p.Goes("byoyomi") != Unsupported || p.MultiPVOption != "MultiPV" || p.HashOption != "Hash" || !p.Chess960 {
+			t.Errorf("%s: profile %+v", path, p)
+		}
+		if path == "/usr/games/fairy-stockfish" && !slices.Contains(p.Variants, "chess") {
+			t.Errorf("fairy-stockfish: variants %v, want chess among them", p.Variants)
+		}
+	}
+	// The fake's mate answer is checked by the rules.
+	start := func(ctx context.Context) (*usi.Engine, error) {
+		return usi.Start(ctx, usi.Config{Path: fakeengine.Path(), Env: fakeengine.Env(fakeengine.UCIFalseMate), Dialect: usi.DialectUCI})
+	}
+	p, err := Run(t.Context(), Config{Start: start, Dialect: usi.DialectUCI})
+	if err != nil || p.Checkmate || !strings.Contains(p.Notes["checkmate"], "checkmate") {
+		t.Errorf("false mate: %v, checkmate %v (%s), want no mate search", err, p.Checkmate, p.Notes["checkmate"])
 	}
 }
 

@@ -75,6 +75,14 @@ var (
 type Profile struct {
 	Version  int      `json:"version"`
 	Identity Identity `json:"identity"`
+	// Protocol is the dialect the engine speaks ("usi", "uci"; "" in
+	// profiles from before UCI: usi); it decides the engine's game (UCI:
+	// chess).
+	Protocol string `json:"protocol,omitempty"`
+	// Variants are the variants it advertises (UCI_Variant's values, as
+	// fairy-stockfish has them); Chess960: it advertises UCI_Chess960.
+	Variants []string `json:"variants,omitempty"`
+	Chess960 bool     `json:"chess960,omitempty"`
 
 	// Go maps each go parameter to Native, Emulated or Unsupported. winc
 	// follows binc.
@@ -128,6 +136,14 @@ type Identity struct {
 	Author  string    `json:"id_author,omitempty"`
 }
 
+// Game is the game the engine plays: "chess" for a UCI engine, else "shogi".
+func (p *Profile) Game() string {
+	if p != nil && p.Protocol == "uci" {
+		return "chess"
+	}
+	return "shogi"
+}
+
 // Goes reports how the engine takes go parameter param.
 func (p *Profile) Goes(param string) string {
 	if p == nil {
@@ -135,6 +151,9 @@ func (p *Profile) Goes(param string) string {
 	}
 	if param == "winc" {
 		param = "binc"
+	}
+	if param == "byoyomi" && p.Protocol == "uci" {
+		return Unsupported // UCI clocks have increments only
 	}
 	if v, ok := p.Go[param]; ok {
 		return v

@@ -365,6 +365,17 @@ func (g *gate) caller(c *client) session.Caller {
 	return who
 }
 
+// CallerFor is whom the searches of client id (as identified: "key:NAME"
+// or "ip:ADDR") are for, with the budget its quota gives it: a game job
+// that an instance takes over from another (games.Manager.SetCallers).
+func (s *Server) CallerFor(id string) session.Caller {
+	q := s.gate.cfg.AnonymousQuota
+	if strings.HasPrefix(id, "key:") {
+		q = s.gate.cfg.Keyed
+	}
+	return s.gate.caller(&client{id: id, quota: q})
+}
+
 // budget is one client's engine-time balance, as a search takes and
 // settles it (session.Budget).
 type budget struct {

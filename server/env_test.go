@@ -22,6 +22,7 @@ import (
 	"github.com/usid/usid"
 	"github.com/usid/usid/games"
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
 	"github.com/usid/usid/session"
@@ -37,6 +38,7 @@ const (
 type env struct {
 	pool  *pool.Pool
 	games *games.Manager
+	play  *play.Manager
 	srv   *Server
 	http  *httptest.Server
 	reg   *prometheus.Registry
@@ -61,6 +63,7 @@ func TestMain(m *testing.M) {
 	shared = e
 	code := m.Run()
 	e.close()
+	closeChessEnv()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
@@ -101,11 +104,14 @@ func engines() []pool.EngineConfig {
 
 func ptr[T any](v T) *T { return &v }
 
-func newEnv(tweak func(*session.Config)) (*env, error) {
+func newEnv(tweak func(*session.Config)) (*env, error) { return newEnvWith(engines(), tweak) }
+
+// newEnvWith is newEnv with other engines.
+func newEnvWith(engs []pool.EngineConfig, tweak func(*session.Config)) (*env, error) {
 	sent := &lineLog{store: &lineStore{lines: map[string][]string{}}}
 	log := slog.New(sent)
 	reg := prometheus.NewRegistry()
-	p, err := pool.New(engines(), pool.Options{Logger: log, Registerer: reg})
+	p, err := pool.New(engs, pool.Options{Logger: log, Registerer: reg})
 	if err != nil {
 		return nil, err
 	}
@@ -116,9 +122,10 @@ func newEnv(tweak func(*session.Config)) (*env, error) {
 	}
 	svc := session.NewService(cfg)
 	gm := games.New(games.Config{Service: svc, Registerer: reg, Logger: log, SpareCheck: 20 * time.Millisecond})
-	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log, Games: gm,
+	pm := play.New(play.Config{Service: svc, Logger: log})
+	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log, Games: gm, Play: pm,
 		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
-	e := &env{pool: p, games: gm, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
+	e := &env{pool: p, games: gm, play: pm, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
 	// Wait for every engine, so that timing in tests is about searches.
 	// Probing gpsusi afresh restarts it after each go it aborts on: on a
 	// busy machine that takes a while.
@@ -148,6 +155,9 @@ func (e *env) close() {
 	go func() {
 		if e.games != nil {
 			e.games.Close(ctx)
+		}
+		if e.play != nil {
+			e.play.Close(ctx)
 		}
 		close(drained)
 	}()

@@ -78,8 +78,8 @@ func (s *Server) parseRecord(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	format, ok := recordFormats[req.Format]
-	if !ok {
-		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "format: one of kif, ki2, csa, usi, sfen (or absent: detected)", MoveIndex: -1})
+	if !ok && req.Format != "pgn" {
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "format: one of kif, ki2, csa, usi, sfen, pgn (or absent: detected)", MoveIndex: -1})
 		return
 	}
 	var data []byte
@@ -96,6 +96,10 @@ func (s *Server) parseRecord(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		data = b
+	}
+	if req.Format == "pgn" || (req.Format == "" && looksLikePGN(data)) {
+		s.parsePGN(w, r, data)
+		return
 	}
 	rec, err := kifu.Parse(data, kifu.Options{Format: format, MaxMoves: s.cfg.Service.Caps.MaxMoves})
 	if err != nil {

@@ -102,13 +102,17 @@ func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	if req.Notation != "" && req.Notation != "kif" {
-		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: `notation: the only notation is "kif"`, MoveIndex: -1})
-		return
-	}
 	p := req.Position
 	if p == nil {
 		p = &session.Position{}
+	}
+	if p.Game() == session.GameChess {
+		s.validateChess(w, r, p, req.Notation)
+		return
+	}
+	if req.Notation != "" && req.Notation != "kif" {
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: `notation: the notation of shogi moves is "kif"`, MoveIndex: -1})
+		return
 	}
 	sfen := p.SFEN
 	if sfen == "" {
@@ -149,10 +153,11 @@ type mateRequest struct {
 	Engine    string            `json:"engine"`
 	TimeoutMS int64             `json:"timeout_ms"`
 	Notation  string            `json:"notation"`
+	MateIn    *int              `json:"mate_in"` // chess: go mate <n>
 }
 
 func (b *mateRequest) request() *session.Request {
-	return &session.Request{Position: b.Position, Engine: b.Engine, TimeoutMS: b.TimeoutMS, Notation: b.Notation}
+	return &session.Request{Position: b.Position, Engine: b.Engine, TimeoutMS: b.TimeoutMS, Notation: b.Notation, MateIn: b.MateIn}
 }
 
 // searchRoute serves a REST search (analyze, mate): the body is read first,

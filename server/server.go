@@ -29,6 +29,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
 )
@@ -71,6 +72,9 @@ type Config struct {
 	// Games runs whole-game analyses; nil: no /v1/games routes, and
 	// analyze_game is refused as unsupported.
 	Games *games.Manager
+	// Play runs games against the engine (play_* over the WebSocket); nil:
+	// refused as unsupported.
+	Play *play.Manager
 }
 
 // Server routes requests. Create it with New.
@@ -163,6 +167,7 @@ func New(cfg Config) *Server {
 		// problem+json answers.
 		r.Handle("/", cfg.Web)
 		r.Handle("/tsume", cfg.Web)
+		r.Handle("/chess", cfg.Web)
 		r.Handle("/static/*", s.problemNotFound(cfg.Web))
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -341,7 +346,7 @@ const (
 )
 
 // statusOf is the one table from error codes to HTTP statuses. Codes not
-// listed are position and move codes from the shogi package: 422.
+// listed are position and move codes from the shogi and chess packages: 422.
 var statusOf = map[string]int{
 	session.CodeBadRequest:       http.StatusBadRequest,
 	session.CodeUnknownType:      http.StatusBadRequest,
@@ -353,6 +358,7 @@ var statusOf = map[string]int{
 	session.CodeShuttingDown:     http.StatusServiceUnavailable,
 	session.CodeOptionNotAllowed: http.StatusUnprocessableEntity,
 	session.CodeUnsupported:      http.StatusUnprocessableEntity,
+	session.CodeGameMismatch:     http.StatusUnprocessableEntity,
 	session.CodeEngineError:      http.StatusBadGateway,
 	session.CodeTooManyRequests:  http.StatusTooManyRequests,
 	codeNotFound:                 http.StatusNotFound,

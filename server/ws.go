@@ -81,6 +81,9 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Games != nil {
 		wc.sess.SetGames(s.cfg.Games.For(s.gate.caller(cl)))
 	}
+	if s.cfg.Play != nil {
+		wc.sess.SetPlay(s.cfg.Play.For(s.gate.caller(cl)))
+	}
 
 	s.mu.Lock()
 	if s.draining.Load() {

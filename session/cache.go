@@ -7,7 +7,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/usid/usid/evalcache"
 )
@@ -80,35 +79,16 @@ const (
 func (j *job) historyRepeats() bool {
 	if j.repeats == 0 {
 		j.repeats = 1
-		if historyRepeats(j.pos) {
+		if j.pos.board.repeats() {
 			j.repeats = 2
 		}
 	}
 	return j.repeats == 2
 }
 
-// historyRepeats reports whether a position (board, side to move, hands)
-// occurs twice among c's start and the positions after each of its moves.
-func historyRepeats(c *Checked) bool {
-	if len(c.Moves) < 4 { // a position comes back after four plies at the soonest
-		return false
-	}
-	seen := make(map[string]struct{}, len(c.Moves)+1)
-	pos := *c.Start
-	var b []byte
-	for i := 0; ; i++ {
-		b = pos.AppendSFEN(b[:0])
-		b = b[:bytes.LastIndexByte(b, ' ')] // without the move number
-		if _, dup := seen[string(b)]; dup {
-			return true
-		}
-		seen[string(b)] = struct{}{}
-		if i == len(c.Moves) {
-			return false
-		}
-		pos.Play(c.Moves[i])
-	}
-}
+// historyRepeats reports whether a position occurs twice among c's start
+// and the positions after each of its moves (board.repeats).
+func historyRepeats(c *Checked) bool { return c.board.repeats() }
 
 // cacheKey returns j's key, or "" when j cannot use the cache.
 func (c *Service) cacheKey(j *job) string {
@@ -138,9 +118,9 @@ func (c *Service) cacheKey(j *job) string {
 	for _, n := range names {
 		parts = append(parts, "option="+n+"="+cfg.Options[n])
 	}
-	sfen := j.pos.Pos.SFEN()
-	sfen = sfen[:strings.LastIndexByte(sfen, ' ')] // without the move number
-	parts = append(parts, "multipv="+strconv.Itoa(j.multipv), "position="+sfen)
+	// The game is in the position's key ("chess ..."), and the engine's
+	// identity differs anyway: a chess key never meets a shogi one.
+	parts = append(parts, "multipv="+strconv.Itoa(j.multipv), "position="+j.pos.board.key())
 	return evalcache.Key(parts...)
 }
 
@@ -177,7 +157,9 @@ func (c *Service) fromCache(ctx context.Context, j *job, ok func(evalcache.Entry
 	}
 	if j.kif {
 		for _, l := range r.Lines {
-			l.PVKIF, _ = j.pos.Pos.KIFLine(l.PV, j.pos.lastTo())
+			ev := &Event{}
+			j.setPVNotation(ev, l.PV)
+			l.PVKIF, l.PVSAN = ev.PVKIF, ev.PVSAN
 		}
 	}
 	return r
@@ -204,17 +186,9 @@ func decodeResult(b []byte) (*cachedResult, error) {
 // maxCachedPV moves with exactly one of cp and mate, a bound usid writes and
 // numbers a search reports; e's depth, nodes and time those of its lines.
 func validResult(j *job, r *cachedResult, e evalcache.Entry) bool {
-	pos := j.pos.Pos
-	bm, err := pos.CheckMove(r.BestMove)
-	if err != nil {
+	b := j.pos.board
+	if b.checkMove(r.BestMove) != nil || (r.Ponder != "" && !b.ponderOK(r.BestMove, r.Ponder)) {
 		return false
-	}
-	if r.Ponder != "" {
-		after := *pos
-		after.Play(bm)
-		if _, err := after.CheckMove(r.Ponder); err != nil {
-			return false
-		}
 	}
 	if len(r.Lines) != j.multipv {
 		return false
@@ -223,10 +197,10 @@ func validResult(j *job, r *cachedResult, e evalcache.Entry) bool {
 	for i, l := range r.Lines {
 		if l == nil || l.MultiPV != i+1 || !validScore(l.Score) || (l.Bound != "" && l.Bound != "lower" && l.Bound != "upper") ||
 			l.Depth < 0 || l.Depth > maxCachedDepth || l.SelDepth < 0 || l.SelDepth > maxCachedSelDepth ||
-			l.Nodes < 0 || l.TimeMS < 0 || len(l.PV) == 0 || len(l.PV) > maxCachedPV || len(l.PVKIF) != 0 {
+			l.Nodes < 0 || l.TimeMS < 0 || len(l.PV) == 0 || len(l.PV) > maxCachedPV || len(l.PVKIF) != 0 || len(l.PVSAN) != 0 {
 			return false
 		}
-		if _, err := pos.KIFLine(l.PV, j.pos.lastTo()); err != nil {
+		if b.checkLine(l.PV) != nil {
 			return false
 		}
 		nodes, ms = max(nodes, l.Nodes), max(ms, l.TimeMS)
@@ -252,7 +226,7 @@ func validScore(s *Score) bool {
 // multipv and its best move, if it passes the checks a cached entry must
 // pass when read.
 func (c *Service) toCache(j *job, lines map[int]*Event, term *Event) {
-	if term == nil || term.Type != EventBestMove || term.Move == "resign" || term.Move == "win" || j.noStore {
+	if term == nil || term.Type != EventBestMove || j.pos.board.noMove(term.Move) || j.noStore {
 		return
 	}
 	key := c.cacheKey(j)

@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/usid/usid/chess"
+	"github.com/usid/usid/internal/rules"
 	"github.com/usid/usid/shogi"
 	"github.com/usid/usid/usi"
 )
@@ -53,11 +55,21 @@ func errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
 }
 
-// Position is a position as clients send it: an SFEN (default "startpos")
-// and the moves played from it.
+// Position is a position as clients send it: a shogi position, an SFEN
+// (default "startpos"), or a chess position, a FEN ("startpos" for the
+// start), and the moves played from it (USI moves, or UCI long algebraic).
 type Position struct {
 	SFEN  string   `json:"sfen"`
+	FEN   string   `json:"fen,omitempty"`
 	Moves []string `json:"moves"`
+}
+
+// Game is the game the position is of: GameChess when it has a FEN.
+func (p *Position) Game() string {
+	if p != nil && p.FEN != "" {
+		return GameChess
+	}
+	return GameShogi
 }
 
 // Limits bound one search. Zero fields are unset; none set means "until stop".
@@ -75,7 +87,7 @@ type Request struct {
 	Engine    string    `json:"engine"`
 	Limits    *Limits   `json:"limits"`
 	MultiPV   int       `json:"multipv"`
-	Notation  string    `json:"notation"` // "kif" adds Japanese notation to moves
+	Notation  string    `json:"notation"` // "kif" adds Japanese notation to shogi moves, "san" SAN to chess moves
 	TimeoutMS int64     `json:"timeout_ms"`
 	// go (play) clocks, in milliseconds.
 	BTime   *int64 `json:"btime"`
@@ -84,6 +96,11 @@ type Request struct {
 	BInc    *int64 `json:"binc"`
 	WInc    *int64 `json:"winc"`
 	Ponder  bool   `json:"ponder"`
+	// MovesToGo: moves to the next time control (chess clocks).
+	MovesToGo *int `json:"movestogo"`
+	// MateIn bounds a chess mate search to a mate in that many moves (UCI's
+	// "go mate <n>"); default 10.
+	MateIn *int `json:"mate_in"`
 	// setoption
 	Name  string `json:"name"`
 	Value string `json:"value"`
@@ -96,6 +113,12 @@ type Request struct {
 	// connection (without it, closing the connection cancels the job).
 	Thresholds *GameThresholds `json:"thresholds"`
 	Keep       bool            `json:"keep"`
+	// play_*: a game against the engine (package play). Game names it,
+	// Move is the human's move; Play carries play_start's settings, which
+	// package play decodes and checks.
+	Game string          `json:"game"`
+	Move string          `json:"move"`
+	Play json.RawMessage `json:"play"`
 }
 
 // Request types.
@@ -128,6 +151,7 @@ func ParseRequest(raw []byte) (*Request, *Error) {
 	}
 	switch r.Type {
 	case TypeAnalyze, TypeStop, TypeGo, TypePonderhit, TypeMate, TypeSetOption, TypeNewGame, TypeGameOver, TypeAnalyzeGame:
+	case TypePlayStart, TypePlayMove, TypePlayResign, TypePlayResume, TypePlayDeclare:
 	default:
 		return &Request{ID: r.ID}, errorf(CodeUnknownType, "unknown message type %q", clip(r.Type))
 	}
@@ -206,19 +230,31 @@ func clip(s string) string {
 
 // Checked is a position that passed every rule: what an engine may be told.
 type Checked struct {
+	// Pos, Start and Moves are a shogi position's (nil for chess).
 	Pos   *shogi.Position // the final position
 	Start *shogi.Position // the position before the moves
 	// USI is the position command's payload, rebuilt from parsed values,
 	// never copied from the client.
 	USI   usi.Position
 	Moves []shogi.Move
+	// board is the position's rules, whichever the game.
+	board board
 }
 
-// CheckPosition validates a client position with the shogi rules. maxMoves
-// caps the move list.
+// Game is the position's game (GameShogi, GameChess).
+func (c *Checked) Game() string { return c.board.game() }
+
+// CheckPosition validates a client position with the rules of its game
+// (shogi for an SFEN, chess for a FEN). maxMoves caps the move list.
 func CheckPosition(p *Position, maxMoves int) (*Checked, *Error) {
 	if p == nil {
 		p = &Position{}
+	}
+	if p.FEN != "" {
+		if p.SFEN != "" {
+			return nil, errorf(CodeInvalidField, "position: give sfen (shogi) or fen (chess), not both")
+		}
+		return checkChess(p, maxMoves)
 	}
 	sfen := p.SFEN
 	if sfen == "" {
@@ -253,12 +289,56 @@ func CheckPosition(p *Position, maxMoves int) (*Checked, *Error) {
 	if sfen == "startpos" {
 		c.USI.SFEN = "startpos"
 	}
+	c.board = shogiBoard{c}
 	return c, nil
 }
 
-func fromShogi(e *shogi.Error) *Error {
+// checkChess validates a chess position (standard chess).
+func checkChess(p *Position, maxMoves int) (*Checked, *Error) {
+	if err := checkText("position.fen", p.FEN, 128); err != nil {
+		return nil, err
+	}
+	if len(p.Moves) > maxMoves {
+		return nil, errorf(CodeInvalidField, "position.moves has %d moves; at most %d", len(p.Moves), maxMoves)
+	}
+	fen := p.FEN
+	if fen == "startpos" {
+		fen = chess.StartFEN
+	}
+	start, err := chess.ParseFEN(fen, chess.Standard)
+	if err != nil {
+		return nil, fromRules(err.(*chess.Error))
+	}
+	if errs := start.Validate(); errs != nil {
+		return nil, fromRules(errs[0])
+	}
+	b := &chessBoard{start: start}
+	pos := *start
+	moves := make([]string, len(p.Moves))
+	for i, s := range p.Moves {
+		m, err := pos.CheckMove(s)
+		if err != nil {
+			e := fromRules(err.(*chess.Error))
+			e.MoveIndex = i
+			return nil, e
+		}
+		pos.Play(m)
+		b.moves = append(b.moves, m)
+		moves[i] = m.String()
+	}
+	b.pos = &pos
+	c := &Checked{board: b, USI: usi.Position{FEN: start.FEN(), Moves: moves}}
+	if p.FEN == "startpos" || start.FEN() == chess.StartFEN {
+		c.USI.FEN = "startpos"
+	}
+	return c, nil
+}
+
+func fromRules(e *rules.Error) *Error {
 	return &Error{Code: string(e.Code), Message: e.Message, MoveIndex: e.MoveIndex}
 }
+
+func fromShogi(e *shogi.Error) *Error { return fromRules(e) }
 
 // lastTo is the destination of the last move played, for KIF's 同.
 func (c *Checked) lastTo() shogi.Square {
@@ -318,13 +398,18 @@ type Event struct {
 	Hashfull int      `json:"hashfull,omitempty"`
 	PV       []string `json:"pv,omitempty"`
 	PVKIF    []string `json:"pv_kif,omitempty"`
-	Text     string   `json:"string,omitempty"`
+	PVSAN    []string `json:"pv_san,omitempty"`
+	// WDL is a chess engine's win/draw/loss chances, per mille, from the
+	// side to move.
+	WDL  []int  `json:"wdl,omitempty"`
+	Text string `json:"string,omitempty"`
 	// Cached: the line comes from the evaluation cache, sent at once
 	// before the live search's (WebSocket analyze).
 	Cached bool `json:"cached,omitempty"`
 	// bestmove
 	Move     string `json:"move,omitempty"`
 	MoveKIF  string `json:"move_kif,omitempty"`
+	MoveSAN  string `json:"move_san,omitempty"`
 	PonderMv string `json:"ponder,omitempty"`
 	// Emulated lists the limits usid enforced itself (the engine does not
 	// honour them natively): they stop at the first info line past them.
@@ -337,6 +422,7 @@ type Event struct {
 	Result   string   `json:"result,omitempty"`
 	Moves    []string `json:"moves,omitempty"`
 	MovesKIF []string `json:"moves_kif,omitempty"`
+	MovesSAN []string `json:"moves_san,omitempty"`
 	// Verified, with result mate: "forced" when every defender alternative
 	// along the line was shown mated too (the line is a proof), "line" when
 	// the verification's node budget ran out first (see shogi.MateProof).
@@ -356,6 +442,8 @@ type Event struct {
 	Positions []json.RawMessage `json:"positions,omitempty"`
 	Status    string            `json:"status,omitempty"`
 	Summary   json.RawMessage   `json:"summary,omitempty"`
+	// play (a game against the engine, package play): the game's state.
+	Play json.RawMessage `json:"play,omitempty"`
 }
 
 // terminal reports whether e ends a request.

@@ -10,6 +10,7 @@ type AnalyzeResult struct {
 	Engine      string  `json:"engine"`
 	BestMove    string  `json:"bestmove"`
 	BestMoveKIF string  `json:"bestmove_kif,omitempty"`
+	BestMoveSAN string  `json:"bestmove_san,omitempty"`
 	Ponder      string  `json:"ponder,omitempty"`
 	Lines       []*Line `json:"lines"`
 	// Emulated lists the limits usid enforced itself because the engine
@@ -36,6 +37,8 @@ type Line struct {
 	TimeMS   int64    `json:"time_ms,omitempty"`
 	PV       []string `json:"pv"`
 	PVKIF    []string `json:"pv_kif,omitempty"`
+	PVSAN    []string `json:"pv_san,omitempty"`
+	WDL      []int    `json:"wdl,omitempty"` // chess: win/draw/loss per mille, from the side to move
 }
 
 // MateResult is the answer to a tsume request over REST.
@@ -44,6 +47,7 @@ type MateResult struct {
 	Result   string   `json:"result"` // mate, nomate, timeout, notimplemented
 	Moves    []string `json:"moves"`
 	MovesKIF []string `json:"moves_kif,omitempty"`
+	MovesSAN []string `json:"moves_san,omitempty"`
 	Verified string   `json:"verified,omitempty"` // with mate: "forced" or "line", as in the checkmate event
 }
 
@@ -61,9 +65,9 @@ func (c *Service) Analyze(ctx context.Context, r *Request) (*AnalyzeResult, *Err
 	if cr := c.fromCache(ctx, j, limitMet(j)); cr != nil {
 		res := &AnalyzeResult{Engine: j.engine, BestMove: cr.BestMove, Ponder: cr.Ponder, Lines: cr.Lines, Cached: true}
 		if j.kif {
-			if m, err := j.pos.Pos.CheckMove(cr.BestMove); err == nil {
-				res.BestMoveKIF = j.pos.Pos.KIF(m, j.pos.lastTo())
-			}
+			ev := &Event{}
+			j.setMoveNotation(ev, cr.BestMove)
+			res.BestMoveKIF, res.BestMoveSAN = ev.MoveKIF, ev.MoveSAN
 		}
 		return res, nil
 	}
@@ -71,13 +75,13 @@ func (c *Service) Analyze(ctx context.Context, r *Request) (*AnalyzeResult, *Err
 	term, perr := c.oneShot(ctx, j, func(ev *Event) {
 		if ev.Type == EventInfo && len(ev.PV) > 0 {
 			lines[ev.MultiPV] = &Line{MultiPV: ev.MultiPV, Score: ev.Score, Bound: ev.Bound, Depth: ev.Depth,
-				SelDepth: ev.SelDepth, Nodes: ev.Nodes, TimeMS: ev.TimeMS, PV: ev.PV, PVKIF: ev.PVKIF}
+				SelDepth: ev.SelDepth, Nodes: ev.Nodes, TimeMS: ev.TimeMS, PV: ev.PV, PVKIF: ev.PVKIF, PVSAN: ev.PVSAN, WDL: ev.WDL}
 		}
 	})
 	if perr != nil {
 		return nil, perr
 	}
-	res := &AnalyzeResult{Engine: j.engine, BestMove: term.Move, BestMoveKIF: term.MoveKIF, Ponder: term.PonderMv, Lines: []*Line{}, Emulated: term.Emulated,
+	res := &AnalyzeResult{Engine: j.engine, BestMove: term.Move, BestMoveKIF: term.MoveKIF, BestMoveSAN: term.MoveSAN, Ponder: term.PonderMv, Lines: []*Line{}, Emulated: term.Emulated,
 		Nodes: term.Nodes, Book: term.Book}
 	for k := 1; k <= j.multipv; k++ {
 		if l := lines[k]; l != nil {
@@ -99,7 +103,7 @@ func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
 	if perr != nil {
 		return nil, perr
 	}
-	res.Result, res.MovesKIF, res.Verified = term.Result, term.MovesKIF, term.Verified
+	res.Result, res.MovesKIF, res.MovesSAN, res.Verified = term.Result, term.MovesKIF, term.MovesSAN, term.Verified
 	if term.Moves != nil {
 		res.Moves = term.Moves
 	}

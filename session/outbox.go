@@ -79,7 +79,7 @@ func (o *outbox) push(e *Event) bool {
 func mergeInfo(old, e *Event) *Event {
 	m := *e
 	if m.PV == nil {
-		m.PV, m.PVKIF = old.PV, old.PVKIF
+		m.PV, m.PVKIF, m.PVSAN = old.PV, old.PVKIF, old.PVSAN
 	}
 	if m.Score == nil {
 		m.Score, m.Bound = old.Score, old.Bound

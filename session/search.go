@@ -10,7 +10,6 @@ import (
 
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/probe"
-	"github.com/usid/usid/shogi"
 	"github.com/usid/usid/usi"
 )
 
@@ -65,17 +64,19 @@ const (
 
 // job is a validated search request: nothing in it came unchecked from a client.
 type job struct {
-	kind    jobKind
-	id      string
-	pos     *Checked
-	engine  string
-	kif     bool
-	limits  Limits // analyze
-	multipv int    // analyze
-	bounded bool   // analyze: REST refuses unbounded searches
-	clock   *usi.Clock
-	ponder  bool          // play
-	mate    time.Duration // mate
+	kind      jobKind
+	id        string
+	pos       *Checked
+	engine    string
+	kif       bool   // notation asked: KIF for shogi, SAN for chess
+	mateIn    int    // a chess mate search: go mate <mateIn>
+	limits    Limits // analyze
+	multipv   int    // analyze
+	bounded   bool   // analyze: REST refuses unbounded searches
+	clock     *usi.Clock
+	ponder    bool          // play
+	movesToGo int           // play (chess)
+	mate      time.Duration // mate
 
 	autoMate  bool // a mate request naming no engine: picked by pickMateEngine
 	cancelled bool // stop arrived while it was queued; guarded by Session.mu
@@ -90,19 +91,29 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 	if err := checkText("engine", r.Engine, 64); err != nil {
 		return nil, err
 	}
-	if r.Notation != "" && r.Notation != "kif" {
-		return nil, errorf(CodeInvalidField, "notation %q: the only notation is \"kif\"", clip(r.Notation))
+	game := r.Position.Game()
+	switch {
+	case r.Notation == "" || game == GameShogi && r.Notation == "kif" || game == GameChess && r.Notation == "san":
+	case game == GameChess:
+		return nil, errorf(CodeInvalidField, "notation %q: the notation of chess moves is \"san\"", clip(r.Notation))
+	default:
+		return nil, errorf(CodeInvalidField, "notation %q: the notation of shogi moves is \"kif\"", clip(r.Notation))
 	}
 	pos, perr := CheckPosition(r.Position, caps.MaxMoves)
 	if perr != nil {
 		return nil, perr
 	}
-	j := &job{id: r.ID, pos: pos, engine: r.Engine, kif: r.Notation == "kif"}
+	j := &job{id: r.ID, pos: pos, engine: r.Engine, kif: r.Notation != ""}
 	if j.engine == "" {
 		j.engine = c.DefaultEngine
-		if r.Type == TypeMate {
+		if game == GameChess {
+			j.engine = c.engineOf(GameChess, r.Type == TypeMate)
+		} else if r.Type == TypeMate {
 			j.engine, j.autoMate = c.mateEngine(), c.MateEngine == "" && c.Pool != nil
 		}
+	}
+	if err := c.sameGame(j); err != nil {
+		return nil, err
 	}
 	ms := func(field string, v int64, max time.Duration) (time.Duration, *Error) {
 		if v < 0 || time.Duration(v)*time.Millisecond > max {
@@ -158,6 +169,15 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 		if err != nil {
 			return nil, err
 		}
+		if game == GameChess && r.Byoyomi != nil {
+			return nil, errorf(CodeInvalidField, "byoyomi: chess clocks have increments (binc, winc) and movestogo")
+		}
+		if r.MovesToGo != nil {
+			if *r.MovesToGo < 1 || *r.MovesToGo > 1000 {
+				return nil, errorf(CodeInvalidField, "movestogo %d: want 1..1000", *r.MovesToGo)
+			}
+			j.movesToGo = *r.MovesToGo
+		}
 		j.clock = &clk
 	case TypeMate:
 		j.kind = jobMate
@@ -169,6 +189,13 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 			d = min(10*time.Second, caps.MaxMateTime)
 		}
 		j.mate = d
+		j.mateIn = 10
+		if r.MateIn != nil {
+			if *r.MateIn < 1 || *r.MateIn > 100 {
+				return nil, errorf(CodeInvalidField, "mate_in %d: want 1..100", *r.MateIn)
+			}
+			j.mateIn = *r.MateIn
+		}
 	}
 	return j, nil
 }
@@ -212,6 +239,9 @@ func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
 			return p, nil // answered notimplemented without asking
 		}
 		p.cmd = usi.Go{Mate: true, MateTime: j.mate}
+		if j.pos.Game() == GameChess {
+			p.cmd = usi.Go{Mate: true, MateMoves: j.mateIn}
+		}
 		p.timeBound = j.mate
 		p.stopAfter = j.mate + margin/2 // in case the engine ignores its own time
 		p.watchdog = j.mate + margin
@@ -223,9 +253,9 @@ func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
 		if (clk.BInc > 0 || clk.WInc > 0) && !native("binc") {
 			return p, errorf(CodeUnsupported, "engine %s does not take binc/winc; use byoyomi", j.engine)
 		}
-		p.cmd = usi.Go{Clock: &clk, Ponder: j.ponder}
+		p.cmd = usi.Go{Clock: &clk, Ponder: j.ponder, MovesToGo: j.movesToGo}
 		own := clk.BTime
-		if j.pos.Pos.Turn() == shogi.White {
+		if j.pos.board.whiteToMove() {
 			own = clk.WTime
 		}
 		p.watchdog = min(own+clk.Byoyomi+clk.BInc+clk.WInc+margin, c.Caps.MaxAnalysis+margin)
@@ -302,6 +332,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	defer func() { emit(term) }()
 	eng := lease.Engine()
 	prof := lease.Profile()
+	if prof.Game() != j.pos.Game() {
+		return errorEvent(j.id, gameMismatch(j, prof.Game())), false
+	}
 	p, perr := c.plan(j, prof)
 	if perr != nil {
 		return errorEvent(j.id, perr), false
@@ -443,6 +476,7 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	lines := map[int]*Event{} // the last line per multipv, for the cache
 	var reached int64         // the nodes searched, as the engine last said
 	scored := false           // some line had an evaluation
+	var last usi.Info         // the last scored line of the best move (a chess mate's line)
 	for {
 		in, ok := s.Next(bg)
 		if !ok {
@@ -456,6 +490,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		}
 		reached = max(reached, in.Nodes)
 		scored = scored || in.Has(usi.InfoScore)
+		if in.Has(usi.InfoScore) && in.MultiPV <= 1 {
+			last = in
+		}
 		if ev := c.infoEvent(j, &in); ev != nil {
 			if j.kind == jobAnalyze && len(ev.PV) > 0 && ev.Score != nil {
 				lines[ev.MultiPV] = ev
@@ -491,10 +528,10 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		// analysis until stop, or a move of a game, ends as if stopped.)
 		return errorEvent(j.id, budgetSpent(time.Duration(budgetWait.Load()), "this client's engine time ran out before the search reached its limit")), discard
 	}
-	term = c.resultEvent(j, res, stoppedByUs.Load())
+	term = c.resultEvent(j, res, stoppedByUs.Load(), &last)
 	if term.Type == EventBestMove {
 		// No evaluation, and the engine answered by itself: its book.
-		book := !scored && !stoppedByUs.Load() && term.Move != "resign" && term.Move != "win"
+		book := !scored && !stoppedByUs.Load() && !j.pos.board.noMove(term.Move)
 		term.Emulated, term.Nodes, term.Book = p.emulated, reached, book
 		c.checkNative(lease, p, reached)
 	}
@@ -524,8 +561,11 @@ func (c *Service) infoEvent(j *job, in *usi.Info) *Event {
 			ev.Bound = "upper"
 		}
 	}
+	if in.Has(usi.InfoWDL) {
+		ev.WDL = in.WDL[:]
+	}
 	if j.kif && len(in.PV) > 0 {
-		ev.PVKIF, _ = j.pos.Pos.KIFLine(in.PV, j.pos.lastTo()) // an engine's bad move cuts the notation short
+		j.setPVNotation(ev, in.PV) // an engine's bad move cuts the notation short
 	}
 	return ev
 }
@@ -545,7 +585,10 @@ func scoreOf(s usi.Score) *Score {
 // resultEvent turns the engine's answer into the terminal event, checking it
 // with the rules first: an illegal best move or a false mate never reaches
 // a client.
-func (c *Service) resultEvent(j *job, res usi.Result, stoppedByUs bool) *Event {
+func (c *Service) resultEvent(j *job, res usi.Result, stoppedByUs bool, last *usi.Info) *Event {
+	if b, ok := j.pos.board.(*chessBoard); ok && j.kind == jobMate {
+		return c.chessMateEvent(j, b, res, stoppedByUs, last)
+	}
 	pos := j.pos.Pos
 	if j.kind == jobMate {
 		if res.Checkmate == nil {
@@ -574,32 +617,20 @@ func (c *Service) resultEvent(j *job, res usi.Result, stoppedByUs bool) *Event {
 	}
 	bm := res.BestMove
 	ev := &Event{Type: EventBestMove, ID: j.id, Move: bm.Move}
-	if bm.Move == "resign" || bm.Move == "win" {
+	b := j.pos.board
+	if b.noMove(bm.Move) {
 		return ev
 	}
-	m, err := pos.CheckMove(bm.Move)
-	if err != nil {
+	if err := b.checkMove(bm.Move); err != nil {
 		return errorEvent(j.id, errorf(CodeEngineError, "the engine's best move %q is illegal: %v", clip(bm.Move), err))
 	}
 	if j.kif {
-		ev.MoveKIF = pos.KIF(m, j.pos.lastTo())
+		j.setMoveNotation(ev, bm.Move)
 	}
-	if bm.Ponder != "" {
-		after := *pos
-		after.Play(m)
-		if after.IsLegal(mustParse(bm.Ponder)) {
-			ev.PonderMv = bm.Ponder
-		}
+	if bm.Ponder != "" && b.ponderOK(bm.Move, bm.Ponder) {
+		ev.PonderMv = bm.Ponder
 	}
 	return ev
-}
-
-func mustParse(s string) shogi.Move {
-	m, err := shogi.ParseMove(s)
-	if err != nil {
-		return shogi.Move{}
-	}
-	return m
 }
 
 // acquireError words an Acquire failure as a client error.

@@ -155,6 +155,7 @@ type Session struct {
 	closed    bool
 	draining  bool
 	games     GameRunner // analyze_game; nil: refused
+	play      PlayRunner // play_*; nil: refused
 	game      gameState
 }
 
@@ -260,6 +261,8 @@ func (s *Session) Serve(req *Request) {
 		}
 	case TypeAnalyzeGame:
 		s.startGame(req)
+	case TypePlayStart, TypePlayMove, TypePlayResign, TypePlayResume, TypePlayDeclare:
+		s.servePlay(req)
 	case TypePonderhit:
 		s.ponderhit(req.ID)
 	case TypeAnalyze, TypeGo, TypeMate:

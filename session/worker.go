@@ -197,7 +197,7 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 		if cr := s.svc.fromCache(ctx, j, func(evalcache.Entry) bool { return true }); cr != nil {
 			for _, l := range cr.Lines {
 				emit(&Event{Type: EventInfo, ID: j.id, MultiPV: l.MultiPV, Depth: l.Depth, SelDepth: l.SelDepth, Score: l.Score,
-					Bound: l.Bound, Nodes: l.Nodes, TimeMS: l.TimeMS, PV: l.PV, PVKIF: l.PVKIF, Cached: true})
+					Bound: l.Bound, Nodes: l.Nodes, TimeMS: l.TimeMS, PV: l.PV, PVKIF: l.PVKIF, PVSAN: l.PVSAN, Cached: true})
 			}
 		}
 	}

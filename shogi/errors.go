@@ -1,25 +1,22 @@
 package shogi
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/usid/usid/internal/rules"
 
 // Code is a stable, machine-readable reason why a position or move is refused.
 // Clients match on codes; messages are for people and may change.
-type Code string
+type Code = rules.Code
 
 // Codes for SFEN syntax (ParseSFEN, ParsePositionCommand).
 const (
-	CodeSFENFields     Code = "sfen_fields"      // not 3 or 4 whitespace-separated fields
-	CodeSFENRanks      Code = "sfen_ranks"       // the board does not have 9 ranks
-	CodeSFENRankWidth  Code = "sfen_rank_width"  // a rank does not describe 9 squares
-	CodeSFENPiece      Code = "sfen_piece"       // unknown piece letter or character on the board
-	CodeSFENPromotion  Code = "sfen_promotion"   // '+' on G or K, doubled, or not before a piece
-	CodeSFENSide       Code = "sfen_side"        // side to move is not "b" or "w"
-	CodeSFENHand       Code = "sfen_hand"        // malformed hand: bad letter, count or repetition
-	CodeSFENMoveNumber Code = "sfen_move_number" // move count is not a positive integer
-	CodePositionSyntax Code = "position_syntax"  // a USI position is not "startpos|sfen <sfen> [moves ...]"
+	CodeSFENFields     Code = "sfen_fields"            // not 3 or 4 whitespace-separated fields
+	CodeSFENRanks      Code = "sfen_ranks"             // the board does not have 9 ranks
+	CodeSFENRankWidth  Code = "sfen_rank_width"        // a rank does not describe 9 squares
+	CodeSFENPiece      Code = "sfen_piece"             // unknown piece letter or character on the board
+	CodeSFENPromotion  Code = "sfen_promotion"         // '+' on G or K, doubled, or not before a piece
+	CodeSFENSide       Code = "sfen_side"              // side to move is not "b" or "w"
+	CodeSFENHand       Code = "sfen_hand"              // malformed hand: bad letter, count or repetition
+	CodeSFENMoveNumber Code = "sfen_move_number"       // move count is not a positive integer
+	CodePositionSyntax      = rules.CodePositionSyntax // a USI position is not "startpos|sfen <sfen> [moves ...]"
 )
 
 // Codes for the rules a position must obey (Position.Validate).
@@ -57,33 +54,14 @@ const (
 	CodeMateLine Code = "not_a_mate"
 )
 
-// Error is one reason a position or move is refused.
-type Error struct {
-	Code    Code
-	Message string
-	// MoveIndex is the index (from 0) of the refused move in a move list, or
-	// -1 when the error is about the position itself.
-	MoveIndex int
-}
-
-func (e *Error) Error() string {
-	if e.MoveIndex >= 0 {
-		return fmt.Sprintf("%s: move %d: %s", e.Code, e.MoveIndex, e.Message)
-	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Message)
-}
-
-func newError(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
-}
+// Error is one reason a position or move is refused; MoveIndex is the index
+// (from 0) of the refused move in a move list, or -1 when the error is about
+// the position itself. It writes itself as {"code", "message", "move_index"?}.
+type Error = rules.Error
 
 // Errors joins several errors found in one position.
-type Errors []*Error
+type Errors = rules.Errors
 
-func (es Errors) Error() string {
-	msgs := make([]string, len(es))
-	for i, e := range es {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "; ")
+func newError(code Code, format string, args ...any) *Error {
+	return rules.Newf(code, format, args...)
 }

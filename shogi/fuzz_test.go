@@ -4,19 +4,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/usid/usid/internal/rules/rulestest"
 )
 
 // addSeeds seeds a fuzz target with every SFEN of testdata/.
 func addSeeds(f *testing.F, add func(sfen, moves string)) {
-	for _, r := range readTSV(f, "positions.tsv") {
+	for _, r := range rulestest.ReadTSV(f, "positions.tsv") {
 		add(r[2], r[3])
 	}
 	for _, name := range []string{"perft-published.tsv", "perft-random.tsv"} {
-		for _, r := range readTSV(f, name) {
+		for _, r := range rulestest.ReadTSV(f, name) {
 			add(r[0], "")
 		}
 	}
-	for _, r := range readTSV(f, "games.tsv") {
+	for _, r := range rulestest.ReadTSV(f, "games.tsv") {
 		add("startpos", r[0])
 		add(r[1], "")
 	}

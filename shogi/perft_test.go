@@ -3,6 +3,8 @@ package shogi
 import (
 	"strconv"
 	"testing"
+
+	"github.com/usid/usid/internal/rules/rulestest"
 )
 
 // perftTestLimit keeps tests fast: deeper rows, with more leaves than this,
@@ -16,7 +18,7 @@ type perftRow struct {
 
 func perftRows(t testing.TB, name string) []perftRow {
 	var rows []perftRow
-	for _, r := range readTSV(t, name) {
+	for _, r := range rulestest.ReadTSV(t, name) {
 		row := perftRow{sfen: r[0]}
 		for _, c := range r[1:] {
 			n, err := strconv.ParseUint(c, 10, 64)

@@ -3,6 +3,8 @@ package shogi
 import (
 	"strings"
 	"testing"
+
+	"github.com/usid/usid/internal/rules/rulestest"
 )
 
 // labelCodes maps the hint labels of positions.tsv to the code usid gives.
@@ -22,7 +24,7 @@ var labelCodes = map[string]Code{
 }
 
 func TestPositionsTSV(t *testing.T) {
-	for i, r := range readTSV(t, "positions.tsv") {
+	for i, r := range rulestest.ReadTSV(t, "positions.tsv") {
 		if len(r) != 4 {
 			t.Fatalf("row %d has %d columns, want 4", i+1, len(r))
 		}
@@ -72,7 +74,7 @@ func codes(errs []*Error) []Code {
 }
 
 func TestGamesTSV(t *testing.T) {
-	for i, r := range readTSV(t, "games.tsv") {
+	for i, r := range rulestest.ReadTSV(t, "games.tsv") {
 		moves := strings.Fields(r[0])
 		p, errs := Load("startpos", moves)
 		if errs != nil {

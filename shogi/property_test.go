@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/usid/usid/internal/rules/rulestest"
 )
 
 // everyMoveShape lists every syntactically possible move: all board moves
@@ -48,7 +50,7 @@ func checkGeneratorAgrees(t *testing.T, p *Position, shapes []Move) {
 func TestGeneratorAgreesWithChecker(t *testing.T) {
 	shapes := everyMoveShape()
 	var positions []*Position
-	for _, r := range readTSV(t, "games.tsv") {
+	for _, r := range rulestest.ReadTSV(t, "games.tsv") {
 		moves := strings.Fields(r[0])
 		for i := 0; i < len(moves); i += 20 {
 			p, errs := Load("startpos", moves[:i])
@@ -59,7 +61,7 @@ func TestGeneratorAgreesWithChecker(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"perft-random.tsv", "perft-published.tsv"} {
-		for _, r := range readTSV(t, name) {
+		for _, r := range rulestest.ReadTSV(t, name) {
 			positions = append(positions, mustParse(t, r[0]))
 		}
 	}

@@ -3,6 +3,8 @@ package shogi
 import (
 	"strconv"
 	"strings"
+
+	"github.com/usid/usid/internal/rules"
 )
 
 // isSpace reports whether c separates tokens; USI allows arbitrary white space.
@@ -182,12 +184,7 @@ func (p *Position) parseHands(h string) *Error {
 	return nil
 }
 
-func colorName(c Color) string {
-	if c == White {
-		return "White"
-	}
-	return "Black"
-}
+func colorName(c Color) string { return rules.SideName(c == White) }
 
 // SFEN returns the position in canonical SFEN: hands in R B G S N L P order,
 // Black's first, "-" for empty hands, and the move count.
@@ -260,34 +257,14 @@ func (p *Position) AppendSFEN(b []byte) []byte {
 // into the SFEN (or "startpos") and the move list. It checks only this frame;
 // Load checks the SFEN and the moves.
 func ParsePositionCommand(s string) (sfen string, moves []string, err error) {
-	toks := strings.Fields(s)
-	if len(toks) > 0 && toks[0] == "position" {
-		toks = toks[1:]
+	startpos, fields, moves, e := rules.SplitPosition(s, "sfen")
+	switch {
+	case e != nil:
+		return "", nil, e
+	case startpos:
+		return "startpos", moves, nil
+	case len(fields) < 3 || len(fields) > 4:
+		return "", nil, newError(CodeSFENFields, "an SFEN has 3 or 4 fields (board, side to move, hands, optional move count), got %d", len(fields))
 	}
-	if len(toks) == 0 {
-		return "", nil, newError(CodePositionSyntax, "empty position; want \"startpos\" or \"sfen <sfen>\", then optionally \"moves ...\"")
-	}
-	rest := toks[1:]
-	switch toks[0] {
-	case "startpos":
-		sfen = "startpos"
-	case "sfen":
-		i := 0
-		for i < len(rest) && rest[i] != "moves" {
-			i++
-		}
-		if i < 3 || i > 4 {
-			return "", nil, newError(CodeSFENFields, "an SFEN has 3 or 4 fields (board, side to move, hands, optional move count), got %d", i)
-		}
-		sfen, rest = strings.Join(rest[:i], " "), rest[i:]
-	default:
-		return "", nil, newError(CodePositionSyntax, "a position starts with \"startpos\" or \"sfen\", not %q", clip(toks[0]))
-	}
-	if len(rest) == 0 {
-		return sfen, nil, nil
-	}
-	if rest[0] != "moves" {
-		return "", nil, newError(CodePositionSyntax, "expected \"moves\" after the position, got %q", clip(rest[0]))
-	}
-	return sfen, rest[1:], nil
+	return strings.Join(fields, " "), moves, nil
 }

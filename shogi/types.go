@@ -1,5 +1,7 @@
 package shogi
 
+import "github.com/usid/usid/internal/rules"
+
 // Color is a side: Black (sente, moves first, "b" in SFEN) or White (gote, "w").
 type Color uint8
 
@@ -10,10 +12,7 @@ const (
 
 // String returns "b" or "w", as SFEN writes the side to move.
 func (c Color) String() string {
-	if c == White {
-		return "w"
-	}
-	return "b"
+	return rules.SideLetter(c == White)
 }
 
 // Kind is a piece type without color. The unpromoted kinds that can be held in

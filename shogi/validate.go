@@ -1,6 +1,10 @@
 package shogi
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/usid/usid/internal/rules"
+)
 
 // Validate checks the rules a position must obey and returns every broken
 // rule (nil when the position is legal): piece totals, kings, nifu, pieces
@@ -95,14 +99,5 @@ func Load(sfen string, moves []string) (*Position, []*Error) {
 	if errs := p.Validate(); errs != nil {
 		return p, errs
 	}
-	for i, s := range moves {
-		m, err := p.CheckMove(s)
-		if err != nil {
-			e := err.(*Error)
-			e.MoveIndex = i
-			return p, []*Error{e}
-		}
-		p.do(m)
-	}
-	return p, nil
+	return p, rules.PlayMoves(moves, p.CheckMove, func(m Move) { p.do(m) })
 }

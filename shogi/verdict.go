@@ -1,6 +1,6 @@
 package shogi
 
-import "encoding/json"
+import "github.com/usid/usid/internal/rules"
 
 // Verdict is the full answer about a position and move list, shaped as
 // usid's /v1/validate and `usid validate` print it.
@@ -20,39 +20,25 @@ type Verdict struct {
 // Inspect loads sfen and moves like Load and reports the result as a Verdict.
 func Inspect(sfen string, moves []string) Verdict {
 	p, errs := Load(sfen, moves)
-	v := Verdict{Valid: errs == nil, LegalMoves: []string{}, Errors: errs}
-	if errs == nil {
-		v.Errors = []*Error{}
-	}
+	var f rules.Facts
+	v := Verdict{}
 	if p == nil {
-		return v
+		f = rules.Judge(nil, errs)
+	} else {
+		f = rules.Judge(loaded{p}, errs)
+		v.SFEN = p.SFEN()
 	}
-	v.SFEN = p.SFEN()
-	v.SideToMove = p.turn.String()
-	if !v.Valid && errs[0].MoveIndex < 0 {
-		return v // the position breaks a rule: check and moves mean nothing
-	}
-	v.InCheck = p.InCheck()
-	if v.Valid {
-		var buf [MaxMoves]Move
-		for _, m := range p.appendLegal(buf[:0]) {
-			v.LegalMoves = append(v.LegalMoves, m.String())
-		}
-		v.Checkmate = v.InCheck && len(v.LegalMoves) == 0
-	}
+	v.Valid, v.SideToMove, v.InCheck, v.Checkmate = f.Valid, f.SideToMove, f.InCheck, f.Checkmate
+	v.LegalMoves, v.Errors = f.LegalMoves, f.Errors
 	return v
 }
 
-// MarshalJSON writes {"code", "message", "move_index"?}; move_index only for moves.
-func (e *Error) MarshalJSON() ([]byte, error) {
-	type problem struct {
-		Code      Code   `json:"code"`
-		Message   string `json:"message"`
-		MoveIndex *int   `json:"move_index,omitempty"`
-	}
-	p := problem{Code: e.Code, Message: e.Message}
-	if e.MoveIndex >= 0 {
-		p.MoveIndex = &e.MoveIndex
-	}
-	return json.Marshal(p)
+// loaded is a Position as rules.Judge asks for it.
+type loaded struct{ p *Position }
+
+func (l loaded) SideLetter() string { return l.p.turn.String() }
+func (l loaded) InCheck() bool      { return l.p.InCheck() }
+func (l loaded) LegalMoves() []string {
+	var buf [MaxMoves]Move
+	return rules.Strings(l.p.appendLegal(buf[:0]))
 }

@@ -43,13 +43,16 @@ type Register struct {
 	Code  string
 }
 
-// USINewGame is "usinewgame".
+// USINewGame is "usinewgame" (the dialect's new-game word: "ucinewgame" in UCI).
 type USINewGame struct{}
 
-// Position is "position startpos|sfen <SFEN> [moves <Moves>...]". An empty
-// SFEN, or "startpos", means the starting position.
+// Position is "position startpos|sfen <SFEN> [moves <Moves>...]" (USI) or
+// "position startpos|fen <FEN> [moves ...]" (UCI). An empty SFEN (FEN), or
+// "startpos", means the starting position; only the field of the engine's
+// dialect may be set.
 type Position struct {
 	SFEN  string
+	FEN   string
 	Moves []string
 }
 
@@ -68,11 +71,13 @@ type Go struct {
 	Nodes     int64
 	MoveTime  time.Duration
 	Infinite  bool
-	// Mate asks for a mate search ("go mate <ms>", or "go mate infinite"
-	// when MateTime is 0), answered by "checkmate". It cannot be combined
-	// with the other parameters.
+	// Mate asks for a mate search: in USI "go mate <ms>", or "go mate
+	// infinite" when MateTime is 0, answered by "checkmate"; in UCI "go
+	// mate <MateMoves>", answered by bestmove. It cannot be combined with
+	// the other parameters.
 	Mate        bool
 	MateTime    time.Duration
+	MateMoves   int
 	SearchMoves []string
 }
 
@@ -182,107 +187,11 @@ func (r Register) Line() (string, error) {
 	return b.String(), nil
 }
 
-func (p Position) Line() (string, error) {
-	b := make([]byte, 0, 16+len(p.SFEN)+6*len(p.Moves))
-	b = append(b, "position "...)
-	if p.SFEN == "" || p.SFEN == "startpos" {
-		b = append(b, "startpos"...)
-	} else {
-		if err := CheckSFEN(p.SFEN); err != nil {
-			return "", err
-		}
-		b = append(b, "sfen "...)
-		b = append(b, p.SFEN...)
-	}
-	if len(p.Moves) > 0 {
-		b = append(b, " moves"...)
-		var err error
-		if b, err = appendMoves(b, "position", p.Moves); err != nil {
-			return "", err
-		}
-	}
-	return string(b), nil
-}
+// Line builds the USI position command (see Dialect.PositionLine).
+func (p Position) Line() (string, error) { return DialectUSI.PositionLine(p) }
 
-func appendMoves(b []byte, what string, moves []string) ([]byte, error) {
-	for i, m := range moves {
-		if !IsMove(m) {
-			return nil, fmt.Errorf("%w: %s move %d %q is not a USI move", ErrBadCommand, what, i+1, clip(m))
-		}
-		b = append(b, ' ')
-		b = append(b, m...)
-	}
-	return b, nil
-}
-
-func (g Go) Line() (string, error) {
-	b := make([]byte, 0, 64)
-	b = append(b, "go"...)
-	if g.Mate {
-		if g.Ponder || g.Clock != nil || g.MovesToGo != 0 || g.Depth != 0 || g.Nodes != 0 ||
-			g.MoveTime != 0 || g.Infinite || len(g.SearchMoves) > 0 {
-			return "", fmt.Errorf("%w: go mate takes no other parameter", ErrBadCommand)
-		}
-		if g.MateTime < 0 {
-			return "", fmt.Errorf("%w: negative go mate time", ErrBadCommand)
-		}
-		if g.MateTime == 0 {
-			return "go mate infinite", nil
-		}
-		return string(appendMillis(append(b, " mate"...), g.MateTime)), nil
-	}
-	if g.MateTime != 0 {
-		return "", fmt.Errorf("%w: MateTime set without Mate", ErrBadCommand)
-	}
-	if g.Ponder {
-		b = append(b, " ponder"...) // Shogidokoro: right after "go"
-	}
-	if c := g.Clock; c != nil {
-		for _, d := range []time.Duration{c.BTime, c.WTime, c.Byoyomi, c.BInc, c.WInc} {
-			if d < 0 {
-				return "", fmt.Errorf("%w: negative time in go clock", ErrBadCommand)
-			}
-		}
-		b = appendMillis(append(b, " btime"...), c.BTime)
-		b = appendMillis(append(b, " wtime"...), c.WTime)
-		if c.BInc > 0 || c.WInc > 0 {
-			if c.Byoyomi > 0 {
-				return "", fmt.Errorf("%w: go clock with both byoyomi and increments", ErrBadCommand)
-			}
-			b = appendMillis(append(b, " binc"...), c.BInc)
-			b = appendMillis(append(b, " winc"...), c.WInc)
-		} else {
-			b = appendMillis(append(b, " byoyomi"...), c.Byoyomi)
-		}
-	}
-	if g.MovesToGo < 0 || g.Depth < 0 || g.Nodes < 0 || g.MoveTime < 0 {
-		return "", fmt.Errorf("%w: negative go limit", ErrBadCommand)
-	}
-	if g.MovesToGo > 0 {
-		b = strconv.AppendInt(append(b, " movestogo "...), int64(g.MovesToGo), 10)
-	}
-	if g.Depth > 0 {
-		b = strconv.AppendInt(append(b, " depth "...), int64(g.Depth), 10)
-	}
-	if g.Nodes > 0 {
-		b = strconv.AppendInt(append(b, " nodes "...), g.Nodes, 10)
-	}
-	if g.MoveTime > 0 {
-		b = appendMillis(append(b, " movetime"...), g.MoveTime)
-	}
-	if g.Infinite {
-		b = append(b, " infinite"...)
-	}
-	if len(g.SearchMoves) > 0 {
-		// Last, because it takes every move that follows.
-		b = append(b, " searchmoves"...)
-		var err error
-		if b, err = appendMoves(b, "searchmoves", g.SearchMoves); err != nil {
-			return "", err
-		}
-	}
-	return string(b), nil
-}
+// Line builds the USI go command (see Dialect.GoLine).
+func (g Go) Line() (string, error) { return DialectUSI.GoLine(g) }
 
 // appendMillis appends " <d in whole milliseconds>".
 func appendMillis(b []byte, d time.Duration) []byte {

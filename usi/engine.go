@@ -21,6 +21,9 @@ type Config struct {
 	Args []string // its arguments
 	Dir  string   // working directory; "" is this process's
 	Env  []string // environment; nil inherits this process's (as exec.Cmd)
+	// Dialect is the protocol the engine speaks: DialectUSI (nil) or
+	// DialectUCI. Detect tells which an engine speaks.
+	Dialect *Dialect
 
 	USIOKTimeout   time.Duration // usi -> usiok (10s)
 	ReadyOKTimeout time.Duration // isready -> readyok (30s; engines load books and nets here)
@@ -53,6 +56,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Dialect == nil {
+		c.Dialect = DialectUSI
 	}
 	return c
 }
@@ -194,7 +200,7 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 }
 
 func (e *Engine) handshake(ctx context.Context) error {
-	if err := e.write("usi"); err != nil {
+	if err := e.write(e.cfg.Dialect.Hello); err != nil {
 		return err
 	}
 	t := time.NewTimer(e.cfg.USIOKTimeout)
@@ -205,11 +211,14 @@ func (e *Engine) handshake(ctx context.Context) error {
 	case <-e.done:
 		return fmt.Errorf("usi: handshake: %w", e.Err())
 	case <-t.C:
-		return fmt.Errorf("%w: no usiok within %v", ErrTimeout, e.cfg.USIOKTimeout)
+		return fmt.Errorf("%w: no %s within %v", ErrTimeout, e.cfg.Dialect.HelloOK, e.cfg.USIOKTimeout)
 	case <-ctx.Done():
 		return fmt.Errorf("usi: handshake: %w", ctx.Err())
 	}
 }
+
+// Dialect returns the protocol the engine speaks.
+func (e *Engine) Dialect() *Dialect { return e.cfg.Dialect }
 
 // PID returns the engine's process id (also its process group id).
 func (e *Engine) PID() int { return e.pid }

@@ -47,11 +47,31 @@ func (e *Engine) IsReady(ctx context.Context) error {
 	}
 }
 
-// NewGame sends "usinewgame". Follow it with IsReady.
-func (e *Engine) NewGame() error { return e.sendIdle(USINewGame{}) }
+// NewGame sends "usinewgame" ("ucinewgame" in UCI). Follow it with IsReady.
+func (e *Engine) NewGame() error { return e.sendIdle(newGameCmd{e.cfg.Dialect}) }
 
-// GameOver sends "gameover win|lose|draw".
-func (e *Engine) GameOver(r GameResult) error { return e.sendIdle(GameOver{Result: r}) }
+// GameOver sends "gameover win|lose|draw"; in a dialect without it (UCI) it
+// only checks that no search runs: the next new game says enough.
+func (e *Engine) GameOver(r GameResult) error {
+	if !e.cfg.Dialect.GameOver {
+		if _, err := (GameOver{Result: r}).Line(); err != nil {
+			return err
+		}
+		e.mu.Lock()
+		busy := e.search != nil
+		e.mu.Unlock()
+		if busy {
+			return ErrBusy
+		}
+		return nil
+	}
+	return e.sendIdle(GameOver{Result: r})
+}
+
+// newGameCmd is the dialect's new-game command.
+type newGameCmd struct{ d *Dialect }
+
+func (c newGameCmd) Line() (string, error) { return c.d.NewGame, nil }
 
 // sendIdle sends a command that USI allows only between searches.
 func (e *Engine) sendIdle(c Command) error {
@@ -75,11 +95,11 @@ func (e *Engine) sendIdle(c Command) error {
 // still the engine's bestmove. A "go mate" search ends with Checkmate (or
 // with BestMove, from engines such as fairy-stockfish).
 func (e *Engine) Go(ctx context.Context, pos Position, g Go) (*Search, error) {
-	posLine, err := pos.Line()
+	posLine, err := e.cfg.Dialect.PositionLine(pos)
 	if err != nil {
 		return nil, err
 	}
-	goLine, err := g.Line()
+	goLine, err := e.cfg.Dialect.GoLine(g)
 	if err != nil {
 		return nil, err
 	}

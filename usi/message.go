@@ -114,6 +114,7 @@ const (
 	InfoString
 	InfoRefutation
 	InfoCurrLine
+	InfoWDL
 )
 
 // Info is an "info" line: search progress. Fields tells which of the other
@@ -136,6 +137,9 @@ type Info struct {
 	Refutation     []string
 	CurrLine       []string
 	CurrLineCPU    int // 0 when the line named no cpu
+	// WDL is UCI's "wdl <w> <d> <l>": the engine's win, draw and loss
+	// chances in per mille, from its side.
+	WDL [3]int
 }
 
 // Has reports whether the line carried field f.
@@ -178,8 +182,14 @@ func (Registration) message()   {}
 // other control characters separates tokens, and a trailing CR is ignored. A
 // line with no known message, or a message that cannot be made sense of
 // (a bestmove without a move), returns an error wrapping ErrSyntax.
-func ParseMessage(line string) (Message, error) {
-	sc := scanner{s: line}
+func ParseMessage(line string) (Message, error) { return DialectUSI.ParseMessage(line) }
+
+// ParseMessage parses one line from an engine of dialect d, as the package
+// ParseMessage does for USI. In UCI, "uciok" is the USIOK message, moves
+// are UCI moves, "bestmove (none)" (or "0000") has the move MoveNone, and
+// there is no "checkmate".
+func (d *Dialect) ParseMessage(line string) (Message, error) {
+	sc := scanner{s: line, isMove: d.IsMove}
 	for {
 		tok := sc.next()
 		switch tok {
@@ -188,14 +198,16 @@ func ParseMessage(line string) (Message, error) {
 		case "info":
 			return parseInfo(&sc), nil
 		case "bestmove":
-			return parseBestMove(&sc, line)
+			return parseBestMove(&sc, line, d)
 		case "checkmate":
-			return parseCheckmate(&sc, line)
+			if !d.MateInMoves {
+				return parseCheckmate(&sc, line)
+			}
 		case "id":
 			return parseID(&sc, line)
 		case "option":
 			return parseOption(&sc, line)
-		case "usiok":
+		case d.HelloOK:
 			return USIOK{}, nil
 		case "readyok":
 			return ReadyOK{}, nil
@@ -225,8 +237,9 @@ func syntaxError(msg, line string) error { return &syntaxErr{msg, line} }
 // scanner splits a line into tokens without allocating: tokens are substrings
 // of the line. Every byte up to ' ' separates tokens.
 type scanner struct {
-	s string
-	i int
+	s      string
+	i      int
+	isMove func(string) bool // the dialect's
 }
 
 func (sc *scanner) skipSpace() {
@@ -278,7 +291,7 @@ func (sc *scanner) moves() []string {
 	for {
 		i := sc.i
 		tok := sc.next()
-		if !IsMove(tok) {
+		if !sc.isMove(tok) {
 			sc.i = i
 			return out
 		}
@@ -391,7 +404,7 @@ func parseInfo(sc *scanner) Info {
 		case "pv":
 			in.PV, in.Fields = sc.moves(), in.Fields|InfoPV
 		case "currmove":
-			if m := sc.peek(); IsMove(m) {
+			if m := sc.peek(); sc.isMove(m) {
 				in.CurrMove, in.Fields = sc.next(), in.Fields|InfoCurrMove
 			}
 		case "refutation":
@@ -404,6 +417,19 @@ func parseInfo(sc *scanner) Info {
 			in.CurrLine, in.Fields = sc.moves(), in.Fields|InfoCurrLine
 		case "string":
 			in.Text, in.Fields = sc.rest(), in.Fields|InfoString
+		case "wdl":
+			i := sc.i
+			var w [3]int
+			ok := true
+			for k := range w {
+				n, good := sc.number()
+				w[k], ok = int(n), ok && good
+			}
+			if ok {
+				in.WDL, in.Fields = w, in.Fields|InfoWDL
+			} else {
+				sc.i = i
+			}
 		}
 	}
 }
@@ -433,9 +459,14 @@ func parseScore(sc *scanner, in *Info) {
 	sc.i = i // not a score: read the tokens again as fields
 }
 
-func parseBestMove(sc *scanner, line string) (Message, error) {
+func parseBestMove(sc *scanner, line string, d *Dialect) (Message, error) {
 	m := sc.next()
-	if !IsMove(m) && m != MoveResign && m != MoveWin {
+	switch {
+	case d.IsMove(m):
+	case d.GameOver && (m == MoveResign || m == MoveWin):
+	case !d.GameOver && (m == MoveNone || m == "0000"):
+		m = MoveNone
+	default:
 		return nil, syntaxError("bestmove without a move", line)
 	}
 	bm := BestMove{Move: m}
@@ -444,7 +475,7 @@ func parseBestMove(sc *scanner, line string) (Message, error) {
 		case "":
 			return bm, nil
 		case "ponder":
-			if p := sc.peek(); IsMove(p) {
+			if p := sc.peek(); d.IsMove(p) {
 				bm.Ponder = sc.next()
 			}
 		}
@@ -684,6 +715,12 @@ func (in Info) String() string {
 	num(InfoHashfull, "hashfull", int64(in.Hashfull))
 	num(InfoCPULoad, "cpuload", int64(in.CPULoad))
 	num(InfoTime, "time", in.Time)
+	if in.Has(InfoWDL) {
+		b = append(b, " wdl"...)
+		for _, v := range in.WDL {
+			b = strconv.AppendInt(append(b, ' '), int64(v), 10)
+		}
+	}
 	if in.Has(InfoRefutation) {
 		b = append(b, " refutation"...)
 		seq(in.Refutation)

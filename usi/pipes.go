@@ -136,7 +136,7 @@ func firstToken(line string) string {
 
 // handle dispatches one line from the engine.
 func (e *Engine) handle(line string) {
-	msg, err := ParseMessage(line)
+	msg, err := e.cfg.Dialect.ParseMessage(line)
 	if err != nil {
 		// A bestmove or checkmate we cannot read still ends the search:
 		// the engine has stopped, and waiting would hang the caller.

@@ -91,7 +91,7 @@ func refs(ctype, text string) []string {
 	return out
 }
 
-// TestReferencesExist crawls from both pages through every src/href, module
+// TestReferencesExist crawls from the pages through every src/href, module
 // import and CSS url() and requires each to be served with the content type
 // its extension promises. It also requires every embedded static file to be
 // reachable, so nothing is shipped dead.
@@ -136,7 +136,7 @@ func TestReferencesExist(t *testing.T) {
 			}
 			target := base.ResolveReference(u).Path
 			switch {
-			case strings.HasPrefix(target, "/static/"), target == "/", target == "/tsume":
+			case strings.HasPrefix(target, "/static/"), target == "/", target == "/tsume", target == "/chess":
 				queue = append(queue, target)
 			case target == "/openapi.yaml":
 				// served by the server package, not by web

@@ -125,6 +125,7 @@ type bench struct {
 	self       string // this executable: fake engine and default usid child
 	usidBin    string // -usid: a usid binary to measure instead
 	fairy, gps string
+	stockfish  string // (10) a UCI engine
 	websocketd string // "" when missing (allowed only with -short)
 	engines    string // (2) "hub" or "process": how the fake engines print
 	profile    string // -profile: where the usid child writes its profiles
@@ -151,6 +152,7 @@ var measurements = []measurement{
 	{"whole-game analysis", benchGames},
 	{"whole-game analysis with the evaluation cache, cold and warm", benchGameCache},
 	{"fair sharing: a light client among heavy ones on one engine", benchFair},
+	{"REST /v1/analyze on stockfish (UCI) vs stockfish over its pipes", benchRESTChess},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -162,6 +164,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	only := fs.String("run", "", "measurements to run, as in 1,3,5 (default: all)")
 	fairy := fs.String("fairy", "/usr/games/fairy-stockfish", "fairy-stockfish binary")
 	gps := fs.String("gps", "/usr/games/gpsusi", "gpsusi binary")
+	stockfish := fs.String("stockfish", "/usr/games/stockfish", "stockfish binary (a UCI chess engine)")
 	wsd := fs.String("websocketd", "websocketd", "websocketd binary (Debian package websocketd)")
 	repeat := fs.Int("repeat", 0, "(2) measured windows per session count (default 5; -short 2)")
 	sessions := fs.String("sessions", "", "(2) session counts, as in 200,500 (default 1,50,200,500)")
@@ -171,7 +174,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	b := &bench{plan: fullPlan, short: *short, fairy: *fairy, gps: *gps, engines: *engines, trace: *trace,
+	b := &bench{plan: fullPlan, short: *short, fairy: *fairy, gps: *gps, stockfish: *stockfish, engines: *engines, trace: *trace,
 		log: log.New(stderr, "usid-bench: ", log.Ltime|log.Lmsgprefix)}
 	if *short {
 		b.plan = shortPlan

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/usid/usid/shogi"
+	"github.com/usid/usid/usi"
 )
 
 // position is a position as usid's JSON takes it.
@@ -54,3 +55,6 @@ func branchGame(moves []string, n int, seed uint64) []position {
 	}
 	return out
 }
+
+// usi is the position as a usi.Position, for the direct engine.
+func (p position) usi() usi.Position { return usi.Position{SFEN: p.SFEN, Moves: p.Moves} }

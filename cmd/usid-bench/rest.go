@@ -35,48 +35,17 @@ func benchREST(ctx context.Context, b *bench) (err error) {
 	eng := engs[0]
 
 	positions := gamePositions(40)
-	limits := []struct {
-		name   string
-		rest   map[string]int
-		direct usi.Go
-		target float64 // the median ratio to stay under (0: none)
-	}{
+	targets := make([]restTarget, len(positions))
+	for i, pos := range positions {
+		targets[i] = restTarget{json: pos, direct: pos.usi()}
+	}
+	limits := []restLimit{
 		{"nodes 1000", map[string]int{"nodes": 1000}, usi.Go{Nodes: 1000}, 0},
 		{"nodes 5000", map[string]int{"nodes": 5000}, usi.Go{Nodes: 5000}, 1.02}, // issue 24
 		{"movetime 10 ms", map[string]int{"movetime_ms": 10}, usi.Go{MoveTime: 10 * time.Millisecond}, 1.05},
 	}
-	const warmup = 3
-	for _, l := range limits {
-		var direct, rest []time.Duration
-		for i := -warmup; i < b.restRuns; i++ {
-			pos := positions[(i+warmup)%len(positions)]
-			body, _ := json.Marshal(map[string]any{"position": pos, "engine": "fairy", "limits": l.rest})
-			var dd, dr time.Duration
-			var derr, rerr error
-			if i%2 == 0 { // alternate who goes first
-				dd, derr = directSearch(ctx, eng, pos, l.direct)
-				dr, rerr = restAnalyze(ctx, b.http, u.url("/v1/analyze"), body)
-			} else {
-				dr, rerr = restAnalyze(ctx, b.http, u.url("/v1/analyze"), body)
-				dd, derr = directSearch(ctx, eng, pos, l.direct)
-			}
-			if derr != nil || rerr != nil {
-				return fmt.Errorf("%s: direct: %v; REST: %v", l.name, derr, rerr)
-			}
-			if i >= 0 {
-				direct, rest = append(direct, dd), append(rest, dr)
-			}
-		}
-		ratio := float64(pct(rest, .5)) / float64(pct(direct, .5))
-		result := fmt.Sprintf("usid p50 %s, p99 %s; direct p50 %s, p99 %s; added p50 %s, p99 %s; median ratio %.3f (mean %.3f)",
-			ms(pct(rest, .5)), ms(pct(rest, .99)), ms(pct(direct, .5)), ms(pct(direct, .99)),
-			signedMS(pct(rest, .5)-pct(direct, .5)), signedMS(pct(rest, .99)-pct(direct, .99)), ratio, float64(mean(rest))/float64(mean(direct)))
-		what := fmt.Sprintf("REST `/v1/analyze` vs fairy-stockfish over its pipes, %s (%d searches each)", l.name, len(rest))
-		if l.target > 0 {
-			b.rep.add(what, result, fmt.Sprintf("median ratio ≤ %.2f", l.target), verdict(ratio <= l.target))
-		} else {
-			b.rep.add(what, result, "", "")
-		}
+	if err := compareREST(ctx, b, u, eng, "fairy", "fairy-stockfish", targets, limits); err != nil {
+		return err
 	}
 
 	// usid's own cost per search, back to back and after the processes
@@ -101,6 +70,65 @@ func benchREST(ctx context.Context, b *bench) (err error) {
 	b.rep.add(fmt.Sprintf("REST `/v1/analyze` with an engine that answers at once: usid's own cost (%d searches each)", len(busy)),
 		fmt.Sprintf("back to back p50 %s, p99 %s; after 10 ms idle p50 %s, p99 %s", ms(pct(busy, .5)), ms(pct(busy, .99)), ms(pct(idle, .5)), ms(pct(idle, .99))), "", "")
 	b.rep.note("(1) median ratio = median REST round trip / median direct search (go to bestmove through the usi package); added = REST percentile − direct percentile. usid has a minimal entry for fairy-stockfish (name and path; it sends USI_Hash 256, usinewgame once, and UCI_AnalyseMode true for analyses); the direct engine gets Hash 256, UCI_AnalyseMode true and one usinewgame at start, as an analysis GUI sends them: both keep their hash from one position of the game to the next. Cache off. %d different positions of one game.", len(positions))
+	return nil
+}
+
+// warmup is the searches on each side before the measured ones.
+const warmup = 3
+
+// restTarget is one position as a REST body carries it and as the direct
+// engine is told it.
+type restTarget struct {
+	json   any
+	direct usi.Position
+}
+
+// restLimit is one limit compared: as REST asks it and as the direct engine
+// is sent it; target is the median ratio to stay under (0: none).
+type restLimit struct {
+	name   string
+	rest   map[string]int
+	direct usi.Go
+	target float64
+}
+
+// compareREST times REST /v1/analyze on usid's engine name against the
+// direct engine eng, searches alternating between the two sides (so that
+// machine noise hits both alike) over the same positions, and adds a row
+// per limit.
+func compareREST(ctx context.Context, b *bench, u *usidProc, eng *usi.Engine, name, label string, targets []restTarget, limits []restLimit) error {
+	for _, l := range limits {
+		var direct, rest []time.Duration
+		for i := -warmup; i < b.restRuns; i++ {
+			t := targets[(i+warmup)%len(targets)]
+			body, _ := json.Marshal(map[string]any{"position": t.json, "engine": name, "limits": l.rest})
+			var dd, dr time.Duration
+			var derr, rerr error
+			if i%2 == 0 { // alternate who goes first
+				dd, derr = directSearch(ctx, eng, t.direct, l.direct)
+				dr, rerr = restAnalyze(ctx, b.http, u.url("/v1/analyze"), body)
+			} else {
+				dr, rerr = restAnalyze(ctx, b.http, u.url("/v1/analyze"), body)
+				dd, derr = directSearch(ctx, eng, t.direct, l.direct)
+			}
+			if derr != nil || rerr != nil {
+				return fmt.Errorf("%s: direct: %v; REST: %v", l.name, derr, rerr)
+			}
+			if i >= 0 {
+				direct, rest = append(direct, dd), append(rest, dr)
+			}
+		}
+		ratio := float64(pct(rest, .5)) / float64(pct(direct, .5))
+		result := fmt.Sprintf("usid p50 %s, p99 %s; direct p50 %s, p99 %s; added p50 %s, p99 %s; median ratio %.3f (mean %.3f)",
+			ms(pct(rest, .5)), ms(pct(rest, .99)), ms(pct(direct, .5)), ms(pct(direct, .99)),
+			signedMS(pct(rest, .5)-pct(direct, .5)), signedMS(pct(rest, .99)-pct(direct, .99)), ratio, float64(mean(rest))/float64(mean(direct)))
+		what := fmt.Sprintf("REST `/v1/analyze` vs %s over its pipes, %s (%d searches each)", label, l.name, len(rest))
+		if l.target > 0 {
+			b.rep.add(what, result, fmt.Sprintf("median ratio ≤ %.2f", l.target), verdict(ratio <= l.target))
+		} else {
+			b.rep.add(what, result, "", "")
+		}
+	}
 	return nil
 }
 
@@ -140,9 +168,9 @@ func closeAll(engs []*usi.Engine) {
 // directSearch times one search as an analysis GUI runs it, and as usid
 // runs a REST one: go, then bestmove, in the game begun at start (one
 // usinewgame for many positions), the engine keeping its hash.
-func directSearch(ctx context.Context, e *usi.Engine, pos position, g usi.Go) (time.Duration, error) {
+func directSearch(ctx context.Context, e *usi.Engine, pos usi.Position, g usi.Go) (time.Duration, error) {
 	start := time.Now()
-	s, err := e.Go(ctx, usi.Position{SFEN: pos.SFEN, Moves: pos.Moves}, g)
+	s, err := e.Go(ctx, pos, g)
 	if err != nil {
 		return 0, err
 	}

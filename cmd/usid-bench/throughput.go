@@ -53,7 +53,7 @@ func (b *bench) throughput(ctx context.Context, k, rounds int, warm time.Duratio
 	window := b.tputWindow / time.Duration(rounds)
 	for range rounds {
 		n, err := load(ctx, k, warm, window, func(ctx context.Context, w, i int) error {
-			_, err := directSearch(ctx, engs[w], positions[(w*7+i)%len(positions)], usi.Go{Nodes: 1000})
+			_, err := directSearch(ctx, engs[w], positions[(w*7+i)%len(positions)].usi(), usi.Go{Nodes: 1000})
 			return err
 		})
 		if err != nil {

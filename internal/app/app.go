@@ -27,6 +27,7 @@ import (
 	"github.com/usid/usid"
 	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/server"
 	"github.com/usid/usid/session"
@@ -74,6 +75,12 @@ type Config struct {
 		DefaultMoveTime time.Duration `yaml:"default_movetime"`
 		MaxKBClient     int64         `yaml:"max_kb_per_client"`
 		MaxMB           int64         `yaml:"max_mb"`
+		// Redis keeps the jobs there, shared by every usid using it (default:
+		// access.redis); RedisPrefix starts their keys; Lease is how long
+		// a job stays with an instance that stopped renewing it.
+		Redis       string        `yaml:"redis"`
+		RedisPrefix string        `yaml:"redis_prefix"`
+		Lease       time.Duration `yaml:"lease"`
 	} `yaml:"games"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
@@ -226,6 +233,7 @@ type Main struct {
 	cache  *evalcache.Cache // nil when cache.enabled is false
 	quotas io.Closer        // the Redis budget store, if any
 	games  *games.Manager
+	play   *play.Manager
 	server *server.Server
 	http   *http.Server
 	served chan error // Serve's result, taken by Close
@@ -266,18 +274,34 @@ func (m *Main) Run() error {
 		},
 		Logger: m.Logger.With("component", "session"),
 	})
-	m.games = games.New(games.Config{
+	gamesRedis, err := m.gamesRedis()
+	if err != nil {
+		p.Close(context.Background())
+		m.closeCache()
+		m.closeBudgets()
+		return err
+	}
+	m.games, err = games.Open(games.Config{
 		Service: svc, MaxPerClient: c.Games.MaxPerClient, MaxJobs: c.Games.MaxJobs, MaxRunning: c.Games.MaxRunning,
 		MaxParallel: c.Games.MaxParallel, Keep: c.Games.Keep, MaxKept: c.Games.MaxKept,
 		DefaultMoveTime:   c.Games.DefaultMoveTime,
 		MaxBytesPerClient: c.Games.MaxKBClient << 10, MaxBytes: c.Games.MaxMB << 20,
+		Redis:      gamesRedis,
 		Registerer: reg, Logger: m.Logger.With("component", "games"),
 	})
+	if err != nil {
+		p.Close(context.Background())
+		m.closeCache()
+		m.closeBudgets()
+		return fmt.Errorf("games.redis: %w", err)
+	}
+	m.play = play.New(play.Config{Service: svc, Logger: m.Logger.With("component", "play")})
 	m.server = server.New(server.Config{
-		Service: svc, Pool: p, Games: m.games, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
+		Service: svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
+	m.games.SetCallers(m.server.CallerFor) // jobs taken over are charged to their owners
 	addr := m.Addr
 	if addr == "" {
 		addr = c.Listen
@@ -288,6 +312,7 @@ func (m *Main) Run() error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		m.games.Close(context.Background())
+		m.play.Close(context.Background())
 		p.Close(context.Background())
 		m.closeCache()
 		m.closeBudgets()
@@ -323,6 +348,7 @@ func (m *Main) Close(ctx context.Context) error {
 	gamesDrained := make(chan struct{})
 	go func() {
 		m.games.Close(ctx)
+		m.play.Close(ctx) // games against the engine end aborted
 		close(gamesDrained)
 	}()
 	m.server.Drain(ctx)

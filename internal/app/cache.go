@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/usid/usid/evalcache"
+	"github.com/usid/usid/games"
 	"github.com/usid/usid/quota"
 	"github.com/usid/usid/server"
 )
@@ -79,6 +80,23 @@ func (m *Main) openBudgets(a *server.Access, reg prometheus.Registerer) error {
 	}
 	a.Budgets, m.quotas = r, r
 	return nil
+}
+
+// gamesRedis is where game jobs live: games.redis, else access.redis
+// (the budgets' Redis); nil keeps them in this process.
+func (m *Main) gamesRedis() (*games.RedisConfig, error) {
+	c := m.Config
+	url := c.Games.Redis
+	if url == "" {
+		var err error
+		if url, err = redisURL(c.Access.Redis, c.Access.RedisFile); err != nil {
+			return nil, fmt.Errorf("access.redis_url_file: %w", err)
+		}
+	}
+	if url == "" {
+		return nil, nil
+	}
+	return &games.RedisConfig{URL: url, Prefix: c.Games.RedisPrefix, Lease: c.Games.Lease}, nil
 }
 
 func (m *Main) closeBudgets() {

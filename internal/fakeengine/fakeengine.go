@@ -60,7 +60,7 @@ const (
 	StrictOrder    = "strict-order"    // exits (status 1) on isready after usinewgame, as sunfish4 does
 	HashLimit      = "hash-limit"      // =MB: advertises USI_Hash 8192, exits at isready if the hash is above MB
 	StdoutError    = "stdout-error"    // prints an error on stdout at isready and exits (status 1)
-	UCI            = "uci"             // a chess engine: answers uci, not usi
+	UCI            = "uci"             // a chess engine: answers uci, not usi (uci.go)
 	NoDepth        = "no-depth"        // info lines carry neither depth nor nodes
 	MateUntilStop  = "mate-until-stop" // a go mate runs until stop, then answers checkmate nomate
 	ReadyTwice     = "ready-twice"     // exits (status 0) on an isready that follows another isready, as sunfish4 does
@@ -83,6 +83,11 @@ const (
 	CRLF            = "crlf"             // ends lines with CR LF and separates option fields with tabs and runs of spaces
 	Stderr          = "stderr"           // writes three lines to stderr at usi, the second 10,000 bytes long
 	Grandchild      = "grandchild"       // starts a child (sleep 60) that holds stdout; its pid is the id author, "child <pid>"
+
+	// Players (package play): a go with a clock after a position with moves
+	// (a game's, not the probe's) answers so.
+	BestMoveAs  = "bestmove-as"  // =answer: answers bestmove <answer> (resign, win)
+	IgnoreClock = "ignore-clock" // searches until stop, whatever its clock says
 
 	// Instruments.
 	EchoOptions = "echo-options" // every go first prints "info string Style=<value> newgame=<bool> searches=<n>": what the engine was told, and the gos since usinewgame (what a hash cleared there would hold)
@@ -118,6 +123,9 @@ func Main(mode string) int {
 			os.Exit(2)
 		}
 		return d
+	}
+	if isUCIMode(mode) {
+		return mainUCI(mode)
 	}
 	switch mode {
 	case ExitNow:
@@ -182,6 +190,7 @@ func Main(mode string) int {
 	last := ""                              // the previous command's first word
 	searches := 0                           // gos since usinewgame (EchoOptions)
 	sawSFEN := false                        // a position sfen came (StartposHang)
+	inGame := false                         // the last position had moves (BestMoveAs, IgnoreClock)
 	analyse, ownBook := false, true         // AnalyseMode's options
 	nps, _ := strconv.ParseInt(arg, 10, 64) // SparseNodes
 	if nps <= 0 {
@@ -200,10 +209,6 @@ func Main(mode string) int {
 		last = words[0]
 		switch words[0] {
 		case "usi":
-			if mode == UCI {
-				say("Unknown command: 'usi'. Type help for more information.")
-				continue
-			}
 			if mode == SlowStart {
 				time.Sleep(dur())
 			}
@@ -242,10 +247,6 @@ func Main(mode string) int {
 			if mode == Deaf {
 				time.Sleep(time.Hour)
 			}
-		case "uci":
-			if mode == UCI {
-				say("id name Fake chess engine", "uciok")
-			}
 		case "setoption":
 			if len(words) == 5 && words[2] == "USI_Hash" {
 				hash, _ = strconv.Atoi(words[4])
@@ -267,6 +268,7 @@ func Main(mode string) int {
 			}
 			sawSFEN = sawSFEN || (len(words) > 1 && words[1] == "sfen")
 			move = legalMove(in.Text())
+			inGame = contains(words, "moves") && words[len(words)-1] != "moves"
 		case "usinewgame":
 			newGame, searches = true, 0
 		case "gameover":
@@ -362,6 +364,15 @@ func Main(mode string) int {
 			if mode == MateOnly {
 				say("bestmove resign")
 				continue
+			}
+			if inGame && contains(words, "btime") {
+				if mode == BestMoveAs {
+					say("info depth 1 score cp 10 nodes 100 pv "+move, "bestmove "+arg)
+					continue
+				}
+				if mode == IgnoreClock {
+					words = append(words, "infinite")
+				}
 			}
 			if mode == AnalyseMode && (!analyse || ownBook) {
 				say("bestmove " + move) // from the book: no evaluation

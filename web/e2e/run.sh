@@ -10,7 +10,7 @@
 #   USID_URL=http://127.0.0.1:8080 web/e2e/run.sh
 #
 # Needs: Go, node >= 20 with npm, /usr/bin/chromium (apt-get install -y chromium),
-# the engines usid.yaml names. Screenshots land in web/e2e/screenshots/.
+# the engines usid.yaml names, redis-server (pods.test.mjs). Screenshots land in web/e2e/screenshots/.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,6 +52,7 @@ if [ -z "${USID_URL:-}" ]; then
   # The tests check that choices beyond these lowered caps are not offered.
   [ -n "${USID_CONFIG:-}" ] || export USID_E2E_LOWER_CAPS=1
   (cd "$root" && go build -o "$tmp/usid" ./cmd/usid)
+  export USID_BIN="$tmp/usid" # pods.test.mjs starts three more, on one Redis
   # A free loopback port: bind port 0, read what the kernel gave, let it go.
   port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
   (cd "$root" && exec "$tmp/usid" --addr "127.0.0.1:$port" --config "$config") >"$tmp/usid.log" 2>&1 &
@@ -76,4 +77,4 @@ if [ -z "${USID_URL:-}" ]; then
   echo "run.sh: usid ready at $USID_URL"
 fi
 
-node --test --test-concurrency=1 ${E2E_TESTS:-unit.test.mjs board.test.mjs game.test.mjs verdicts.test.mjs tsume.test.mjs i18n.test.mjs editor.test.mjs controls.test.mjs tsumetry.test.mjs}
+node --test --test-concurrency=1 ${E2E_TESTS:-unit.test.mjs board.test.mjs game.test.mjs verdicts.test.mjs tsume.test.mjs i18n.test.mjs editor.test.mjs controls.test.mjs tsumetry.test.mjs play.test.mjs chess.test.mjs pods.test.mjs}

@@ -169,6 +169,26 @@ test('a GameJob cancels with DELETE and stops polling; a vanished job is an erro
   assert.equal(err?.code, 'not_found');
 });
 
+test('a GameJob says its id once started, and resume follows a job started before a reload', async () => {
+  const calls = [];
+  const answers = [
+    { ...RECORDED, status: 'running', progress: { done: 10, total: 39 }, positions: RECORDED.positions.slice(0, 10) },
+    RECORDED,
+  ];
+  const job = new GameJob(async (method, url) => { calls.push([method, url]); return answers.shift(); }, { interval: 1 });
+  const seen = [];
+  job.addEventListener('update', (e) => seen.push([e.detail.status, e.detail.done]));
+  await job.resume('g9');
+  assert.deepEqual(calls, [['GET', '/v1/games/analysis/g9'], ['GET', '/v1/games/analysis/g9']]);
+  assert.deepEqual(seen, [['running', 10], ['done', 39]]);
+
+  const started = [];
+  const fresh = new GameJob(async (method) => (method === 'POST' ? { id: 'g10', status: 'queued' } : RECORDED), { interval: 1 });
+  fresh.addEventListener('started', (e) => started.push(e.detail));
+  await fresh.start({ position: { sfen: 'startpos', moves: [] }, limits: { depth: 1 } });
+  assert.deepEqual(started, ['g10']);
+});
+
 // A record as POST /v1/records/parse answers kifu/testdata/variations.kif
 // (trimmed): a main line with variations at moves 2 and 5.
 const VARIATIONS = {
@@ -300,8 +320,8 @@ test('the Japanese and English catalogues have the same keys and placeholders', 
 // usedKeys lists the keys the pages and scripts name: data-i18n*="key" in
 // HTML and in scripts' markup, t('key') / tr('key') calls, and the families
 // built from a prefix (t(`state.${st}`)) with the values they take.
-const NAMESPACES = ['title', 'aria', 'nav', 'prefs', 'conn', 'foot', 'board', 'engine', 'analysis', 'state', 'stats',
-  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result'];
+const NAMESPACES = ['title', 'chess', 'aria', 'nav', 'prefs', 'conn', 'foot', 'board', 'engine', 'analysis', 'state', 'stats',
+  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play'];
 
 function usedKeys() {
   const root = new URL('../static/', import.meta.url);
@@ -329,6 +349,7 @@ const FAMILIES = {
   'judge.': ['inaccuracy', 'mistake', 'blunder'],
   'game.status.': ['queued', 'running', 'paused', 'done', 'cancelled', 'failed'],
   'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
+  'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],
 };
 

@@ -9,6 +9,7 @@ import { UsidSocket } from './ws.js';
 import { EvalBar, EvalGraph } from './evalgraph.js';
 import { MoveList } from './movelist.js';
 import { GamePanel } from './gamepanel.js';
+import { PlayPanel } from './play.js';
 import { parsePositionText, parseSfen, toSfen, applyMove } from './sfen.js';
 import { blackScore, formatScore, formatCount, formatSeconds, moveText, MARK } from './notation.js';
 import * as api from './api.js';
@@ -19,7 +20,8 @@ import {
 } from './dom.js';
 
 const game = new Game();
-const board = new Board($('#board'), { onMove: (usi) => game.play(usi) });
+// While a game against the engine runs, the player's moves go to usid.
+const board = new Board($('#board'), { onMove: (usi) => (play.active ? play.move(usi) : game.play(usi)) });
 const bar = new EvalBar($('#eval-bar'));
 const graph = new EvalGraph($('#eval-graph'), (ply) => game.goto(ply));
 const moveList = new MoveList($('#move-list'), (id) => (id === 0 ? game.goto(0) : game.select(id)));
@@ -254,6 +256,7 @@ const LIVE_LIMITS = {
 // (natively or emulated by usid), within the server's caps.
 async function followProfile() {
   const e = engineInfo.get(engineSelect.value);
+  play.followEngine();
   const prof = e?.profile || {};
   const name = e?.name || '';
   const multi = !e || !!prof.multipv_option;
@@ -590,6 +593,16 @@ $('#pv-lines').addEventListener('pointerup', (e) => {
   if (e.pointerType !== 'mouse' || !e.currentTarget.matches(':hover')) { linesHeld = false; renderSoon(); }
   if (!p || p.id !== e.pointerId || p.key !== game.key() || Math.hypot(e.clientX - p.x, e.clientY - p.y) > 12) return;
   game.playLine(p.moves);
+});
+
+// --- playing the engine (play.js) ----------------------------------------
+
+const play = new PlayPanel($('#play-panel'), {
+  sock, game,
+  engine: () => engineInfo.get(engineSelect.value),
+  onStart: () => stopAnalysis('user'),
+  flip: (side) => { if (flipped !== (side === 'w')) flip(); },
+  refresh: () => showPosition(),
 });
 
 // --- start ---------------------------------------------------------------

@@ -84,9 +84,10 @@ export function summarize(positions) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// GameJob runs one job: start() posts it and polls until it ends, sending
-// an 'update' event (detail: the normalized job) after every answer and
-// 'error' (detail: the error) when it cannot go on. request(method, url,
+// GameJob runs one job: start() posts it ('started', detail: its id) and
+// polls until it ends, sending an 'update' event (detail: the normalized
+// job) after every answer and 'error' (detail: the error) when it cannot go
+// on; resume(id) follows a job already started. request(method, url,
 // body) is api.request, or a stand-in in tests.
 export class GameJob extends EventTarget {
   constructor(request, { interval = 500 } = {}) {
@@ -111,7 +112,31 @@ export class GameJob extends EventTarget {
     }
     this.id = j.id;
     if (this.stopped) { this.cancel(); return; } // cancelled while the job was being created
+    this.dispatchEvent(new CustomEvent('started', { detail: this.id }));
     this.update(j);
+    await this.poll();
+  }
+
+  // resume follows a job started earlier (before the page was reloaded):
+  // any instance of usid answers for it.
+  async resume(id, turn0 = 'b') {
+    this.turn0 = turn0;
+    this.id = id;
+    this.job = normalizeJob({ id, status: 'queued' }, turn0);
+    let j;
+    try {
+      j = await this.request('GET', `/v1/games/analysis/${encodeURIComponent(id)}`);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    if (this.stopped) return;
+    this.update(j);
+    await this.poll();
+  }
+
+  async poll() {
+    let j;
     let misses = 0;
     while (!this.stopped && !isTerminal(this.job.status)) {
       await sleep(this.interval);

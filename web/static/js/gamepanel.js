@@ -29,6 +29,23 @@ export function leftText(ms) {
   return t('game.left.m', { m: Math.floor(r / 60), s: r % 60 });
 }
 
+// The job this tab started last, with its game: {id, root, moves, turn0}.
+function saveJob(j) {
+  try { sessionStorage.setItem('usid.gamejob', JSON.stringify(j)); } catch { /* private mode */ }
+}
+
+function savedJob() {
+  try {
+    const j = JSON.parse(sessionStorage.getItem('usid.gamejob'));
+    if (typeof j?.id === 'string' && typeof j.root === 'string' && Array.isArray(j.moves)) return j;
+  } catch { /* none, or private mode */ }
+  return null;
+}
+
+function forgetJob() {
+  try { sessionStorage.removeItem('usid.gamejob'); } catch { /* private mode */ }
+}
+
 export class GamePanel {
   // game: the Game; engine(): the chosen engine's name; liveEval(key): the
   // page's own evaluation of a position, if any; onChange(): results or
@@ -46,6 +63,8 @@ export class GamePanel {
     // analysis of the old one no longer applies.
     game.addEventListener('change', (e) => {
       if (e.detail.what === 'cursor' || e.detail.what === 'kif') return;
+      // The page reloaded during an analysis of this game: follow it again.
+      if (e.detail.what === 'load' && !this.job && this.resumeSaved()) return;
       const moves = game.mainLine().map((n) => n.move);
       if (e.detail.what !== 'load' || !this.jobLine ||
         (game.root === this.jobLine.root && moves.join(' ') === this.jobLine.moves.join(' '))) {
@@ -53,6 +72,7 @@ export class GamePanel {
         return;
       }
       if (this.running) this.job.cancel();
+      forgetJob();
       this.job = null;
       this.jobLine = null;
       this.state = null;
@@ -220,6 +240,15 @@ export class GamePanel {
     this.results.clear();
     const root = this.game.root;
     const moves = main.map((n) => n.move);
+    const turn0 = this.game.positions[0].turn;
+    const job = this.follow(root, moves);
+    // The tab remembers the job, so that a reload follows it again.
+    job.addEventListener('started', (e) => saveJob({ id: e.detail, root, moves, turn0 }));
+    job.start({ position: { sfen: root, moves }, engine: this.engine(), limits: LIMITS[$('#game-limit').value], turn0 });
+  }
+
+  // follow makes the GameJob of the game (root, moves) the shown one.
+  follow(root, moves) {
     const job = new GameJob(api.request);
     this.job = job;
     this.jobLine = { root, moves };
@@ -229,18 +258,39 @@ export class GamePanel {
     job.addEventListener('error', (e) => {
       if (this.job !== job) return;
       const err = e.detail;
+      if (job.resumed && err.status === 404) {
+        // The job followed again is gone (forgotten since): nothing to show.
+        forgetJob();
+        this.job = null;
+        this.jobLine = null;
+        this.state = null;
+        this.renderJob();
+        return;
+      }
       this.state = { ...this.state, status: 'failed' };
       showErrors($('#game-error'), [{ code: err.code, message: err.message }], { title: t('game.failed') });
       this.renderJob();
     });
     this.renderJob();
-    job.start({
-      position: { sfen: root, moves }, engine: this.engine(), limits: LIMITS[$('#game-limit').value], turn0: this.game.positions[0].turn,
-    });
+    return job;
+  }
+
+  // resumeSaved follows the job this tab started for the game now loaded,
+  // if any; it reports whether it did.
+  resumeSaved() {
+    const saved = savedJob();
+    const moves = this.game.mainLine().map((n) => n.move);
+    if (!saved || saved.root !== this.game.root || saved.moves.join(' ') !== moves.join(' ')) return false;
+    this.results.clear();
+    const job = this.follow(saved.root, saved.moves);
+    job.resumed = true;
+    job.resume(saved.id, saved.turn0);
+    return true;
   }
 
   cancel() {
     if (!this.job) return;
+    forgetJob();
     this.job.cancel();
     if (this.state && !isTerminal(this.state.status)) this.state = { ...this.state, status: 'cancelled' };
     this.renderJob();

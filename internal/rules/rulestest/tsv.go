@@ -1,4 +1,5 @@
-package shogi
+// Package rulestest reads the rules packages' test corpora. Test-only.
+package rulestest
 
 import (
 	"bufio"
@@ -8,10 +9,10 @@ import (
 	"testing"
 )
 
-// readTSV returns the tab-separated rows of a file in testdata/ (see
+// ReadTSV returns the tab-separated rows of a file in testdata/ (see
 // testdata/README.md for where each file's facts come from), skipping
 // comments and blank lines.
-func readTSV(t testing.TB, name string) [][]string {
+func ReadTSV(t testing.TB, name string) [][]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {

@@ -1,0 +1,512 @@
+package games
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisConfig keeps jobs in Redis (Config.Redis), shared by every instance
+// using the same server and prefix. Zero fields take the defaults shown.
+type RedisConfig struct {
+	URL    string // redis://[:password@]host:port/db; required
+	Prefix string // key prefix ("usid:games:")
+	// Lease is how long a job stays held by an instance that stops renewing
+	// it (5s): an instance that dies loses its jobs to another after it.
+	Lease time.Duration
+	// Check is how often an instance renews its leases, reads their cancel
+	// flags and looks for jobs to take (250ms): a DELETE on another
+	// instance reaches the search within it.
+	Check time.Duration
+	// Timeout bounds one call (1s).
+	Timeout time.Duration
+}
+
+// WithDefaults returns c with its zero fields set to the defaults.
+func (c RedisConfig) WithDefaults() RedisConfig {
+	if c.Prefix == "" {
+		c.Prefix = "usid:games:"
+	}
+	if c.Lease <= 0 {
+		c.Lease = 5 * time.Second
+	}
+	if c.Check <= 0 {
+		c.Check = 250 * time.Millisecond
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = time.Second
+	}
+	return c
+}
+
+// store is the shared job table in Redis. Keys, under the prefix:
+//
+//   - job:{id}, a hash: owner, req (the checked request, storedRequest),
+//     status, created/started/finished (unix ms), error (errorJSON), resume
+//     (unix ms: a paused job's next look at its budget), pin (the instance
+//     whose WebSocket follows the job), cancel ("1": asked to end), r:{ply}
+//     (a position's result, resultJSON), c:{search} (that search was
+//     charged to the owner), n:{search} (how often it started).
+//   - lease:{id}: the instance running the job, with a TTL it renews.
+//   - pod:{instance}: an instance alive, with the same TTL.
+//   - active (zset by creation): jobs queued, running or paused; ended
+//     (zset by end): ended jobs kept; meta (hash id -> "bytes owner"),
+//     bytes (hash owner -> bytes), total, count (hash owner -> active
+//     jobs): the bounds of Config, counted as Manager counts them in memory.
+//
+// Every change that must see the bounds or a lease is one script, so that
+// concurrent instances agree. The keys are computed in the scripts: one
+// Redis (or one shard) holds them all.
+type store struct {
+	cl      *redis.Client
+	p       string
+	pod     string // this instance
+	lease   time.Duration
+	check   time.Duration
+	timeout time.Duration
+}
+
+func newStore(cfg RedisConfig) (*store, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("games: redis url is required")
+	}
+	opt, err := redis.ParseURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	opt.ReadTimeout, opt.WriteTimeout = cfg.Timeout, cfg.Timeout
+	b := make([]byte, 8)
+	rand.Read(b)
+	return &store{cl: redis.NewClient(opt), p: cfg.Prefix, pod: hex.EncodeToString(b),
+		lease: cfg.Lease, check: cfg.Check, timeout: cfg.Timeout}, nil
+}
+
+func (s *store) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.timeout)
+}
+
+func (s *store) key(id string) string { return s.p + "job:" + id }
+
+func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+
+// storedRequest is what an instance needs to run a job it did not start.
+type storedRequest struct {
+	SFEN       string     `json:"sfen"`
+	Moves      []string   `json:"moves"`
+	Engine     string     `json:"engine"`
+	Limits     limitsJSON `json:"limits"`
+	Thresholds Thresholds `json:"thresholds"`
+	KIF        bool       `json:"kif,omitempty"`
+}
+
+// resultJSON is a result as stored.
+type resultJSON struct {
+	B   string `json:"b,omitempty"`
+	PV  string `json:"pv,omitempty"`
+	N   int64  `json:"n,omitempty"`
+	D   int32  `json:"d,omitempty"`
+	S   int32  `json:"s,omitempty"`
+	K   uint8  `json:"k,omitempty"`
+	MS  byte   `json:"ms,omitempty"`
+	E   uint8  `json:"e,omitempty"`
+	C   bool   `json:"c,omitempty"`
+	CM  bool   `json:"cm,omitempty"`
+	BS  int32  `json:"bs,omitempty"`
+	BK  uint8  `json:"bk,omitempty"`
+	BMS byte   `json:"bms,omitempty"`
+}
+
+func encodeResult(r *result) string {
+	b, _ := json.Marshal(resultJSON{B: r.bestmove, PV: r.pv, N: r.nodes, D: r.depth, S: r.score, K: uint8(r.kind),
+		MS: r.mateSign, E: r.emulated, C: r.cached, CM: r.checkmate, BS: r.best, BK: uint8(r.bestKind), BMS: r.bestMateSign})
+	return string(b)
+}
+
+func decodeResult(s string) (*result, error) {
+	var x resultJSON
+	if err := json.Unmarshal([]byte(s), &x); err != nil {
+		return nil, err
+	}
+	if x.K > uint8(mateScore) || x.BK > uint8(mateScore) || len(x.PV) > maxPV*8 || len(x.B) > 16 {
+		return nil, errors.New("games: a stored result out of bounds")
+	}
+	return &result{bestmove: x.B, pv: x.PV, nodes: x.N, depth: x.D, score: x.S, kind: scoreKind(x.K),
+		mateSign: x.MS, emulated: x.E, cached: x.C, checkmate: x.CM, best: x.BS, bestKind: scoreKind(x.BK),
+		bestMateSign: x.BMS}, nil
+}
+
+// record is a job as stored.
+type record struct {
+	owner, status, pin string
+	req                storedRequest
+	created, started   time.Time
+	finished, resume   time.Time
+	err                *errorJSON
+	cancel             bool
+	results            map[int]*result
+}
+
+func unixMS(s string) time.Time {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(n)
+}
+
+// load reads job id; nil when there is none.
+func (s *store) load(ctx context.Context, id string) (*record, error) {
+	h, err := s.cl.HGetAll(ctx, s.key(id)).Result()
+	if err != nil {
+		return nil, err
+	}
+	if h["owner"] == "" || h["req"] == "" {
+		return nil, nil
+	}
+	r := &record{owner: h["owner"], status: h["status"], pin: h["pin"], cancel: h["cancel"] == "1",
+		created: unixMS(h["created"]), started: unixMS(h["started"]), finished: unixMS(h["finished"]),
+		resume: unixMS(h["resume"]), results: map[int]*result{}}
+	if err := json.Unmarshal([]byte(h["req"]), &r.req); err != nil {
+		return nil, err
+	}
+	if e := h["error"]; e != "" {
+		r.err = &errorJSON{}
+		if json.Unmarshal([]byte(e), r.err) != nil {
+			r.err = nil
+		}
+	}
+	for f, v := range h {
+		if n, ok := strings.CutPrefix(f, "r:"); ok {
+			ply, err := strconv.Atoi(n)
+			if err != nil || ply < 0 || ply > len(r.req.Moves) {
+				continue
+			}
+			if res, err := decodeResult(v); err == nil {
+				r.results[ply] = res
+			}
+		}
+	}
+	return r, nil
+}
+
+// Shared Lua: forget(jid) drops an ended job and its bytes; meta(jid) is
+// its "bytes owner".
+const luaCommon = `
+local P = KEYS[1]
+local function meta(jid)
+  local m = redis.call('HGET', P..'meta', jid)
+  if not m then return 0, nil end
+  local b, o = string.match(m, '^(%-?%d+) (.*)$')
+  return tonumber(b), o
+end
+local function addBytes(owner, d)
+  if redis.call('HINCRBY', P..'bytes', owner, d) <= 0 then redis.call('HDEL', P..'bytes', owner) end
+  redis.call('INCRBY', P..'total', d)
+end
+local function forget(jid)
+  local b, o = meta(jid)
+  redis.call('ZREM', P..'ended', jid)
+  redis.call('HDEL', P..'meta', jid)
+  redis.call('DEL', P..'job:'..jid)
+  if o then addBytes(o, -b) end
+end
+`
+
+// startScript sweeps ended jobs past keep or past maxKept, checks the
+// bounds (the client's active jobs, all active jobs, bytes: the client's
+// own oldest ended jobs are forgotten first, then the oldest of whoever
+// holds most), and queues the job. It returns "ok", or which bound refused
+// it: "client", "jobs", "client_bytes", "bytes".
+//
+// ARGV: id, owner, need, maxPer, maxJobs, maxClientBytes, maxBytes, now,
+// keep ms, maxKept, req, pin.
+var startScript = redis.NewScript(luaCommon + `
+local id, owner, need = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local maxPer, maxJobs, maxCB, maxB = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local now, keep, maxKept = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+for _, jid in ipairs(redis.call('ZRANGEBYSCORE', P..'ended', '-inf', now - keep)) do forget(jid) end
+local n = redis.call('ZCARD', P..'ended')
+if n > maxKept then
+  for _, jid in ipairs(redis.call('ZRANGE', P..'ended', 0, n - maxKept - 1)) do forget(jid) end
+end
+if tonumber(redis.call('HGET', P..'count', owner) or '0') >= maxPer then return 'client' end
+if redis.call('ZCARD', P..'active') >= maxJobs then return 'jobs' end
+local function cb(o) return tonumber(redis.call('HGET', P..'bytes', o) or '0') end
+local function evict(o)
+  for _, jid in ipairs(redis.call('ZRANGE', P..'ended', 0, -1)) do
+    local _, jo = meta(jid)
+    if jo == o then forget(jid) return true end
+  end
+  return false
+end
+while cb(owner) + need > maxCB and evict(owner) do end
+if cb(owner) + need > maxCB then return 'client_bytes' end
+while tonumber(redis.call('GET', P..'total') or '0') + need > maxB do
+  local holder, most = nil, 0
+  for _, jid in ipairs(redis.call('ZRANGE', P..'ended', 0, -1)) do
+    local _, jo = meta(jid)
+    if jo and cb(jo) > most then holder, most = jo, cb(jo) end
+  end
+  if not holder or not evict(holder) then return 'bytes' end
+end
+redis.call('HSET', P..'job:'..id, 'owner', owner, 'req', ARGV[11], 'status', 'queued', 'created', ARGV[8], 'pin', ARGV[12])
+redis.call('HSET', P..'meta', id, need..' '..owner)
+addBytes(owner, need)
+redis.call('HINCRBY', P..'count', owner, 1)
+redis.call('ZADD', P..'active', now, id)
+return 'ok'
+`)
+
+// claimScript takes the oldest job nobody holds (queued, a paused one
+// whose time has come, or a running one whose lease ran out) under a
+// lease for ARGV[1], skipping jobs pinned to another live instance. It
+// returns the job's id, or false.
+//
+// ARGV: pod, lease ms, now.
+var claimScript = redis.NewScript(luaCommon + `
+local pod, now = ARGV[1], tonumber(ARGV[3])
+for _, id in ipairs(redis.call('ZRANGE', P..'active', 0, -1)) do
+  local k = P..'job:'..id
+  if redis.call('EXISTS', P..'lease:'..id) == 0 then
+    local v = redis.call('HMGET', k, 'status', 'pin', 'resume')
+    local ok = v[1] == 'queued' or v[1] == 'running' or (v[1] == 'paused' and tonumber(v[3] or '0') <= now)
+    if ok and v[2] and v[2] ~= '' and v[2] ~= pod and redis.call('EXISTS', P..'pod:'..v[2]) == 1 then ok = false end
+    if ok then
+      redis.call('SET', P..'lease:'..id, pod, 'PX', ARGV[2])
+      redis.call('HSET', k, 'status', 'running')
+      redis.call('HSETNX', k, 'started', ARGV[3])
+      redis.call('HDEL', k, 'resume', 'error')
+      return id
+    end
+  end
+end
+return false
+`)
+
+// luaHold keeps ARGV[2]'s lease on job ARGV[1] for ARGV[3] ms: false when
+// another instance holds it. A lease that ran out (this instance was too
+// slow to renew it) while nobody took the job is taken again, if the job
+// is still under way: the work goes on where it is, none is done twice.
+const luaHold = `
+local P, id, pod = KEYS[1], ARGV[1], ARGV[2]
+local lk = P..'lease:'..id
+local function hold()
+  local cur = redis.call('GET', lk)
+  if cur == pod then
+    redis.call('PEXPIRE', lk, ARGV[3])
+    return true
+  end
+  if cur or not redis.call('ZSCORE', P..'active', id) then return false end
+  redis.call('SET', lk, pod, 'PX', ARGV[3])
+  redis.call('HSET', P..'job:'..id, 'status', 'running')
+  return true
+end
+`
+
+// renewScript renews ARGV[2]'s lease on job ARGV[1]: -1 when another
+// instance holds it (or the job ended meanwhile), else 1 when the job is
+// to be cancelled, 0 not. ARGV: id, pod, lease ms.
+var renewScript = redis.NewScript(luaHold + `
+if not hold() then return -1 end
+if redis.call('HGET', P..'job:'..id, 'cancel') == '1' then return 1 end
+return 0
+`)
+
+// putScript stores a position's result, for the lease holder only.
+// ARGV: id, pod, lease ms, ply, result.
+var putScript = redis.NewScript(luaHold + `
+if not hold() then return 0 end
+redis.call('HSETNX', P..'job:'..id, 'r:'..ARGV[4], ARGV[5])
+return 1
+`)
+
+// endScript ends a job held by ARGV[2]: its status, its end, why, its
+// bytes from the worst case to what it holds; it is kept until swept.
+// ARGV: id, pod, status, now, error, real bytes, ttl ms.
+var endScript = redis.NewScript(luaCommon + `
+local id, k, lk = ARGV[1], P..'job:'..ARGV[1], P..'lease:'..ARGV[1]
+if redis.call('GET', lk) ~= ARGV[2] then return 0 end
+redis.call('DEL', lk)
+if not redis.call('ZSCORE', P..'active', id) then return 0 end
+local b, o = meta(id)
+local real = tonumber(ARGV[6])
+if o then
+  addBytes(o, real - b)
+  redis.call('HSET', P..'meta', id, real..' '..o)
+  if redis.call('HINCRBY', P..'count', o, -1) <= 0 then redis.call('HDEL', P..'count', o) end
+end
+redis.call('ZREM', P..'active', id)
+redis.call('ZADD', P..'ended', ARGV[4], id)
+redis.call('HSET', k, 'status', ARGV[3], 'finished', ARGV[4], 'error', ARGV[5])
+redis.call('HDEL', k, 'pin', 'resume')
+redis.call('PEXPIRE', k, ARGV[7])
+return 1
+`)
+
+// releaseScript hands a job held by ARGV[2] back: queued (a drain) or
+// paused until ARGV[4] (its owner's engine time is spent, ARGV[5] why).
+// A job pinned to its instance stays pinned when ARGV[6] is 1 (a pause:
+// its WebSocket still follows it).
+// ARGV: id, pod, status, resume, error, keep pin.
+var releaseScript = redis.NewScript(`
+local k, lk = KEYS[1]..'job:'..ARGV[1], KEYS[1]..'lease:'..ARGV[1]
+if redis.call('GET', lk) ~= ARGV[2] then return 0 end
+redis.call('DEL', lk)
+redis.call('HSET', k, 'status', ARGV[3], 'resume', ARGV[4], 'error', ARGV[5])
+if ARGV[6] ~= '1' then redis.call('HDEL', k, 'pin') end
+return 1
+`)
+
+// cancelScript asks job ARGV[1] of owner ARGV[2] to end: "nf" (not the
+// owner's, or gone), "ended" (nothing to do), "held" (its holder will see
+// the flag), or "claimed": nobody held it, and ARGV[3] now does, to end it.
+// A queued job pinned to a live instance is left to it, like a held one.
+// ARGV: id, owner, pod, lease ms.
+var cancelScript = redis.NewScript(`
+local P, id = KEYS[1], ARGV[1]
+local k = P..'job:'..id
+local v = redis.call('HMGET', k, 'owner', 'pin')
+if v[1] ~= ARGV[2] then return 'nf' end
+if not redis.call('ZSCORE', P..'active', id) then return 'ended' end
+redis.call('HSET', k, 'cancel', '1')
+if v[2] and v[2] ~= '' and v[2] ~= ARGV[3] and redis.call('EXISTS', P..'pod:'..v[2]) == 1 then return 'held' end
+if redis.call('SET', P..'lease:'..id, ARGV[3], 'NX', 'PX', ARGV[4]) then return 'claimed' end
+return 'held'
+`)
+
+func (s *store) run(sc *redis.Script, args ...any) (any, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	return sc.Run(ctx, s.cl, []string{s.p}, args...).Result()
+}
+
+func (s *store) start(j *job, need int64, cfg *Config, now time.Time, pin bool) (string, error) {
+	moves := make([]string, len(j.moves))
+	for i, m := range j.moves {
+		moves[i] = m.String()
+	}
+	req, _ := json.Marshal(storedRequest{SFEN: j.startSFEN, Moves: moves, Engine: j.engine,
+		Limits: limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes}, Thresholds: j.th, KIF: j.kif})
+	p := ""
+	if pin {
+		p = s.pod
+	}
+	v, err := s.run(startScript, j.id, j.client, need, cfg.MaxPerClient, cfg.MaxJobs, cfg.MaxBytesPerClient, cfg.MaxBytes,
+		now.UnixMilli(), cfg.Keep.Milliseconds(), cfg.MaxKept, string(req), p)
+	str, _ := v.(string)
+	return str, err
+}
+
+// claim takes the next job nobody holds; "" when there is none.
+func (s *store) claim() (string, error) {
+	v, err := s.run(claimScript, s.pod, s.lease.Milliseconds(), time.Now().UnixMilli())
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	str, _ := v.(string)
+	return str, err
+}
+
+// renew renews the leases of ids and says, for each, whether it is lost
+// (-1), to be cancelled (1) or neither (0); it marks this instance alive.
+func (s *store) renew(ids []string) ([]int64, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	pipe := s.cl.Pipeline()
+	pipe.Set(ctx, s.p+"pod:"+s.pod, "1", s.lease)
+	cmds := make([]*redis.Cmd, len(ids))
+	for i, id := range ids {
+		cmds[i] = renewScript.Run(ctx, pipe, []string{s.p}, id, s.pod, s.lease.Milliseconds())
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		// A script not yet loaded answers NOSCRIPT in a pipeline: load it
+		// and try again once.
+		if !strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			return nil, err
+		}
+		renewScript.Load(ctx, s.cl)
+		return s.renew(ids)
+	}
+	out := make([]int64, len(ids))
+	for i, c := range cmds {
+		out[i], _ = c.Int64()
+	}
+	return out, nil
+}
+
+// gone marks this instance gone: its pinned jobs are free for others.
+func (s *store) gone() {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	s.cl.Del(ctx, s.p+"pod:"+s.pod)
+}
+
+func (s *store) put(id string, ply int, r *result) (bool, error) {
+	v, err := s.run(putScript, id, s.pod, s.lease.Milliseconds(), ply, encodeResult(r))
+	n, _ := v.(int64)
+	return n == 1, err
+}
+
+func errJSON(why *errorJSON) string {
+	if why == nil {
+		return ""
+	}
+	b, _ := json.Marshal(why)
+	return string(b)
+}
+
+func (s *store) end(id, status string, why *errorJSON, real int64, keep time.Duration) error {
+	now := time.Now()
+	_, err := s.run(endScript, id, s.pod, status, now.UnixMilli(), errJSON(why), real, (keep + time.Minute).Milliseconds())
+	return err
+}
+
+func (s *store) release(id, status string, resume time.Time, why *errorJSON, keepPin bool) error {
+	r := ""
+	if !resume.IsZero() {
+		r = ms(resume)
+	}
+	pin := "0"
+	if keepPin {
+		pin = "1"
+	}
+	_, err := s.run(releaseScript, id, s.pod, status, r, errJSON(why), pin)
+	return err
+}
+
+func (s *store) cancel(id, owner string) (string, error) {
+	v, err := s.run(cancelScript, id, owner, s.pod, s.lease.Milliseconds())
+	str, _ := v.(string)
+	return str, err
+}
+
+// charge marks search key of job id as charged to its owner; false when
+// it was already (the search is done again after a loss: free).
+func (s *store) charge(id, key string) bool {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	pipe := s.cl.TxPipeline()
+	first := pipe.HSetNX(ctx, s.key(id), "c:"+key, "1")
+	pipe.HIncrBy(ctx, s.key(id), "n:"+key, 1)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return true // Redis failed: charge as without it
+	}
+	return first.Val()
+}
+
+// uncharge forgets a charge that was refused (the budget was spent).
+func (s *store) uncharge(id, key string) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	s.cl.HDel(ctx, s.key(id), "c:"+key)
+}
+
+func (s *store) close() error { return s.cl.Close() }

@@ -1,0 +1,29 @@
+// Package play runs games against the engine with clocks the server keeps:
+// a human (a page, over the WebSocket) plays one side from the initial
+// position, a handicap or any position, the engine the other. The server
+// counts both clocks (the human's runs from the moment the engine's move,
+// or the game's start, was sent until the human's move arrives), tells
+// the engine its time with go btime/wtime and byoyomi or binc/winc, lets
+// it ponder where it can, and ends the game by the rules: checkmate,
+// resignation, loss on time, 千日手 (a perpetual check loses), 入玉宣言 by
+// the 27-point rule (the engine's bestmove win is checked), the move cap.
+//
+// The engine is driven through a session.Session of the game's own, so
+// that every search is checked, planned, watched and charged to the
+// player's engine time (session.Caller) like any other. A game belongs to
+// the client that started it; it lives on when that client's connection
+// goes, for a grace period in which a play_resume from a new connection
+// takes it up again with its clocks (they keep running); past it the game
+// is lost by abandonment. Games are bounded per client and in total, and
+// ended games are kept for a while, bounded too.
+//
+// Each game's state (State, JSON) is saved to a Store after every change;
+// the built-in store keeps it in memory.
+//
+// # Concurrency
+//
+// A Manager is safe for concurrent use; each game has one lock, held while
+// a request or an engine event changes it, never while waiting for an
+// engine (the engine's session is served by its own worker). Close ends
+// every game and waits for their engines to be given back.
+package play

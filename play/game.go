@@ -1,0 +1,517 @@
+package play
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/usid/usid/session"
+	"github.com/usid/usid/shogi"
+)
+
+const (
+	statusPlaying = "playing"
+	statusEnded   = "ended"
+)
+
+// game is one game in progress or ended. mu guards everything below it.
+type game struct {
+	m     *Manager
+	owner string
+	who   session.Caller
+	sess  *session.Session // drives the engine; closed when the game ends
+	stop  context.CancelFunc
+
+	mu     sync.Mutex
+	st     State
+	pos    shogi.Position // after st.Moves
+	lastTo shogi.Square
+	hist   *history
+	seq    int // search ids
+
+	// The subscriber: the connection that gets the game's events.
+	emit    func(*session.Event)
+	subID   string
+	subCtx  context.Context
+	unwatch func() bool // stops watching subCtx
+
+	flag  *time.Timer // the side to move's time running out
+	grace *time.Timer // the player gone: abandonment
+
+	search     string // id of the engine's search for its move ("": none)
+	ponderID   string // id of the search pondering on ponderMove
+	ponderMove string
+	ponderDone bool // the ponder search has ended already (no ponderhit possible)
+	setup      bool // the engine's new game is being set up
+}
+
+func newGame(m *Manager, who session.Caller, st *State, start *shogi.Position, moves []shogi.Move) *game {
+	g := &game{m: m, owner: who.Client, who: who, st: *st, pos: *start, lastTo: shogi.NoSquare}
+	g.hist = newHistory(&g.pos)
+	for _, mv := range moves {
+		g.pos.Play(mv)
+		g.lastTo = mv.To
+		g.hist.add(&g.pos)
+	}
+	return g
+}
+
+func colorName(c shogi.Color) string { return "bw"[c : c+1] }
+
+func (g *game) humanColor() shogi.Color {
+	if g.st.Human == "b" {
+		return shogi.Black
+	}
+	return shogi.White
+}
+
+// begin starts the engine's session and the first turn.
+func (g *game) begin(ctx context.Context, id string, emit func(*session.Event)) {
+	g.sess = g.m.cfg.Service.NewSession()
+	g.sess.SetCaller(g.who)
+	lctx, cancel := context.WithCancel(context.Background())
+	g.stop = cancel
+	g.m.sessions.Add(1)
+	go g.loop(lctx)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.attachLocked(ctx, id, emit)
+	if l := g.st.Level; l != nil && l.Option != "" {
+		g.sess.Serve(&session.Request{Type: session.TypeSetOption, ID: "level", Engine: g.st.Engine, Name: l.Option, Value: l.Value})
+	}
+	// The engine's new game (usinewgame, and isready where its profile
+	// allows) before its first search, so that its clock does not pay for
+	// it: an engine to move starts thinking once the game is set up.
+	g.sess.Serve(&session.Request{Type: session.TypeNewGame, ID: "newgame", Engine: g.st.Engine})
+	g.setup = true
+	now := time.Now()
+	g.st.TurnStart = now
+	if g.pos.Turn() == g.humanColor() {
+		g.startTurn(now)
+	}
+	g.publish()
+}
+
+// loop reads the engine session's events until the game has closed it.
+func (g *game) loop(ctx context.Context) {
+	defer g.m.sessions.Done()
+	for {
+		evs, err := g.sess.Next(ctx)
+		if err != nil {
+			return
+		}
+		for _, ev := range evs {
+			g.engineEvent(ev)
+		}
+	}
+}
+
+// startTurn starts the clock of the side to move at now, and the engine's
+// search when it is the engine's turn.
+func (g *game) startTurn(now time.Time) {
+	g.st.TurnStart = now
+	if g.pos.Turn() != g.humanColor() && g.setup {
+		g.search = "" // newgame's ready starts the turn again
+		return
+	}
+	if g.pos.Turn() != g.humanColor() {
+		g.seq++
+		g.search = "m" + strconv.Itoa(g.seq)
+		g.sess.Serve(g.goRequest(g.search, g.st.Moves, false))
+	}
+	g.armFlag()
+}
+
+// goRequest is the go for the engine's search (or its pondering, on
+// moves that end with the ponder move).
+func (g *game) goRequest(id string, moves []string, ponder bool) *session.Request {
+	eng := 1 - int(g.humanColor())
+	// Both clocks say the engine's own time (and increment): Debian's
+	// Fairy-Stockfish 11.1 reads the opponent's clock as its own in USI
+	// (told btime 600000 wtime 0 byoyomi 1000 as White it thinks 3 s, told
+	// btime 0 wtime 0 about 0.93 s), and so would lose on time against a
+	// player with more time left. An engine learns the human's time from
+	// nothing else but uses it little. Its times are told less the
+	// engine margin: what the pipe, the session and a loaded machine add
+	// between its bestmove and the server's clock (GUIs call it a network
+	// delay setting).
+	tc := g.st.TC.of(eng)
+	margin := g.m.cfg.EngineMargin.Milliseconds()
+	main := max(g.st.Main[eng]-margin, 0)
+	b, w := main, main
+	r := &session.Request{Type: session.TypeGo, ID: id, Engine: g.st.Engine, Ponder: ponder,
+		Position: &session.Position{SFEN: g.st.SFEN, Moves: moves}, BTime: &b, WTime: &w}
+	switch {
+	case g.st.Level != nil && g.st.Level.MoveTimeMS > 0:
+		// A weaker engine: told it has a byoyomi of the level's time only
+		// (never more than its real time), while its real clock runs.
+		zero := int64(0)
+		limit := max(min(g.st.Level.MoveTimeMS, g.st.Main[eng]+tc.ByoyomiMS+tc.IncMS-margin), 1)
+		r.BTime, r.WTime, r.Byoyomi = &zero, &zero, &limit
+	case tc.IncMS > 0:
+		bi, wi := tc.IncMS, tc.IncMS
+		r.BInc, r.WInc = &bi, &wi
+	default:
+		by := tc.ByoyomiMS
+		if main == 0 {
+			by = max(by+g.st.Main[eng]-margin, min(by, 100))
+		}
+		r.Byoyomi = &by
+	}
+	return r
+}
+
+// armFlag sets the timer that ends the game when the side to move's time
+// runs out.
+func (g *game) armFlag() {
+	if g.flag != nil {
+		g.flag.Stop()
+	}
+	c := int(g.pos.Turn())
+	ply, began := len(g.st.Moves), g.st.TurnStart
+	d := allowance(g.st.TC.of(c), g.st.Main[c], g.m.cfg.Lag) - time.Since(began) + time.Millisecond
+	g.flag = time.AfterFunc(d, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.st.Status != statusPlaying || len(g.st.Moves) != ply || !g.st.TurnStart.Equal(began) {
+			return // moved meanwhile
+		}
+		g.timeLoss(shogi.Color(c))
+	})
+}
+
+func (g *game) timeLoss(c shogi.Color) {
+	g.end(&Result{Winner: colorName(c ^ 1), Reason: "time", End: "time_up"})
+}
+
+// engineEvent handles one event of the engine's session.
+func (g *game) engineEvent(ev *session.Event) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.st.Status != statusPlaying {
+		return
+	}
+	switch {
+	case (ev.ID == "level" || ev.ID == "newgame") && ev.Type == session.EventError:
+		g.end(&Result{Reason: "aborted", End: "abort", Detail: ev.Code + ": " + ev.Message})
+	case ev.ID == "newgame" && ev.Type == session.EventReady:
+		g.setup = false
+		if g.pos.Turn() != g.humanColor() && g.search == "" {
+			g.startTurn(time.Now())
+		}
+	case ev.ID == g.ponderID && ev.ID != "":
+		if ev.Type == session.EventBestMove || ev.Type == session.EventError {
+			g.ponderDone = true // stopped before the human moved: no ponderhit
+		}
+	case ev.ID != g.search || g.search == "":
+	case ev.Type == session.EventEngine:
+		// The engine was leased again (the session had given it back while
+		// the human thought): its clock starts now, not while it waited.
+		g.st.TurnStart = time.Now()
+		g.armFlag()
+	case ev.Type == session.EventBestMove:
+		g.engineMoved(ev)
+	case ev.Type == session.EventError && ev.Code == session.CodeNoSearch && g.search[0] == 'p':
+		// The ponderhit came before the pondering search had started (the
+		// human answered at once): search the position afresh.
+		g.startTurn(time.Now())
+	case ev.Type == session.EventError:
+		g.end(&Result{Reason: "aborted", End: "abort", Detail: ev.Code + ": " + ev.Message})
+	}
+}
+
+func (g *game) engineMoved(ev *session.Event) {
+	now := time.Now()
+	c := g.pos.Turn()
+	g.search = ""
+	next, flagged := spend(g.st.TC.of(int(c)), g.st.Main[c], now.Sub(g.st.TurnStart), g.m.cfg.Lag)
+	if flagged {
+		g.timeLoss(c)
+		return
+	}
+	g.st.Main[c] = next
+	switch ev.Move {
+	case "resign":
+		g.end(&Result{Winner: colorName(c ^ 1), Reason: "resign", End: "resign"})
+		return
+	case "win":
+		g.declare(c)
+		return
+	}
+	m, err := g.pos.CheckMove(ev.Move)
+	if err != nil { // the session checked it; never expected
+		g.end(&Result{Reason: "aborted", End: "abort", Detail: "engine_error: illegal move " + ev.Move})
+		return
+	}
+	if !g.played(m, now.Sub(g.st.TurnStart)) {
+		return
+	}
+	g.startTurn(now)
+	if g.st.Ponder && ev.PonderMv != "" {
+		g.seq++
+		g.ponderID, g.ponderMove, g.ponderDone = "p"+strconv.Itoa(g.seq), ev.PonderMv, false
+		g.sess.Serve(g.goRequest(g.ponderID, append(append([]string(nil), g.st.Moves...), ev.PonderMv), true))
+	}
+	g.publish()
+}
+
+// played records m, taking took, and ends the game if m ended it; it
+// reports whether the game goes on.
+func (g *game) played(m shogi.Move, took time.Duration) bool {
+	g.st.Moves = append(g.st.Moves, m.String())
+	g.st.MovesKIF = append(g.st.MovesKIF, g.pos.KIF(m, g.lastTo))
+	g.st.TimesMS = append(g.st.TimesMS, took.Milliseconds())
+	mover := g.pos.Turn()
+	g.pos.Play(m)
+	g.lastTo = m.To
+	g.hist.add(&g.pos)
+	first := g.startColor()
+	if len(g.pos.LegalMoves()) == 0 {
+		g.end(&Result{Winner: colorName(mover), Reason: "checkmate", End: "mate"})
+		return false
+	}
+	if rep, checker := g.hist.repetition(func(i int) shogi.Color { return first ^ shogi.Color((i-1)&1) }); rep {
+		if checker == noColor {
+			g.end(&Result{Reason: "repetition", End: "repetition"})
+			return false
+		}
+		// The record's ending is worded from the side to move.
+		end := "illegal_win"
+		if shogi.Color(checker) == g.pos.Turn() {
+			end = "illegal_loss"
+		}
+		g.end(&Result{Winner: colorName(shogi.Color(checker) ^ 1), Reason: "perpetual_check", End: end})
+		return false
+	}
+	if len(g.st.Moves)-g.st.Pre >= g.m.cfg.MaxPlies {
+		g.end(&Result{Reason: "max_moves", End: "impasse"})
+		return false
+	}
+	return true
+}
+
+// startColor is the side to move at the start.
+func (g *game) startColor() shogi.Color {
+	if len(g.st.Moves)%2 == 0 {
+		return g.pos.Turn()
+	}
+	return g.pos.Turn() ^ 1
+}
+
+// declare judges side c's 入玉宣言: a win by the 27-point rule, else a loss.
+func (g *game) declare(c shogi.Color) {
+	ok, points, why := declarationPoints(&g.pos, c)
+	if ok {
+		g.end(&Result{Winner: colorName(c), Reason: "declaration", End: "declare_win", Detail: strconv.Itoa(points) + " points"})
+		return
+	}
+	g.end(&Result{Winner: colorName(c ^ 1), Reason: "illegal_declaration", End: "illegal_loss", Detail: why})
+}
+
+// humanMove serves play_move.
+func (g *game) humanMove(ctx context.Context, req *session.Request, emit func(*session.Event)) *session.Error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.humanTurn(); err != nil {
+		return err
+	}
+	now := time.Now()
+	c := g.pos.Turn()
+	next, flagged := spend(g.st.TC.of(int(c)), g.st.Main[c], now.Sub(g.st.TurnStart), g.m.cfg.Lag)
+	if flagged {
+		g.timeLoss(c)
+		g.answer(ctx, req.ID, emit)
+		return nil
+	}
+	m, err := g.pos.CheckMove(req.Move)
+	if err != nil {
+		e := err.(*shogi.Error)
+		return &session.Error{Code: string(e.Code), Message: e.Message, MoveIndex: -1}
+	}
+	g.st.Main[c] = next
+	if g.played(m, now.Sub(g.st.TurnStart)) {
+		if g.ponderID != "" && !g.ponderDone && req.Move == g.ponderMove {
+			// The engine thought on this very move: it plays on its clock
+			// from now.
+			g.search = g.ponderID
+			g.st.TurnStart = now
+			g.armFlag()
+			g.sess.Serve(&session.Request{Type: session.TypePonderhit, ID: g.ponderID})
+		} else {
+			g.startTurn(now) // a new go replaces the pondering search
+		}
+		g.ponderID = ""
+		g.publish() // (an ending move was published by end)
+	}
+	g.answer(ctx, req.ID, emit)
+	return nil
+}
+
+// humanTurn refuses a move or a declaration out of turn.
+func (g *game) humanTurn() *session.Error {
+	switch {
+	case g.st.Status != statusPlaying:
+		return newError(session.CodeInvalidField, "game %s has ended", g.st.ID)
+	case g.pos.Turn() != g.humanColor():
+		return newError(session.CodeInvalidField, "it is the engine's turn")
+	}
+	return nil
+}
+
+// humanEnds serves play_resign and play_declare.
+func (g *game) humanEnds(ctx context.Context, req *session.Request, emit func(*session.Event), declare bool) *session.Error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !declare {
+		if g.st.Status != statusPlaying {
+			return newError(session.CodeInvalidField, "game %s has ended", g.st.ID)
+		}
+		g.end(&Result{Winner: colorName(g.humanColor() ^ 1), Reason: "resign", End: "resign"})
+	} else {
+		if err := g.humanTurn(); err != nil {
+			return err
+		}
+		c := g.pos.Turn()
+		if _, flagged := spend(g.st.TC.of(int(c)), g.st.Main[c], time.Since(g.st.TurnStart), g.m.cfg.Lag); flagged {
+			g.timeLoss(c)
+		} else {
+			g.declare(c)
+		}
+	}
+	g.answer(ctx, req.ID, emit)
+	return nil
+}
+
+// answer sends the state to a request's connection when it is not the
+// subscriber (which publish has told already).
+func (g *game) answer(ctx context.Context, id string, emit func(*session.Event)) {
+	if ctx != g.subCtx {
+		emit(g.event(id, time.Now()))
+	}
+}
+
+// end ends the game with r: the clocks stop, the engine's session closes
+// (stopping a search; the pool ends the engine's game), the state is
+// published and kept for a while.
+func (g *game) end(r *Result) {
+	if g.st.Status != statusPlaying {
+		return
+	}
+	now := time.Now()
+	// The side to move's clock stops where it stands.
+	c := g.pos.Turn()
+	g.st.Main[c] = view(g.st.TC.of(int(c)), g.st.Main[c], now.Sub(g.st.TurnStart)).MainMS
+	g.st.Status, g.st.Result, g.st.Ended = statusEnded, r, now
+	g.st.TurnStart = now
+	if g.flag != nil {
+		g.flag.Stop()
+	}
+	if g.grace != nil {
+		g.grace.Stop()
+	}
+	g.search, g.ponderID = "", ""
+	sess, stop := g.sess, g.stop
+	go func() {
+		sess.Close() // stops any search and gives the engine back
+		stop()
+	}()
+	g.m.ended(g)
+	g.publish()
+}
+
+// abort ends the game without a winner (the server shuts down).
+func (g *game) abort(code, msg string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.end(&Result{Reason: "aborted", End: "abort", Detail: code + ": " + msg})
+}
+
+// publish saves the state and sends it to the subscriber.
+func (g *game) publish() {
+	now := time.Now()
+	if err := g.m.cfg.Store.Save(context.Background(), &g.st); err != nil {
+		g.m.cfg.Logger.Warn("game state not saved", "game", g.st.ID, "err", err)
+	}
+	if g.emit != nil {
+		g.emit(g.event(g.subID, now))
+	}
+}
+
+func (g *game) event(id string, now time.Time) *session.Event { return stateEvent(id, &g.st, now) }
+
+// stateEvent is the play event for st at now.
+func stateEvent(id string, st *State, now time.Time) *session.Event {
+	v := stateView{Public: st.Public}
+	turn := 0
+	if st.Status == statusPlaying {
+		// The side to move is known from the moves and the start.
+		turn = sideToMove(st)
+		v.Clock.Running = "bw"[turn : turn+1]
+	}
+	for c := range 2 {
+		sc := SideClock{MainMS: st.Main[c], ByoyomiMS: st.TC.of(c).ByoyomiMS}
+		if st.Status == statusPlaying && c == turn {
+			sc = view(st.TC.of(c), st.Main[c], now.Sub(st.TurnStart))
+		}
+		if c == 0 {
+			v.Clock.B = sc
+		} else {
+			v.Clock.W = sc
+		}
+	}
+	b, _ := json.Marshal(v)
+	return &session.Event{Type: session.EventPlay, ID: id, Play: b}
+}
+
+func sideToMove(st *State) int {
+	first := 0
+	// "<board> <turn> <hands> <n>": the turn is the second field.
+	if f := strings.Fields(st.SFEN); len(f) >= 2 && f[1] == "w" {
+		first = 1
+	}
+	return (first + len(st.Moves)) % 2
+}
+
+// attach makes the connection of ctx the game's subscriber (play_resume).
+func (g *game) attach(ctx context.Context, id string, emit func(*session.Event)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.attachLocked(ctx, id, emit)
+	emit(g.event(id, time.Now()))
+}
+
+func (g *game) attachLocked(ctx context.Context, id string, emit func(*session.Event)) {
+	if g.unwatch != nil {
+		g.unwatch()
+	}
+	if g.grace != nil {
+		g.grace.Stop()
+		g.grace = nil
+	}
+	g.emit, g.subID, g.subCtx = emit, id, ctx
+	g.unwatch = context.AfterFunc(ctx, func() { g.detach(ctx) })
+}
+
+// detach forgets a subscriber whose connection went; a game in progress
+// waits Grace for it to come back.
+func (g *game) detach(ctx context.Context) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.subCtx != ctx {
+		return // another connection took the game over
+	}
+	g.emit, g.subCtx, g.unwatch = nil, nil, nil
+	if g.st.Status != statusPlaying {
+		return
+	}
+	g.grace = time.AfterFunc(g.m.cfg.Grace, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.subCtx == nil {
+			g.end(&Result{Winner: colorName(g.humanColor() ^ 1), Reason: "abandoned", End: "abort"})
+		}
+	})
+}

@@ -1,0 +1,259 @@
+package play
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/usid/usid/session"
+)
+
+// Config bounds and times games. Zero fields take the defaults shown.
+type Config struct {
+	Service *session.Service
+	Store   Store // NewMemoryStore()
+	// Grace is how long a game waits for its player to come back after
+	// the connection went (60s); the clocks run meanwhile.
+	Grace time.Duration
+	// Keep is how long an ended game can still be resumed to see its
+	// result (5m).
+	Keep time.Duration
+	// MaxPerClient bounds one client's games in progress (2); MaxGames
+	// all games in progress (64); MaxKept the ended games kept (256).
+	MaxPerClient, MaxGames, MaxKept int
+	// MaxPlies ends a game as a draw (持将棋 by the move cap) after this
+	// many moves played (512).
+	MaxPlies int
+	// Lag is the allowance past a side's time before it loses on time, for
+	// the way between the server and the player (300ms).
+	Lag time.Duration
+	// EngineMargin is taken off the time the engine is told it has
+	// (200ms): the way from its bestmove to the server's clock, which a
+	// loaded machine stretches.
+	EngineMargin time.Duration
+	Logger       *slog.Logger
+}
+
+// WithDefaults fills in the zero fields.
+func (c Config) WithDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.Grace, time.Minute)
+	def(&c.Keep, 5*time.Minute)
+	def(&c.Lag, 300*time.Millisecond)
+	def(&c.EngineMargin, 200*time.Millisecond)
+	n := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	n(&c.MaxPerClient, 2)
+	n(&c.MaxGames, 64)
+	n(&c.MaxKept, 256)
+	n(&c.MaxPlies, 512)
+	if c.Store == nil {
+		c.Store = NewMemoryStore()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Manager owns the games of this process.
+type Manager struct {
+	cfg Config
+
+	mu       sync.Mutex
+	games    map[string]*game // in progress and ended (until Keep)
+	playing  map[string]int   // games in progress per client
+	total    int              // games in progress
+	done     []*game          // ended games, oldest first
+	closed   bool
+	sessions sync.WaitGroup // games' engine sessions being closed
+}
+
+// New returns a Manager.
+func New(cfg Config) *Manager {
+	return &Manager{cfg: cfg.WithDefaults(), games: map[string]*game{}, playing: map[string]int{}}
+}
+
+// For returns the runner of play_* requests for who (Session.SetPlay).
+func (m *Manager) For(who session.Caller) session.PlayRunner { return runner{m, who} }
+
+type runner struct {
+	m   *Manager
+	who session.Caller
+}
+
+func (r runner) Play(ctx context.Context, req *session.Request, emit func(*session.Event)) {
+	if err := r.m.serve(ctx, r.who, req, emit); err != nil {
+		emit(session.ErrorEvent(req.ID, err))
+	}
+}
+
+// CodeNotFound: no such game of this client's (as for game analysis jobs).
+const CodeNotFound = "not_found"
+
+func newError(code, format string, args ...any) *session.Error {
+	return &session.Error{Code: code, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
+}
+
+func (m *Manager) serve(ctx context.Context, who session.Caller, req *session.Request, emit func(*session.Event)) *session.Error {
+	if req.Type == session.TypePlayStart {
+		return m.start(ctx, who, req, emit)
+	}
+	g := m.find(who.Client, req.Game)
+	if g == nil {
+		if st, ok, _ := m.cfg.Store.Load(ctx, req.Game); ok && st.Owner == who.Client && req.Type == session.TypePlayResume {
+			// Ended (or left by a process that went): its last state.
+			emit(stateEvent(req.ID, st, time.Now()))
+			return nil
+		}
+		return newError(CodeNotFound, "no game %q: unknown, forgotten, or started by another client", clipID(req.Game))
+	}
+	switch req.Type {
+	case session.TypePlayResume:
+		g.attach(ctx, req.ID, emit)
+		return nil
+	case session.TypePlayMove:
+		return g.humanMove(ctx, req, emit)
+	case session.TypePlayResign:
+		return g.humanEnds(ctx, req, emit, false)
+	case session.TypePlayDeclare:
+		return g.humanEnds(ctx, req, emit, true)
+	}
+	return newError(session.CodeUnknownType, "unknown play request %q", req.Type)
+}
+
+// find returns owner's game id, or nil (another client's game is not
+// found either, as for game analysis jobs).
+func (m *Manager) find(owner, id string) *game {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g := m.games[id]
+	if g == nil || g.owner != owner {
+		return nil
+	}
+	return g
+}
+
+// admit counts a new game for client, or refuses it.
+func (m *Manager) admit(client string) *session.Error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return newError(session.CodeShuttingDown, "the server is shutting down; reconnect to another instance")
+	case m.playing[client] >= m.cfg.MaxPerClient:
+		return newError(session.CodeTooManyRequests, "this client has %d games in progress, as many as one may; resign one or finish it", m.cfg.MaxPerClient)
+	case m.total >= m.cfg.MaxGames:
+		return newError(session.CodeTooManyRequests, "the server plays %d games, as many as it may; retry later", m.cfg.MaxGames)
+	}
+	m.playing[client]++
+	m.total++
+	return nil
+}
+
+func (m *Manager) register(g *game) {
+	m.mu.Lock()
+	m.games[g.st.ID] = g
+	m.mu.Unlock()
+}
+
+// unadmit undoes admit for a game that did not start.
+func (m *Manager) unadmit(client string) {
+	m.mu.Lock()
+	m.release(client)
+	m.mu.Unlock()
+}
+
+func (m *Manager) release(client string) {
+	m.total--
+	if m.playing[client]--; m.playing[client] <= 0 {
+		delete(m.playing, client)
+	}
+}
+
+// ended moves g from the games in progress to the ended ones, kept for
+// Keep and at most MaxKept of them.
+func (m *Manager) ended(g *game) {
+	m.mu.Lock()
+	m.release(g.owner)
+	m.done = append(m.done, g)
+	var gone []*game
+	for len(m.done) > m.cfg.MaxKept {
+		gone = append(gone, m.done[0])
+		m.done = slices.Delete(m.done, 0, 1)
+	}
+	for _, o := range gone {
+		delete(m.games, o.st.ID)
+	}
+	m.mu.Unlock()
+	for _, o := range gone {
+		m.cfg.Store.Delete(context.Background(), o.st.ID)
+	}
+	time.AfterFunc(m.cfg.Keep, func() { m.forget(g) })
+}
+
+func (m *Manager) forget(g *game) {
+	m.mu.Lock()
+	i := slices.Index(m.done, g)
+	if i >= 0 {
+		m.done = slices.Delete(m.done, i, i+1)
+		delete(m.games, g.st.ID)
+	}
+	m.mu.Unlock()
+	if i >= 0 {
+		m.cfg.Store.Delete(context.Background(), g.st.ID)
+	}
+}
+
+// Counts reports the games in progress and the ended games kept.
+func (m *Manager) Counts() (playing, kept int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.total, len(m.done)
+}
+
+// Close ends every game in progress (aborted: the server shuts down) and
+// waits until their engines have been given back. ctx bounds the wait.
+func (m *Manager) Close(ctx context.Context) {
+	m.mu.Lock()
+	m.closed = true
+	var live []*game
+	for _, g := range m.games {
+		live = append(live, g)
+	}
+	m.mu.Unlock()
+	for _, g := range live {
+		g.abort(session.CodeShuttingDown, "the server is shutting down")
+	}
+	done := make(chan struct{})
+	go func() { m.sessions.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+func newID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func clipID(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return s
+}

@@ -1,0 +1,143 @@
+package play
+
+import (
+	"context"
+	"slices"
+
+	"github.com/usid/usid/kifu"
+	"github.com/usid/usid/probe"
+	"github.com/usid/usid/session"
+	"github.com/usid/usid/shogi"
+)
+
+// Options are play_start's settings (the request's "play").
+type Options struct {
+	Side string `json:"side"` // the human's side: "b" (Black, sente) or "w"
+	// Handicap is a KIF 手合割 name (香落ち, 角落ち, 飛車落ち, 飛香落ち,
+	// 二枚落ち, 四枚落ち, 六枚落ち, ...); without it the game starts from the
+	// request's position (the board's), by default the initial one.
+	Handicap string `json:"handicap"`
+	Clock    Sides  `json:"clock"`
+	Level    *Level `json:"level"`
+	// Ponder lets the engine think on the human's time, where its profile
+	// says it can (a USI_Ponder option).
+	Ponder bool `json:"ponder"`
+}
+
+// check validates o against the caps; it returns the error to answer.
+func (o *Options) check(c session.Caps) *session.Error {
+	if o.Side != "b" && o.Side != "w" {
+		return newError(session.CodeInvalidField, "play.side %q: want \"b\" or \"w\"", clipID(o.Side))
+	}
+	maxMS := c.MaxClock.Milliseconds()
+	for i, tc := range []TimeControl{o.Clock.B, o.Clock.W} {
+		side := "play.clock." + "bw"[i:i+1]
+		for _, f := range []struct {
+			name string
+			v    int64
+		}{{"main_ms", tc.MainMS}, {"byoyomi_ms", tc.ByoyomiMS}, {"inc_ms", tc.IncMS}} {
+			if f.v < 0 || f.v > maxMS {
+				return newError(session.CodeInvalidField, "%s.%s %d: want 0..%d", side, f.name, f.v, maxMS)
+			}
+		}
+		if tc.ByoyomiMS > 0 && tc.IncMS > 0 {
+			return newError(session.CodeInvalidField, "%s: byoyomi_ms and inc_ms cannot be used together", side)
+		}
+		if tc.MainMS == 0 && tc.ByoyomiMS == 0 && tc.IncMS == 0 {
+			return newError(session.CodeInvalidField, "%s: no time at all; set main_ms, byoyomi_ms or inc_ms", side)
+		}
+	}
+	if l := o.Level; l != nil {
+		if l.MoveTimeMS < 0 || l.MoveTimeMS > c.MaxMoveTime.Milliseconds() {
+			return newError(session.CodeInvalidField, "play.level.movetime_ms %d: want 0..%d", l.MoveTimeMS, c.MaxMoveTime.Milliseconds())
+		}
+		if (l.Option == "") != (l.Value == "") {
+			return newError(session.CodeInvalidField, "play.level: option and value go together")
+		}
+		if len(l.Option) > 64 || len(l.Value) > 64 {
+			return newError(session.CodeInvalidField, "play.level: option or value longer than 64 bytes")
+		}
+	}
+	return nil
+}
+
+// start serves play_start.
+func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Request, emit func(*session.Event)) *session.Error {
+	svc := m.cfg.Service
+	var o Options
+	if len(req.Play) == 0 {
+		return newError(session.CodeInvalidField, "play_start needs play: side, clock, level")
+	}
+	if err := session.DecodeStrict(req.Play, &o); err != nil {
+		return newError(session.CodeBadRequest, "play: %s", session.JSONError(err))
+	}
+	if err := o.check(svc.Caps); err != nil {
+		return err
+	}
+	engine := req.Engine
+	if engine == "" {
+		engine = svc.DefaultEngine
+	}
+	if svc.Pool == nil || !slices.Contains(svc.Pool.Engines(), engine) {
+		return newError(session.CodeUnknownEngine, "no engine named %q", clipID(engine))
+	}
+	prof := svc.Pool.Profile(engine)
+	if prof != nil && prof.MateOnly {
+		return newError(session.CodeUnsupported, "engine %s only solves mates; choose another to play", engine)
+	}
+	pos := req.Position
+	if o.Handicap != "" {
+		sfen := kifu.HandicapSFEN(o.Handicap)
+		if sfen == "" || o.Handicap == "平手" {
+			return newError(session.CodeInvalidField, "play.handicap %q: not a handicap this server knows", clipID(o.Handicap))
+		}
+		if pos != nil && (pos.SFEN != "" || len(pos.Moves) > 0) {
+			return newError(session.CodeInvalidField, "a handicap game starts from the handicap's position: send no position")
+		}
+		pos = &session.Position{SFEN: sfen}
+	}
+	chk, perr := session.CheckPosition(pos, svc.Caps.MaxMoves)
+	if perr != nil {
+		return perr
+	}
+	if len(chk.Pos.LegalMoves()) == 0 {
+		return newError(session.CodeInvalidField, "the game is over in that position: the side to move has no legal move")
+	}
+	engSide := 1
+	if o.Side == "w" {
+		engSide = 0
+	}
+	if o.Clock.of(engSide).IncMS > 0 && prof != nil && prof.Goes("binc") != probe.Native {
+		return newError(session.CodeUnsupported, "engine %s does not take binc/winc; give it byoyomi", engine)
+	}
+	if who.Budget != nil {
+		if wait := who.Budget.Take(context.WithoutCancel(ctx), 0); wait > 0 {
+			return newError(session.CodeTooManyRequests, "this client's engine time is spent; retry in %ds", int(wait.Seconds())+1)
+		}
+	}
+	if err := m.admit(who.Client); err != nil {
+		return err
+	}
+	st := &State{Owner: who.Client}
+	st.ID = newID()
+	st.Engine, st.Human, st.Handicap, st.TC, st.Level = engine, o.Side, o.Handicap, o.Clock, o.Level
+	st.Ponder = o.Ponder && prof != nil && prof.PonderOption != ""
+	st.SFEN = chk.USI.SFEN
+	st.Moves, st.MovesKIF, st.TimesMS = []string{}, []string{}, []int64{}
+	p := *chk.Start
+	last := shogi.NoSquare
+	for _, mv := range chk.Moves {
+		st.Moves = append(st.Moves, mv.String())
+		st.MovesKIF = append(st.MovesKIF, p.KIF(mv, last))
+		st.TimesMS = append(st.TimesMS, 0)
+		p.Play(mv)
+		last = mv.To
+	}
+	st.Pre = len(chk.Moves)
+	st.Main = [2]int64{o.Clock.B.MainMS, o.Clock.W.MainMS}
+	st.Status = statusPlaying
+	g := newGame(m, who, st, chk.Start, chk.Moves)
+	m.register(g)
+	g.begin(ctx, req.ID, emit)
+	return nil
+}

@@ -1,0 +1,144 @@
+package play
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// Public is what the player sees of a game: the play event's "play".
+type Public struct {
+	ID       string `json:"game"`
+	Engine   string `json:"engine"`
+	Human    string `json:"human"` // "b" or "w"
+	SFEN     string `json:"sfen"`  // the start
+	Handicap string `json:"handicap,omitempty"`
+	// Moves from the start; the first Pre came with the position and were
+	// not played in this game (no time).
+	Moves    []string `json:"moves"`
+	MovesKIF []string `json:"moves_kif"`
+	TimesMS  []int64  `json:"times_ms"` // per move, as the server counted it
+	Pre      int      `json:"pre"`
+	TC       Sides    `json:"time_control"`
+	Level    *Level   `json:"level,omitempty"`
+	Ponder   bool     `json:"ponder"`
+	Status   string   `json:"status"` // playing or ended
+	Result   *Result  `json:"result,omitempty"`
+}
+
+// Sides is a time control per side.
+type Sides struct {
+	B TimeControl `json:"b"`
+	W TimeControl `json:"w"`
+}
+
+func (s *Sides) of(c int) TimeControl {
+	if c == 0 {
+		return s.B
+	}
+	return s.W
+}
+
+// Result is how a game ended.
+type Result struct {
+	Winner string `json:"winner"` // "b", "w", or "" (draw, aborted)
+	Reason string `json:"reason"` // resign, checkmate, time, repetition, perpetual_check, declaration, illegal_declaration, max_moves, abandoned, aborted
+	// End is the record's ending as POST /v1/records/export takes it.
+	End    string `json:"end"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Level is the engine's strength: a client-settable option (a Skill
+// Level) set to Value, or at most MoveTimeMS per move (the engine is told
+// a byoyomi that short, while its real clock runs as usual).
+type Level struct {
+	Option     string `json:"option,omitempty"`
+	Value      string `json:"value,omitempty"`
+	MoveTimeMS int64  `json:"movetime_ms,omitempty"`
+}
+
+// State is a game as a Store keeps it: enough for any process to carry it
+// on (the clocks as they stood when the turn began, and when that was).
+type State struct {
+	Public
+	Owner     string    `json:"owner"`
+	Main      [2]int64  `json:"main_ms"` // main time left at TurnStart, Black's and White's
+	TurnStart time.Time `json:"turn_start"`
+	Ended     time.Time `json:"ended,omitzero"`
+}
+
+// ClockView is the clocks at the moment an event was made: the side
+// Running's clock runs on from there (the page counts it down until the
+// next event).
+type ClockView struct {
+	B       SideClock `json:"b"`
+	W       SideClock `json:"w"`
+	Running string    `json:"running,omitempty"` // "b", "w", or "" once ended
+}
+
+// stateView is the play event's payload.
+type stateView struct {
+	Public
+	Clock ClockView `json:"clock"`
+}
+
+// Store keeps game states. The memory store serves one process; a shared
+// one (Redis) would let another process resume a game (see README).
+// Implementations are safe for concurrent use.
+type Store interface {
+	Save(ctx context.Context, st *State) error
+	Load(ctx context.Context, id string) (*State, bool, error)
+	Delete(ctx context.Context, id string) error
+}
+
+// MemoryStore is the in-process Store; the Manager bounds what it holds.
+type MemoryStore struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{m: map[string][]byte{}} }
+
+// Save keeps st as JSON, as a shared store would.
+func (s *MemoryStore) Save(_ context.Context, st *State) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.m[st.ID] = b
+	s.mu.Unlock()
+	return nil
+}
+
+// Load returns the state saved under id.
+func (s *MemoryStore) Load(_ context.Context, id string) (*State, bool, error) {
+	s.mu.Lock()
+	b, ok := s.m[id]
+	s.mu.Unlock()
+	if !ok {
+		return nil, false, nil
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, false, err
+	}
+	return &st, true, nil
+}
+
+// Delete forgets id.
+func (s *MemoryStore) Delete(_ context.Context, id string) error {
+	s.mu.Lock()
+	delete(s.m, id)
+	s.mu.Unlock()
+	return nil
+}
+
+// Len is how many states the store holds (for tests of the bounds).
+func (s *MemoryStore) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}

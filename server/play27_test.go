@@ -1,0 +1,51 @@
+package server
+
+import (
+	"github.com/coder/websocket"
+
+	"testing"
+	"time"
+)
+
+// TestPlayOverWebSocket: a game against fairy over the WebSocket, the
+// connection dropped and the game resumed on a new one with its moves and
+// clocks, then resigned.
+func TestPlayOverWebSocket(t *testing.T) {
+	cl := dial(t, shared)
+	cl.send(map[string]any{"type": "play_start", "id": "p1", "engine": "fairy",
+		"play": map[string]any{"side": "b", "clock": map[string]any{"b": map[string]any{"main_ms": 600000}, "w": map[string]any{"byoyomi_ms": 1000}}}})
+	play := func(ev map[string]any) map[string]any { p, _ := ev["play"].(map[string]any); return p }
+	start := play(last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["id"] == "p1" })))
+	if start == nil || start["status"] != "playing" {
+		t.Fatalf("play_start: %v", start)
+	}
+	game := start["game"].(string)
+	cl.send(map[string]any{"type": "play_move", "id": "m1", "game": game, "move": "7g7f"})
+	// The human's move, then the engine's: both to the subscriber (p1).
+	st := play(last(cl.until(20*time.Second, func(ev map[string]any) bool {
+		p := play(ev)
+		return ev["id"] == "p1" && p != nil && len(p["moves"].([]any)) == 2
+	})))
+	if clock := st["clock"].(map[string]any); clock["running"] != "b" {
+		t.Errorf("after the engine's move: clock %v", clock)
+	}
+	cl.c.Close(websocket.StatusNormalClosure, "page reloaded")
+	<-cl.done
+
+	cl2 := dial(t, shared)
+	cl2.send(map[string]any{"type": "play_resume", "id": "r1", "game": game})
+	st = play(last(cl2.until(10*time.Second, func(ev map[string]any) bool { return ev["id"] == "r1" })))
+	if st == nil || st["status"] != "playing" || len(st["moves"].([]any)) != 2 {
+		t.Fatalf("resumed: %v", st)
+	}
+	cl2.send(map[string]any{"type": "play_resign", "id": "x", "game": game})
+	st = play(last(cl2.until(10*time.Second, func(ev map[string]any) bool { return ev["id"] == "r1" })))
+	if r, _ := st["result"].(map[string]any); r["winner"] != "w" || r["reason"] != "resign" {
+		t.Errorf("after resigning: %v", st)
+	}
+	cl2.send(map[string]any{"type": "play_move", "id": "late", "game": "nonesuch", "move": "7g7f"})
+	if ev := last(cl2.until(10*time.Second, func(ev map[string]any) bool { return ev["id"] == "late" })); ev["code"] != "not_found" {
+		t.Errorf("a move in an unknown game: %v", ev)
+	}
+	shared.waitIdle(t)
+}

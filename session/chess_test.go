@@ -1,0 +1,57 @@
+package session
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestChessBoard: a chess position's cache key names the game and keeps
+// the 50-move counter; a history with a repeated position is seen; the
+// notation is SAN.
+func TestChessBoard(t *testing.T) {
+	check := func(p *Position) *Checked {
+		t.Helper()
+		c, err := CheckPosition(p, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	shogiKey := check(&Position{}).board.key()
+	start := check(&Position{FEN: "startpos"})
+	if k := start.board.key(); !strings.HasPrefix(k, "chess ") || k == shogiKey || strings.HasSuffix(k, " 1") {
+		t.Errorf("key %q (shogi's %q): want the game named and no move number", k, shogiKey)
+	}
+	a := check(&Position{FEN: "4k3/8/8/8/8/8/8/R3K3 w - - 0 40"}).board.key()
+	b := check(&Position{FEN: "4k3/8/8/8/8/8/8/R3K3 w - - 90 40"}).board.key()
+	if a == b {
+		t.Errorf("keys of two 50-move counters are one: %q", a)
+	}
+	for _, tt := range []struct {
+		moves   []string
+		repeats bool
+	}{
+		{[]string{"g1f3", "g8f6", "f3g1", "f6g8"}, true},
+		{[]string{"g1f3", "g8f6", "f3g1", "f6g8", "e2e4"}, true},
+		{[]string{"e2e4", "e7e5", "g1f3", "b8c6"}, false},
+		{[]string{"g1f3", "g8f6", "f3g1"}, false},
+	} {
+		c := check(&Position{FEN: "startpos", Moves: tt.moves})
+		if got := c.board.repeats(); got != tt.repeats {
+			t.Errorf("%v: repeats %v, want %v", tt.moves, got, tt.repeats)
+		}
+	}
+	c := check(&Position{FEN: "startpos", Moves: []string{"e2e4"}})
+	if got := strings.Join(c.board.notate([]string{"e7e5", "g1f3", "b8c6", "f1b5", "zz"}), " "); got != "e5 Nf3 Nc6 Bb5" {
+		t.Errorf("SAN %q", got)
+	}
+	if c.USI.FEN == "" || c.USI.SFEN != "" || len(c.USI.Moves) != 1 {
+		t.Errorf("engine position %+v", c.USI)
+	}
+	if _, err := CheckPosition(&Position{FEN: "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1"}, 100); err == nil || err.Code != "castling_rights" {
+		t.Errorf("bad castling rights: %v", err)
+	}
+	if _, err := CheckPosition(&Position{FEN: "startpos", Moves: []string{"e2e4", "e2e4"}}, 100); err == nil || err.MoveIndex != 1 {
+		t.Errorf("illegal second move: %+v", err)
+	}
+}

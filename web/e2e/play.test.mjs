@@ -1,0 +1,191 @@
+// Playing the engine on the analysis board (/), against a real usid and
+// fairy-stockfish: a game at byoyomi 1 s through the page (the human's
+// moves legal ones the test picks, clicked on the board), every clock the
+// page shows checked against the server's play events, the engine's time
+// per move within byoyomi + 0.3 s, a reload that resumes the game, the
+// result and the KIF at the end; and a game lost on time. Desktop and
+// phone sizes.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { launch, clickSquare, screenshot, takeProblems, baseURL } from './lib.mjs';
+
+const ENGINE = process.env.USID_PLAY_ENGINE || 'fairy';
+const HUMAN_MOVES = Number(process.env.USID_PLAY_MOVES || 8); // then the human resigns
+const SIZES = { desktop: { width: 1366, height: 900 }, phone: { width: 390, height: 844, mobile: true } };
+
+// openPlay opens the board with the play events of its WebSocket recorded
+// (page.frames: every "play" payload, in order).
+async function openPlay(context) {
+  const page = await context.newPage();
+  page.plays = [];
+  page.on('websocket', (ws) => {
+    if (!ws.url().includes('/v1/ws')) return;
+    ws.on('framereceived', (f) => {
+      let m;
+      try { m = JSON.parse(f.payload); } catch { return; }
+      if (m.type === 'play') page.plays.push(m.play);
+    });
+  });
+  await page.goto(`${baseURL()}/`);
+  await page.waitForSelector('.board-area[data-ready="true"]');
+  await page.waitForFunction((e) => [...document.querySelectorAll('#engine option')].some((o) => o.value === e), ENGINE);
+  await page.selectOption('[data-testid="engine-select"]', ENGINE);
+  return page;
+}
+
+// checkClocks waits until the page has shown the latest play event and
+// checks its clocks against it: the server's values, the running side, and
+// a shown time no more than the server's.
+async function checkClocks(page) {
+  const last = page.plays[page.plays.length - 1];
+  await page.waitForFunction((game) => document.querySelector('[data-testid="play-panel"]').dataset.game === game, last.game);
+  const shown = await page.evaluate(() => ['b', 'w'].map((s) => ({ ...document.querySelector(`[data-testid="clock-${s}"]`).dataset })));
+  const now = page.plays[page.plays.length - 1];
+  if (now !== last) return checkClocks(page); // another came meanwhile
+  for (const [i, side] of ['b', 'w'].entries()) {
+    const c = now.clock[side];
+    const s = shown[i];
+    assert.equal(Number(s.mainMs), c.main_ms, `${side} main time shown vs the server's`);
+    assert.equal(Number(s.byoyomiMs), c.byoyomi_ms, `${side} byoyomi shown vs the server's`);
+    assert.equal(s.running, String(now.clock.running === side), `${side} running`);
+    const full = c.main_ms + (now.time_control[side].byoyomi_ms ? c.byoyomi_ms : 0);
+    assert.ok(Number(s.shownMs) <= full, `${side} shows ${s.shownMs} ms, more than the server's ${full}`);
+  }
+  return now;
+}
+
+// humanMove waits for the human's turn and plays a legal board move
+// (no drop, no promotion choice) picked by the test.
+async function humanMove(page, n) {
+  await page.waitForFunction(() => {
+    const p = document.querySelector('[data-testid="play-panel"]');
+    return p.dataset.status !== 'playing' || (document.querySelector('[data-testid="clock-b"]').dataset.running === 'true' &&
+      document.querySelector('.board-area').dataset.ready === 'true');
+  }, null, { timeout: 30_000 });
+  const st = await checkClocks(page);
+  if (st.status !== 'playing') return st;
+  const res = await fetch(`${baseURL()}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ position: { sfen: st.sfen, moves: st.moves } }) });
+  const v = await res.json();
+  const plain = v.legal_moves.filter((m) => /^[1-9][a-i][1-9][a-i]$/.test(m) && !v.legal_moves.includes(`${m}+`));
+  const mv = plain[(n * 7) % plain.length];
+  const before = page.plays.length;
+  await clickSquare(page, mv.slice(0, 2));
+  await clickSquare(page, mv.slice(2, 4));
+  await until(() => page.plays.length > before, 'the server took the move');
+  return st;
+}
+
+// until polls a condition of the test's own state (the recorded frames).
+async function until(cond, what, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function setTime(page, { mode, youMain, youExtra, engMain, engExtra }) {
+  await page.selectOption('[data-testid="play-mode"]', mode);
+  await page.fill('[data-testid="play-main-you"]', String(youMain));
+  await page.fill('[data-testid="play-main-engine"]', String(engMain));
+  if (mode !== 'sudden') {
+    await page.fill('[data-testid="play-extra-you"]', String(youExtra));
+    await page.fill('[data-testid="play-extra-engine"]', String(engExtra));
+  }
+}
+
+for (const [size, opts] of Object.entries(SIZES)) {
+  test(`${size}: a game against ${ENGINE} at byoyomi 1 s, clocks as the server counts them, reload, resign, result and KIF`, { timeout: 300_000 }, async () => {
+    const browser = await launch({ ...opts, locale: 'ja-JP' });
+    try {
+      const page = await openPlay(browser.context);
+      await page.selectOption('[data-testid="play-side"]', 'b');
+      await setTime(page, { mode: 'byoyomi', youMain: 120, youExtra: 1, engMain: 0, engExtra: 1 });
+      // The level follows the engine's profile: fairy has a Skill Level.
+      assert.equal(await page.getAttribute('[data-testid="play-level"]', 'data-kind'), 'option');
+      // Desktop: the weakest skill (the choices run from strong to weak).
+      // Phone: the other kind of level, a time per move (0.5 s), which also
+      // leaves the engine room on a loaded machine (a phone-sized Chromium
+      // at 2x costs the most CPU of these tests).
+      const low = size === 'desktop'
+        ? await page.evaluate(() => [...document.querySelectorAll('#play-level option')].filter((o) => o.value.startsWith('opt:')).pop().value)
+        : 'ms:500';
+      await page.selectOption('[data-testid="play-level"]', low);
+      await page.click('[data-testid="play-begin"]');
+      await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+      let st;
+      for (let n = 0; n < HUMAN_MOVES; n++) {
+        st = await humanMove(page, n);
+        if (st.status !== 'playing') break;
+        if (n === 2) {
+          await screenshot(page, `play-${size}`);
+          // A reload: the game comes back with its moves and clocks.
+          const game = st.game;
+          await page.waitForFunction(() => document.querySelector('[data-testid="clock-w"]').dataset.running === 'true' ||
+            document.querySelector('[data-testid="clock-b"]').dataset.running === 'true');
+          await page.reload();
+          await page.waitForSelector(`[data-testid="play-panel"][data-game="${game}"][data-status="playing"]`);
+        }
+      }
+      // Every engine move within byoyomi + 0.3 s, as the server counted it.
+      const last = page.plays[page.plays.length - 1];
+      last.times_ms.forEach((ms, i) => { if (i % 2 === 1) assert.ok(ms <= 1300, `engine move ${i + 1} took ${ms} ms`); });
+      if (last.status === 'playing') {
+        await page.waitForSelector('[data-testid="clock-b"][data-running="true"]');
+        await page.click('[data-testid="play-resign"]');
+      }
+      await page.waitForSelector('[data-testid="play-result"]:not([hidden])');
+      const end = page.plays[page.plays.length - 1];
+      assert.equal(end.status, 'ended');
+      assert.ok(!(end.result.reason === 'time' && end.result.winner === 'b'), `the engine lost on time at move ${end.moves.length + 1} (times ${end.times_ms}; analysis ${await page.getAttribute('[data-testid="analysis-status"]', 'data-state')})`);
+      assert.equal(await page.getAttribute('[data-testid="play-result"]', 'data-reason'), end.result.reason);
+      await checkClocks(page);
+      // The record: every move, the result in the move list and the KIF.
+      await page.waitForSelector(`[data-testid="game-result"][data-end="${end.result.end}"]`);
+      assert.equal(await page.locator('[data-testid="move-list"] [data-testid="move"]').count(), end.moves.length);
+      await screenshot(page, `play-ended-${size}`);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="download-kif"]')]);
+      const kif = fs.readFileSync(await download.path(), 'utf8');
+      assert.match(kif, /先手：あなた/);
+      assert.match(kif, new RegExp(`後手：${ENGINE}`));
+      // Every move, then how the game ended.
+      assert.match(kif, new RegExp(`\\n *${end.moves.length} \\S+\\(\\d\\d\\) +\\(`));
+      if (end.result.reason === 'resign') assert.match(kif, new RegExp(`\\n *${end.moves.length + 1} 投了\\n`));
+      // One click analyses the game.
+      await page.click('[data-testid="play-analyse"]');
+      await page.waitForSelector('[data-testid="game-status"]:not([hidden])');
+      await page.waitForFunction(() => /\d+ \/ \d+/.test(document.querySelector('[data-testid="game-progress-text"]').textContent));
+      // Cancelled: a REST job outlives the page, and would take the
+      // engines' time from the next test.
+      await page.click('[data-testid="analyse-game"]');
+      await page.waitForSelector('[data-testid="game-status"][data-state="cancelled"]');
+      assert.deepEqual(takeProblems(browser.context), []);
+    } finally {
+      await browser.close();
+    }
+  });
+}
+
+test('a game lost on time: sudden death, the human does not move', { timeout: 120_000 }, async () => {
+  const browser = await launch({ ...SIZES.desktop, locale: 'en-US' });
+  try {
+    const page = await openPlay(browser.context);
+    await page.selectOption('[data-testid="play-side"]', 'w');
+    await setTime(page, { mode: 'sudden', youMain: 2, engMain: 60 });
+    await page.click('[data-testid="play-begin"]');
+    // The engine (sente) moves first; then the human's 2 s run out.
+    await page.waitForSelector('[data-testid="play-result"][data-reason="time"]', { timeout: 60_000 });
+    const end = page.plays[page.plays.length - 1];
+    assert.equal(end.result.winner, 'b');
+    assert.equal(end.clock.w.main_ms, 0);
+    await checkClocks(page);
+    await page.waitForSelector('[data-testid="game-result"][data-end="time_up"]');
+    assert.match(await page.textContent('[data-testid="play-result"]'), /You lose/);
+    assert.deepEqual(takeProblems(browser.context), []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,167 @@
+// The analysis board against the production topology (issue 30): three usid
+// processes sharing one real redis-server, behind a round-robin proxy that
+// sends every request, and every new WebSocket, to the next process (as a
+// Service without session affinity does). A board reloaded during a game
+// analysis follows the job again, whichever process answers.
+//
+// It starts its own processes: USID_BIN (run.sh exports the usid it built;
+// else this test builds one) and Debian's redis-server.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, takeProblems } from './lib.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.join(here, '../..');
+const GAME = fs.readFileSync(path.join(root, 'kifu/testdata/kfw-game-a.kif'), 'utf8'); // 38 moves
+const REDIS = process.env.REDIS_SERVER || '/usr/bin/redis-server';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'usid-e2e-pods-'));
+const procs = [];
+let proxy;
+let browser;
+let base;
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+function run(cmd, args, name, env = {}) {
+  const log = fs.openSync(path.join(tmp, `${name}.log`), 'w');
+  const p = spawn(cmd, args, { cwd: root, stdio: ['ignore', log, log], env: { ...process.env, ...env } });
+  p.exited = new Promise((r) => p.on('exit', r));
+  p.logName = name;
+  procs.push(p);
+  return p;
+}
+
+async function waitFor(what, check, ms = 240_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms / 1000}s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const ok = (url) => fetch(url).then((r) => r.ok, () => false);
+
+// roundRobin forwards each request, and each upgrade (a WebSocket), to the
+// next port, headers untouched (usid sees the proxy's Host, as behind a
+// Gateway).
+function roundRobin(ports) {
+  let next = 0;
+  const pick = () => ports[next++ % ports.length];
+  const server = http.createServer((req, res) => {
+    const up = http.request({ host: '127.0.0.1', port: pick(), method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => { res.writeHead(502); res.end(); });
+    req.pipe(up);
+  });
+  server.on('upgrade', (req, sock, head) => {
+    const up = net.connect(pick(), '127.0.0.1', () => {
+      let lines = `${req.method} ${req.url} HTTP/1.1\r\n`;
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines += `${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`;
+      up.write(`${lines}\r\n`);
+      up.write(head);
+      up.pipe(sock);
+      sock.pipe(up);
+    });
+    up.on('error', () => sock.destroy());
+    sock.on('error', () => up.destroy());
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+before(async () => {
+  if (!fs.existsSync(REDIS)) throw new Error(`${REDIS} is missing: apt-get install -y redis-server`);
+  let bin = process.env.USID_BIN;
+  if (!bin) {
+    bin = path.join(tmp, 'usid');
+    const b = spawnSync('go', ['build', '-o', bin, './cmd/usid'], { cwd: root, stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('go build ./cmd/usid failed');
+  }
+  const redisPort = await freePort();
+  run(REDIS, ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmp], 'redis');
+  const conf = path.join(tmp, 'usid.yaml');
+  fs.writeFileSync(conf, `${fs.readFileSync(path.join(here, 'testdata/usid.yaml'), 'utf8')}
+engines:
+  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 2, options: {USI_Hash: 16, Threads: 1}}
+games:
+  lease: 2s
+access:
+  redis: redis://127.0.0.1:${redisPort}/0
+`);
+  const ports = [];
+  for (let i = 0; i < 3; i++) {
+    const port = await freePort();
+    ports.push(port);
+    run(bin, ['--addr', `127.0.0.1:${port}`, '--config', conf], `usid${i}`, { HOME: tmp });
+  }
+  for (const port of ports) await waitFor(`usid on ${port} ready`, () => ok(`http://127.0.0.1:${port}/readyz`));
+  proxy = await roundRobin(ports);
+  base = `http://127.0.0.1:${proxy.address().port}`;
+  browser = await launch({ width: 1280, height: 900 });
+});
+
+after(async () => {
+  await browser?.close();
+  proxy?.closeAllConnections();
+  proxy?.close();
+  for (const p of procs.reverse()) {
+    if (p.exitCode === null) p.kill('SIGTERM');
+    const t = setTimeout(() => p.kill('SIGKILL'), 20_000);
+    await p.exited;
+    clearTimeout(t);
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('a board reloaded during a game analysis shows the job\'s progress again, served by three usid behind a round-robin proxy', { timeout: 480_000 }, async () => {
+  const page = await browser.context.newPage();
+  await page.goto(`${base}/`);
+  await page.waitForSelector('.board-area[data-ready="true"]');
+  await page.fill('[data-testid="position-input"]', GAME);
+  await page.click('[data-testid="load-position"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="move"]').length === 38);
+  await page.selectOption('[data-testid="game-limit"]', 't500');
+  await page.click('[data-testid="analyse-game"]');
+  const progress = () => page.evaluate(() => {
+    const p = document.querySelector('[data-testid="game-progress"]');
+    const box = document.querySelector('[data-testid="game-status"]');
+    return { value: p.value, max: p.max, state: box.dataset.state, hidden: box.hidden };
+  });
+  await page.waitForFunction(() => {
+    const p = document.querySelector('[data-testid="game-progress"]');
+    return p.value >= 2 && p.value < p.max;
+  }, null, { timeout: 200_000 });
+  const before = await progress();
+
+  await page.reload();
+  await page.waitForSelector('.board-area[data-ready="true"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="move"]').length === 38);
+  // The job's progress again, at least where it was, then to its end.
+  await page.waitForFunction((n) => {
+    const box = document.querySelector('[data-testid="game-status"]');
+    return !box.hidden && document.querySelector('[data-testid="game-progress"]').value >= n;
+  }, before.value, { timeout: 120_000 });
+  const again = await progress();
+  assert.equal(again.max, 39);
+  assert.ok(['running', 'queued', 'done'].includes(again.state), `state after the reload: ${again.state}`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="game-status"]').dataset.state === 'done', null, { timeout: 240_000 });
+  assert.equal(await page.locator('[data-testid="eval-graph"]').getAttribute('data-points'), '39');
+  assert.match(await page.locator('[data-testid="game-progress-text"]').textContent(), /39 \/ 39/);
+  assert.deepEqual(takeProblems(browser.context), [], 'the page logged errors');
+  await page.close();
+});

@@ -1,0 +1,309 @@
+// Playing the engine (対局): the play panel, the clocks and the game's moves
+// on the board. The game runs on usid (play_* messages over /v1/ws): the
+// server keeps both clocks and judges the end; the page shows its state,
+// counting the running clock down between events, and sends the player's
+// moves. The game's id stays in sessionStorage, so a reload or a dropped
+// connection resumes it (the server keeps it for a grace period).
+
+import { t } from './i18n.js';
+import { $, escapeHtml } from './dom.js';
+import { STARTPOS } from './sfen.js';
+
+const KEY = 'usid.play';
+// Handicaps as usid names them (KIF's names), with the editor's words.
+export const HANDICAPS = [
+  ['香落ち', 'editor.start.lance'], ['角落ち', 'editor.start.bishop'], ['飛車落ち', 'editor.start.rook'],
+  ['飛香落ち', 'editor.start.rooklance'], ['二枚落ち', 'editor.start.two'], ['四枚落ち', 'editor.start.four'],
+  ['六枚落ち', 'editor.start.six'],
+];
+
+function remember(id) {
+  try { if (id) sessionStorage.setItem(KEY, id); else sessionStorage.removeItem(KEY); } catch { /* private mode */ }
+}
+function remembered() {
+  try { return sessionStorage.getItem(KEY); } catch { return null; }
+}
+
+// clockText shows a side's time: m:ss (tenths under ten seconds), or the
+// byoyomi counting down once the main time is spent.
+export function clockText(main, byo, hasByoyomi) {
+  if (main <= 0 && hasByoyomi) return t('play.byoyomi', { s: (Math.max(0, byo) / 1000).toFixed(1) });
+  const ms = Math.max(0, main);
+  if (ms < 10000) return (ms / 1000).toFixed(1);
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+export class PlayPanel {
+  // deps: sock, game, engine() (the chosen engine's /v1/engines entry),
+  // onStart() (stop the analysis), flip(side), refresh() (redraw the board).
+  constructor(root, deps) {
+    Object.assign(this, deps);
+    this.root = root;
+    this.state = null; // the last play event's "play"
+    this.at = 0; // performance.now() when it came
+    this.seq = 0;
+    this.reqs = 0;
+    this.sub = null; // id of the request the game's events carry
+    this.chain = Promise.resolve();
+    this.timer = 0;
+    const start = $('#play-start', root);
+    for (const [name, key] of HANDICAPS) {
+      const o = document.createElement('option');
+      o.value = name;
+      o.dataset.i18n = key;
+      o.textContent = t(key);
+      start.append(o);
+    }
+    $('#play-begin', root).addEventListener('click', () => this.begin());
+    $('#play-resign', root).addEventListener('click', () => this.send({ type: 'play_resign' }));
+    $('#play-declare', root).addEventListener('click', () => this.send({ type: 'play_declare' }));
+    $('#play-analyse', root).addEventListener('click', () => document.querySelector('#analyse-game')?.click());
+    $('#play-mode', root).addEventListener('change', () => this.renderForm());
+    this.sock.addEventListener('message', (e) => this.onMessage(e.detail));
+    this.sock.addEventListener('open', () => {
+      const id = this.state?.game || remembered();
+      if (id) this.resume(id);
+    });
+    this.renderForm();
+    this.render();
+  }
+
+  get active() { return this.state?.status === 'playing'; }
+
+  // humanToMove reports whether the board takes the player's move now.
+  humanToMove() {
+    const s = this.state;
+    if (!this.active) return false;
+    return s.clock.running === s.human && this.game.cursor === this.game.length && this.game.length === s.moves.length;
+  }
+
+  // followEngine fills the level choices from the engine's profile: its
+  // skill option where it has one a client may set, else a time per move.
+  followEngine() {
+    const e = this.engine();
+    const sel = $('#play-level', this.root);
+    const was = sel.value;
+    sel.innerHTML = '';
+    const add = (value, text) => {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = text;
+      sel.append(o);
+    };
+    add('', t('play.level.full'));
+    const allowed = e?.client_options || {};
+    const opt = (e?.options || []).find((o) => o.type === 'spin' && /skill|level|strength/i.test(o.name) && allowed[o.name]);
+    if (opt) {
+      const rule = allowed[opt.name];
+      const lo = rule.min ?? opt.min ?? 0;
+      const hi = rule.max ?? opt.max ?? 20;
+      const steps = 6;
+      const vals = [...new Set(Array.from({ length: steps }, (_, i) => Math.round(lo + ((hi - lo) * i) / (steps - 1))))];
+      for (const v of vals.reverse()) add(`opt:${opt.name}:${v}`, t('play.level.skill', { v }));
+      sel.dataset.kind = 'option';
+    } else {
+      sel.dataset.kind = 'time';
+    }
+    for (const ms of [100, 500, 1000, 3000]) add(`ms:${ms}`, t('play.level.ms', { s: ms / 1000 }));
+    if ([...sel.options].some((o) => o.value === was)) sel.value = was;
+    const ponder = $('#play-ponder', this.root);
+    ponder.disabled = !e?.profile?.ponder_option;
+    if (ponder.disabled) ponder.checked = false;
+  }
+
+  renderForm() {
+    const mode = $('#play-mode', this.root).value;
+    for (const el of this.root.querySelectorAll('.play-extra')) el.hidden = mode === 'sudden';
+    for (const el of this.root.querySelectorAll('[data-extra-label]')) {
+      el.textContent = t(mode === 'fischer' ? 'play.inc' : 'play.byoyomi.label');
+    }
+  }
+
+  settings() {
+    const num = (sel) => Math.round(Math.max(0, Number($(sel, this.root).value) || 0) * 1000);
+    const mode = $('#play-mode', this.root).value;
+    const tc = (main, extra) => {
+      const c = { main_ms: main };
+      if (mode === 'byoyomi') c.byoyomi_ms = extra;
+      if (mode === 'fischer') c.inc_ms = extra;
+      return c;
+    };
+    const side = $('#play-side', this.root).value;
+    const you = tc(num('#play-main-you'), num('#play-extra-you'));
+    const eng = tc(num('#play-main-engine'), num('#play-extra-engine'));
+    const play = { side, clock: side === 'b' ? { b: you, w: eng } : { b: eng, w: you }, ponder: $('#play-ponder', this.root).checked };
+    const level = $('#play-level', this.root).value;
+    if (level.startsWith('opt:')) {
+      const [, name, value] = level.split(':');
+      play.level = { option: name, value };
+    } else if (level.startsWith('ms:')) {
+      play.level = { movetime_ms: Number(level.slice(3)) };
+    }
+    const start = $('#play-start', this.root).value;
+    const msg = { type: 'play_start', engine: this.engine()?.name || '', play };
+    if (start === 'board') msg.position = { sfen: this.game.root, moves: this.game.moves.slice(0, this.game.cursor) };
+    else if (start !== 'even') play.handicap = start;
+    return msg;
+  }
+
+  begin() {
+    this.onStart();
+    this.error('');
+    const msg = this.settings();
+    this.sub = `play-${++this.reqs}`;
+    this.state = null;
+    this.status = 'starting';
+    this.render();
+    this.sock.send({ ...msg, id: this.sub });
+  }
+
+  resume(id) {
+    this.sub = `play-${++this.reqs}`;
+    this.sock.send({ type: 'play_resume', id: this.sub, game: id });
+  }
+
+  send(msg) {
+    if (!this.state) return;
+    this.sock.send({ ...msg, id: `pm-${++this.reqs}`, game: this.state.game });
+  }
+
+  // move is the player's move on the board: shown at once, sent to usid.
+  move(usi) {
+    if (!this.humanToMove()) { this.refresh(); return; }
+    this.game.play(usi);
+    this.send({ type: 'play_move', move: usi });
+  }
+
+  onMessage(m) {
+    if (m.type === 'error' && m.id && (m.id === this.sub || m.id.startsWith('pm-'))) {
+      if (m.id === this.sub && !this.active) {
+        // A resume of a game the server no longer has, or a refused start.
+        if (m.code === 'not_found') remember(null);
+        this.status = 'idle';
+        this.state = null;
+      }
+      this.error(m.message || m.code, m.code);
+      if (this.state) this.sync(this.state, true);
+      this.render();
+      return;
+    }
+    if (m.type !== 'play' || !m.play) return;
+    if (m.id !== this.sub && !m.id?.startsWith('pm-')) return;
+    const first = !this.state || this.state.game !== m.play.game;
+    this.state = m.play;
+    this.at = performance.now();
+    this.seq++;
+    this.status = m.play.status;
+    remember(m.play.status === 'playing' ? m.play.game : null);
+    if (first) this.flip(m.play.human);
+    this.sync(m.play, first);
+    this.render();
+  }
+
+  // sync shows the game's moves on the board: the new ones played on, or
+  // the whole game loaded when the board shows something else.
+  sync(s, whole) {
+    this.chain = this.chain.then(async () => {
+      const g = this.game;
+      const root = s.sfen === 'startpos' ? 'startpos' : s.sfen;
+      const line = g.moves || [];
+      const prefix = g.root === root && line.length <= s.moves.length && line.every((mv, i) => mv === s.moves[i]);
+      if (whole || !prefix) await g.load(root, s.moves.slice(0, s.pre));
+      if (g.cursor !== g.length) g.goto(g.length);
+      const rest = s.moves.slice(g.length);
+      if (rest.length) g.playLine(rest);
+      if (s.status === 'ended') this.toRecord(s);
+    }).catch((e) => this.error(e.message || String(e)));
+  }
+
+  // toRecord makes the finished game the page's record: moves with the
+  // server's times, the players, the result (exported with the KIF, shown
+  // in the move list), ready for a game analysis.
+  toRecord(s) {
+    const you = t('play.you.name');
+    const eng = s.engine;
+    const black = s.human === 'b' ? you : eng;
+    const white = s.human === 'w' ? you : eng;
+    // The KIF's header lines, as the export writes them.
+    const fields = [{ key: '先手', value: black }, { key: '後手', value: white }];
+    this.game.loadRecord({
+      format: 'usi',
+      position: { sfen: s.sfen === 'startpos' ? STARTPOS : s.sfen },
+      plies: s.moves.map((move, i) => ({ move, kif: s.moves_kif[i], time_ms: i >= s.pre ? s.times_ms[i] : undefined })),
+      header: { black, white, handicap: s.handicap || undefined, fields },
+      end: s.result?.end || '',
+    });
+    this.game.goto(this.game.length);
+  }
+
+  error(text, code = '') {
+    const box = $('#play-error', this.root);
+    box.hidden = !text;
+    box.textContent = text ? `${t('play.error')}: ${text}` : '';
+    box.dataset.code = code;
+  }
+
+  render() {
+    const s = this.state;
+    const r = this.root;
+    r.dataset.status = this.status || 'idle';
+    r.dataset.seq = String(this.seq);
+    r.dataset.game = s?.game || '';
+    const playing = this.active;
+    $('#play-form', r).hidden = playing || this.status === 'starting';
+    $('#play-live', r).hidden = !s;
+    $('#play-resign', r).hidden = !playing;
+    $('#play-declare', r).hidden = !playing;
+    $('#play-analyse', r).hidden = !(s && s.status === 'ended');
+    const analyze = document.querySelector('#analyze');
+    if (analyze) analyze.disabled = playing;
+    const status = $('#play-status', r);
+    const result = $('#play-result', r);
+    result.hidden = !(s && s.result);
+    if (s?.result) {
+      const res = s.result;
+      const outcome = !res.winner ? (res.reason === 'aborted' ? 'play.aborted' : 'play.drawn') : res.winner === s.human ? 'play.won' : 'play.lost';
+      result.dataset.reason = res.reason;
+      result.dataset.winner = res.winner;
+      result.textContent = `${t(outcome)} — ${t(`play.reason.${res.reason}`)}`;
+    }
+    if (this.status === 'starting') status.textContent = t('play.status.starting');
+    else if (playing) status.textContent = t(s.clock.running === s.human ? 'play.status.yourturn' : 'play.status.engineturn');
+    else status.textContent = '';
+    clearInterval(this.timer);
+    if (playing) this.timer = setInterval(() => this.renderClocks(), 100);
+    this.renderClocks();
+  }
+
+  // renderClocks shows the clocks: the server's values, the running side's
+  // counted down from the moment its event came.
+  renderClocks() {
+    const s = this.state;
+    for (const side of ['b', 'w']) {
+      const el = $(`#clock-${side}`, this.root);
+      if (!s) { el.hidden = true; continue; }
+      el.hidden = false;
+      const c = s.clock[side];
+      const tc = s.time_control[side];
+      let main = c.main_ms;
+      let byo = c.byoyomi_ms;
+      const running = s.clock.running === side;
+      if (running) {
+        let spent = performance.now() - this.at;
+        const fromMain = Math.min(spent, main);
+        main -= fromMain;
+        spent -= fromMain;
+        if (!tc.inc_ms) byo = Math.max(0, byo - spent);
+      }
+      el.dataset.mainMs = String(c.main_ms);
+      el.dataset.byoyomiMs = String(c.byoyomi_ms);
+      el.dataset.running = String(running);
+      el.dataset.shownMs = String(Math.round(main + (tc.byoyomi_ms ? byo : 0)));
+      el.classList.toggle('running', running);
+      el.classList.toggle('you', side === s.human);
+      const who = side === s.human ? t('play.you') : escapeHtml(s.engine);
+      el.innerHTML = `<span class="who">${side === 'b' ? '☗' : '☖'} ${who}</span><span class="time" data-testid="clock-${side}-time">${escapeHtml(clockText(main, byo, !!tc.byoyomi_ms))}</span>`;
+    }
+  }
+}
