@@ -120,6 +120,9 @@ func TestJobLeavesInteractiveShare(t *testing.T) {
 	for {
 		_, b = do(t, "GET", hs.URL+"/v1/games/analysis/"+job.ID, key, "")
 		if strings.Contains(b, `"status":"paused"`) {
+			if !strings.Contains(b, "but for the share kept for its live analysis") {
+				t.Errorf("the paused job does not say why: %s", b)
+			}
 			break
 		}
 		if strings.Contains(b, `"finished_at"`) || time.Now().After(deadline) {

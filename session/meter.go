@@ -57,7 +57,7 @@ func startMeter(ctx context.Context, who Caller, bound time.Duration) (*meter, *
 	}
 	if m.budget != nil {
 		if wait := m.take(d); wait > 0 {
-			return nil, budgetSpent(wait, "")
+			return nil, budgetSpent(wait, spentWhy(m.bg))
 		}
 		m.taken = d
 	}
@@ -127,7 +127,16 @@ func checkBudget(ctx context.Context, who Caller) *Error {
 		take = who.Budget.TakeBackground
 	}
 	if wait := take(context.WithoutCancel(ctx), 0); wait > 0 {
-		return budgetSpent(wait, "")
+		return budgetSpent(wait, spentWhy(who.Class == pool.Background))
 	}
 	return nil
+}
+
+// spentWhy says what is spent: for background work, the budget but for the
+// share kept for the client's interactive searches.
+func spentWhy(background bool) string {
+	if background {
+		return "this client's engine time is spent but for the share kept for its live analysis"
+	}
+	return ""
 }

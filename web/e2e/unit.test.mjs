@@ -347,7 +347,7 @@ function usedKeys() {
 const FAMILIES = {
   'state.': ['idle', 'connecting', 'starting', 'queued', 'searching', 'stopping', 'stopped', 'done', 'error', 'terminal'],
   'judge.': ['inaccuracy', 'mistake', 'blunder'],
-  'game.status.': ['queued', 'running', 'done', 'cancelled', 'failed'],
+  'game.status.': ['queued', 'running', 'paused', 'done', 'cancelled', 'failed'],
   'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
   'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],

@@ -4,7 +4,7 @@
 // routes and field names: normalizeJob turns an answer into what the page
 // uses, so a change of the contract is a change here.
 //
-// Answer (contract): {id, status: queued|running|done|cancelled|failed,
+// Answer (contract): {id, status: queued|running|paused|done|cancelled|failed,
 // progress: {done, total, estimated_left_ms?}, positions: [{ply, eval: {cp}|{mate} (Black's
 // side), bestmove, pv, depth, move (the move played from this position),
 // loss (drop of 2·winrate−1, 0..2), judgement: inaccuracy|mistake|blunder|ok},

@@ -108,6 +108,7 @@ export default {
   'game.positions': '{done} / {total} positions',
   'game.status.queued': 'Waiting for an engine…',
   'game.status.running': 'Analysing the game…',
+  'game.status.paused': 'Paused: its share of your engine time is used up; it goes on by itself (live analysis still works)',
   'game.status.done': 'Game analysed',
   'game.status.cancelled': 'Cancelled',
   'game.status.failed': 'The analysis failed',

@@ -108,6 +108,7 @@ export default {
   'game.positions': '{done} / {total} 局面',
   'game.status.queued': 'エンジンの空き待ち…',
   'game.status.running': '棋譜を解析中…',
+  'game.status.paused': '一時停止中: エンジン時間の上限、自動で再開 (検討はそのまま使えます)',
   'game.status.done': '解析完了',
   'game.status.cancelled': '中止しました',
   'game.status.failed': '解析に失敗しました',
