@@ -346,7 +346,9 @@ func TestRepetitionInGame(t *testing.T) {
 // period; a new connection of the same client resumes it, another
 // client's does not find it; past the grace the game is lost.
 func TestResumeAndAbandon(t *testing.T) {
-	m := New(Config{Service: svc, Grace: 300 * time.Millisecond})
+	// The engine's clock is not what this test is about: a generous lag,
+	// so that a loaded machine's slow answer does not end the game on time.
+	m := New(Config{Service: svc, Grace: 300 * time.Millisecond, Lag: time.Minute})
 	defer m.Close(context.Background())
 	c := newConn(t, m, "frank")
 	c.send(startReq("g", "fairy", `{"side":"b","clock":{"b":{"main_ms":600000},"w":{"byoyomi_ms":1000}}}`, nil))

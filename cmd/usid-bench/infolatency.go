@@ -225,6 +225,7 @@ type sessionStats struct {
 	firstDepth, lastDepth int
 	delivered             int
 	started, stopped      bool
+	warm                  bool // had its first line: the window may open
 	ended                 bool
 	err                   error
 }
@@ -258,10 +259,14 @@ func (b *bench) infoRun(ctx context.Context, u *usidProc, hub *exec.Cmd, n, kind
 			return nil, err
 		}
 	}
-	start := time.Now().Add(b.infoWarm())
-	end := start.Add(b.infoWindow)
+	// The window opens infoWarm after the requests, and not before every
+	// session has had its first line: on a busy machine engines take a
+	// while to be leased and start.
+	warmUntil := time.Now().Add(b.infoWarm())
+	never := warmUntil.Add(time.Hour)
+	start, end := never, never
 	stats := make([]sessionStats, n)
-	ended := 0
+	ended, warmed := 0, 0
 
 	// CPU time at the window's edges.
 	type cpuAt struct{ usid, engines, self time.Duration }
@@ -299,7 +304,19 @@ func (b *bench) infoRun(ctx context.Context, u *usidProc, hub *exec.Cmd, n, kind
 			s.ended = true
 			ended++
 			return
-		case !bytes.Contains(msg, typeInfo) || now.Before(start) || !now.Before(end):
+		case !bytes.Contains(msg, typeInfo):
+			return
+		case !s.warm:
+			s.warm = true
+			if warmed++; warmed == n {
+				start = now
+				if start.Before(warmUntil) {
+					start = warmUntil
+				}
+				end = start.Add(b.infoWindow)
+			}
+			return
+		case now.Before(start) || !now.Before(end):
 			return
 		}
 		stamp, ok1 := intAfter(msg, stampKey)
@@ -330,7 +347,7 @@ func (b *bench) infoRun(ctx context.Context, u *usidProc, hub *exec.Cmd, n, kind
 			}
 		}
 	}
-	if err := epollLoop(conns, end.Add(30*time.Second), onFrame, tick, func() bool { return ended == n || ctx.Err() != nil }); err != nil {
+	if err := epollLoop(conns, warmUntil.Add(b.infoWindow+3*time.Minute), onFrame, tick, func() bool { return ended == n || ctx.Err() != nil }); err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
