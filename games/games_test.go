@@ -3,7 +3,6 @@ package games
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -11,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/pooltest"
 	"github.com/usid/usid/internal/testwait"
 
 	"github.com/usid/usid/pool"
@@ -28,39 +26,11 @@ var shared *pool.Pool
 
 func TestMain(m *testing.M) {
 	fakeengine.RunIfRequested()
-	if _, err := os.Stat(fairyPath); err != nil {
-		fmt.Fprintf(os.Stderr, "%s is missing (%v): apt-get install fairy-stockfish\n", fairyPath, err)
-		os.Exit(1)
-	}
-	p, err := pool.New([]pool.EngineConfig{
+	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish"}, []pool.EngineConfig{
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"}},
 		// An engine that crashes 300ms after it starts, every time.
 		{Name: "dying", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.DieAfter + "=300ms"}},
-	}, pool.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	shared = p
-	deadline := time.Now().Add(30 * time.Second)
-	for !fairyIdle() {
-		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "fairy did not start: %+v\n", p.Status())
-			os.Exit(1)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	code := m.Run()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	p.Close(ctx)
-	cancel()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	}, func(p *pool.Pool) { shared = p }, func(*pool.Pool) bool { return fairyIdle() }))
 }
 
 func fairyIdle() bool {
@@ -76,13 +46,7 @@ func fairyIdle() bool {
 // of a job outlives it.
 func waitIdle(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !fairyIdle() {
-		if time.Now().After(deadline) {
-			t.Fatalf("engines not idle: %+v", shared.Status())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, "both fairy engines idle", 2*time.Minute, fairyIdle)
 }
 
 func newManager(t *testing.T, tweak func(*Config)) *Manager {

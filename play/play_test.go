@@ -3,15 +3,14 @@ package play
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/pooltest"
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
 	"github.com/usid/usid/shogi"
@@ -26,46 +25,20 @@ var (
 
 func TestMain(m *testing.M) {
 	fakeengine.RunIfRequested()
-	if _, err := os.Stat(fairyPath); err != nil {
-		fmt.Fprintf(os.Stderr, "%s is missing (%v): apt-get install fairy-stockfish\n", fairyPath, err)
-		os.Exit(1)
-	}
 	lo, hi := -20, 20
 	fake := func(name, mode string) pool.EngineConfig {
 		return pool.EngineConfig{Name: name, Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + mode}}
 	}
-	p, err := pool.New([]pool.EngineConfig{
+	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish"}, []pool.EngineConfig{
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: &lo, Max: &hi}}},
 		fake("resigner", fakeengine.BestMoveAs+"=resign"),
 		fake("declarer", fakeengine.BestMoveAs+"=win"),
 		fake("sleeper", fakeengine.IgnoreClock),
-	}, pool.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	shared = p
-	svc = session.NewService(session.Config{Pool: p, DefaultEngine: "fairy"})
-	deadline := time.Now().Add(60 * time.Second)
-	for !allIdle() {
-		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "engines did not start: %+v\n", p.Status())
-			os.Exit(1)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	code := m.Run()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	p.Close(ctx)
-	cancel()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	}, func(p *pool.Pool) {
+		shared = p
+		svc = session.NewService(session.Config{Pool: p, DefaultEngine: "fairy"})
+	}, func(*pool.Pool) bool { return allIdle() }))
 }
 
 func allIdle() bool {
@@ -81,13 +54,7 @@ func allIdle() bool {
 // gives its engine back.
 func waitIdle(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !allIdle() {
-		if time.Now().After(deadline) {
-			t.Fatalf("engines not given back: %+v", shared.Status())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, "every engine given back", 2*time.Minute, allIdle)
 }
 
 // conn is one client connection: its events, and its end.

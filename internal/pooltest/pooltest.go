@@ -1,0 +1,60 @@
+// Package pooltest runs a package's tests on one pool of engines that all
+// of them share: it starts the pool, waits until it is ready, runs the
+// tests, closes the pool and checks that no goroutine is left behind.
+// Test code only; never in the binary.
+package pooltest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/usid/usid/pool"
+)
+
+// StartWait bounds the wait for the engines to start: generous, since a
+// busy machine starts them slowly and a test waits for the state it needs.
+const StartWait = 3 * time.Minute
+
+// Main starts a pool of cfgs, hands it to use, waits until ready(p) holds,
+// runs the tests and returns their exit code (1 if the pool could not be
+// made ready, or goroutines leaked after passing tests). Every path in
+// need is checked first: a missing engine fails with how to install it.
+func Main(m *testing.M, need map[string]string, cfgs []pool.EngineConfig, use func(*pool.Pool), ready func(*pool.Pool) bool) int {
+	for path, pkg := range need {
+		if _, err := os.Stat(path); err != nil {
+			fmt.Fprintf(os.Stderr, "%s is missing (%v): apt-get install %s\n", path, err, pkg)
+			return 1
+		}
+	}
+	p, err := pool.New(cfgs, pool.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	use(p)
+	deadline := time.Now().Add(StartWait)
+	for !ready(p) {
+		if time.Now().After(deadline) {
+			fmt.Fprintf(os.Stderr, "engines not ready after %v: %+v\n", StartWait, p.Status())
+			p.Close(context.Background())
+			return 1
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	code := m.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	p.Close(ctx)
+	cancel()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
+			code = 1
+		}
+	}
+	return code
+}
