@@ -83,6 +83,17 @@ type Config struct {
 		RedisPrefix string        `yaml:"redis_prefix"`
 		Lease       time.Duration `yaml:"lease"`
 	} `yaml:"games"`
+	// Play configures games against the engine (package play).
+	Play struct {
+		Grace        time.Duration `yaml:"grace"`
+		Keep         time.Duration `yaml:"keep"`
+		MaxPerClient int           `yaml:"max_per_client"`
+		MaxGames     int           `yaml:"max_games"`
+		MaxKept      int           `yaml:"max_kept"`
+		MaxPlies     int           `yaml:"max_plies"`
+		Lag          time.Duration `yaml:"lag"`
+		EngineMargin time.Duration `yaml:"engine_margin"`
+	} `yaml:"play"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
 		Hosts         []string      `yaml:"hosts"`
@@ -302,7 +313,9 @@ func (m *Main) Run() error {
 		m.closeBudgets()
 		return fmt.Errorf("games.redis: %w", err)
 	}
-	m.play = play.New(play.Config{Service: svc, Logger: m.Logger.With("component", "play")})
+	m.play = play.New(play.Config{Service: svc, Grace: c.Play.Grace, Keep: c.Play.Keep,
+		MaxPerClient: c.Play.MaxPerClient, MaxGames: c.Play.MaxGames, MaxKept: c.Play.MaxKept, MaxPlies: c.Play.MaxPlies,
+		Lag: c.Play.Lag, EngineMargin: c.Play.EngineMargin, Logger: m.Logger.With("component", "play")})
 	m.server = server.New(server.Config{
 		Service: svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),

@@ -13,6 +13,7 @@ import (
 	"github.com/usid/usid"
 	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
 	"github.com/usid/usid/server"
@@ -162,6 +163,9 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	gr := games.RedisConfig{}.WithDefaults()
 	want.Games.RedisPrefix, want.Games.Lease = gr.Prefix, gr.Lease
 	want.Games.MaxKBClient, want.Games.MaxMB = g.MaxBytesPerClient>>10, g.MaxBytes>>20
+	pl := play.Config{}.WithDefaults()
+	want.Play.Grace, want.Play.Keep, want.Play.Lag, want.Play.EngineMargin = pl.Grace, pl.Keep, pl.Lag, pl.EngineMargin
+	want.Play.MaxPerClient, want.Play.MaxGames, want.Play.MaxKept, want.Play.MaxPlies = pl.MaxPerClient, pl.MaxGames, pl.MaxKept, pl.MaxPlies
 	if g.MaxBytesPerClient%(1<<10) != 0 || g.MaxBytes%(1<<20) != 0 {
 		t.Errorf("games' default byte bounds %d, %d are no whole number of KiB, MiB", g.MaxBytesPerClient, g.MaxBytes)
 	}
