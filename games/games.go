@@ -636,23 +636,33 @@ func (m *Manager) Close(ctx context.Context) error {
 	for _, j := range running {
 		j.stop(why, false)
 	}
+	defer cutBefore(ctx, running, why)()
+	m.wg.Wait()
+	return nil
+}
+
+// cutBefore cuts the searches of jobs short a little before ctx's deadline
+// (as the server does for REST searches, so that each job still reports
+// how it ended), or when ctx ends; the returned func disarms it.
+func cutBefore(ctx context.Context, jobs []*job, why *session.Error) (disarm func()) {
 	cut := func() {
-		for _, j := range running {
+		for _, j := range jobs {
 			j.stop(why, true)
 		}
 	}
+	var t *time.Timer
 	if deadline, ok := ctx.Deadline(); ok {
-		// As the server does for REST searches: stop them a little before
-		// the grace ends, so that each job still reports how it ended.
 		left := time.Until(deadline)
 		margin := min(5*time.Second, max(time.Second, left/5))
-		t := time.AfterFunc(left-margin, cut)
-		defer t.Stop()
+		t = time.AfterFunc(left-margin, cut)
 	}
 	stop := context.AfterFunc(ctx, cut)
-	defer stop()
-	m.wg.Wait()
-	return nil
+	return func() {
+		if t != nil {
+			t.Stop()
+		}
+		stop()
+	}
 }
 
 func newID() string {

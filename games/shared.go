@@ -495,19 +495,7 @@ func (m *Manager) closeShared(ctx context.Context, why *session.Error) {
 			followed = append(followed, j)
 		}
 	}
-	cut := func() {
-		for _, j := range followed {
-			j.stop(why, true)
-		}
-	}
-	if deadline, ok := ctx.Deadline(); ok {
-		left := time.Until(deadline)
-		margin := min(5*time.Second, max(time.Second, left/5))
-		t := time.AfterFunc(left-margin, cut)
-		defer t.Stop()
-	}
-	stop := context.AfterFunc(ctx, cut)
-	defer stop()
+	defer cutBefore(ctx, followed, why)()
 	m.wg.Wait() // the loop keeps renewing the leases of jobs finishing
 	m.stopLoop()
 	m.st.gone()
