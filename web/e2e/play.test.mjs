@@ -61,8 +61,11 @@ async function checkClocks(page) {
 async function humanMove(page, n) {
   await page.waitForFunction(() => {
     const p = document.querySelector('[data-testid="play-panel"]');
+    // The board shows the engine's move (Black, the human, to move) and
+    // knows its legal moves: a click before would go to the old position.
+    const board = document.querySelector('.board-area');
     return p.dataset.status !== 'playing' || (document.querySelector('[data-testid="clock-b"]').dataset.running === 'true' &&
-      document.querySelector('.board-area').dataset.ready === 'true');
+      board.dataset.turn === 'b' && board.dataset.ready === 'true');
   }, null, { timeout: 30_000 });
   const st = await checkClocks(page);
   if (st.status !== 'playing') return st;

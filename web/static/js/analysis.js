@@ -89,6 +89,9 @@ function renderMoveList() {
 function showPosition() {
   const key = game.key();
   board.setPosition(game.position, { lastMove: game.lastMove() });
+  // The previous position's legal moves must not move pieces here: none
+  // until usid's verdict of this one arrives.
+  board.setLegal(null);
   board.root.classList.toggle('illegal', !game.legalPosition);
   moveList.setCurrent(game.node.id);
   $('#main-line').hidden = $('#promote-var').hidden = $('#delete-var').hidden = game.onMainLine;
