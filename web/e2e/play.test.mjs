@@ -61,11 +61,10 @@ async function checkClocks(page) {
 async function humanMove(page, n) {
   await page.waitForFunction(() => {
     const p = document.querySelector('[data-testid="play-panel"]');
-    // The board shows the engine's move (Black, the human, to move) and
-    // knows its legal moves: a click before would go to the old position.
-    const board = document.querySelector('.board-area');
+    // The board knows the shown position's legal moves (it has none from
+    // the moment the engine's move is shown until usid's verdict of it).
     return p.dataset.status !== 'playing' || (document.querySelector('[data-testid="clock-b"]').dataset.running === 'true' &&
-      board.dataset.turn === 'b' && board.dataset.ready === 'true');
+      document.querySelector('.board-area').dataset.ready === 'true');
   }, null, { timeout: 30_000 });
   const st = await checkClocks(page);
   if (st.status !== 'playing') return st;
