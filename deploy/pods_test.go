@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -23,7 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/usid/usid/internal/redistest"
-	"github.com/usid/usid/shogi"
+	"github.com/usid/usid/internal/shogitest"
 )
 
 // The production topology on one machine (issue 30): three usid processes
@@ -134,32 +133,7 @@ type jobView struct {
 
 // randomGame plays n seeded random legal moves from the start, none
 // ending the game.
-func randomGame(n int, seed uint64) []string {
-	for ; ; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 30))
-		var moves []string
-		for len(moves) < n {
-			pos, _ := shogi.Load("startpos", moves)
-			legal := pos.LegalMoves()
-			rng.Shuffle(len(legal), func(i, j int) { legal[i], legal[j] = legal[j], legal[i] })
-			played := false
-			for _, mv := range legal {
-				next, _ := shogi.Load("startpos", append(append([]string(nil), moves...), mv.String()))
-				if next != nil && len(next.LegalMoves()) > 0 {
-					moves = append(moves, mv.String())
-					played = true
-					break
-				}
-			}
-			if !played {
-				break
-			}
-		}
-		if len(moves) == n {
-			return moves
-		}
-	}
-}
+func randomGame(n int, seed uint64) []string { return shogitest.RandomGame(n, seed, 30) }
 
 // TestThreePods (issue 30): through the round-robin proxy, a DELETE on one
 // pod cancels a job running on another; a 100-position game analysis is

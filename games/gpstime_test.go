@@ -2,14 +2,13 @@ package games
 
 import (
 	"context"
-	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/usid/usid/internal/shogitest"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
-	"github.com/usid/usid/shogi"
 )
 
 const gpsPath = "/usr/games/gpsusi"
@@ -72,31 +71,4 @@ func BenchmarkGpsGame100(b *testing.B) {
 
 // randomGame plays n seeded random legal moves from the start, never one
 // that mates (a new seed when a game ends early).
-func randomGame(n int, seed uint64) []string {
-	for ; ; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 100))
-		pos := shogi.Startpos()
-		var moves []string
-		for len(moves) < n {
-			legal := pos.LegalMoves()
-			rng.Shuffle(len(legal), func(i, j int) { legal[i], legal[j] = legal[j], legal[i] })
-			played := false
-			for _, mv := range legal {
-				next, _ := shogi.Load("startpos", append(append([]string(nil), moves...), mv.String()))
-				if next == nil || (len(next.LegalMoves()) == 0) {
-					continue
-				}
-				pos.Play(mv)
-				moves = append(moves, mv.String())
-				played = true
-				break
-			}
-			if !played {
-				break
-			}
-		}
-		if len(moves) == n {
-			return moves
-		}
-	}
-}
+func randomGame(n int, seed uint64) []string { return shogitest.RandomGame(n, seed, 100) }
