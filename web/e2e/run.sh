@@ -78,9 +78,10 @@ if [ -z "${USID_URL:-}" ]; then
 fi
 
 # play.test.mjs first, in a run of its own (node orders the files of one
-# run itself): in the full run, after the tests that leave game analyses
-# behind, its games failed to get a human move taken (known interference,
-# to be found; alone it passes).
+# run itself), so that its clocks meet idle engines. (Its lost human moves,
+# once blamed on the tests before it, were the board's: a piece picked
+# while a play event's position was still being loaded was dropped when it
+# was shown. The board now takes no move until it shows the game's position.)
 if [ -z "${E2E_TESTS:-}" ]; then
   node --test --test-concurrency=1 play.test.mjs
   node --test --test-concurrency=1 unit.test.mjs board.test.mjs game.test.mjs verdicts.test.mjs tsume.test.mjs i18n.test.mjs editor.test.mjs controls.test.mjs tsumetry.test.mjs chess.test.mjs pods.test.mjs

@@ -606,6 +606,7 @@ const play = new PlayPanel($('#play-panel'), {
   onStart: () => stopAnalysis('user'),
   flip: (side) => { if (flipped !== (side === 'w')) flip(); },
   refresh: () => showPosition(),
+  hold: () => board.setLegal(null),
 });
 
 // --- start ---------------------------------------------------------------

@@ -36,7 +36,8 @@ export function clockText(main, byo, hasByoyomi) {
 
 export class PlayPanel {
   // deps: sock, game, engine() (the chosen engine's /v1/engines entry),
-  // onStart() (stop the analysis), flip(side), refresh() (redraw the board).
+  // onStart() (stop the analysis), flip(side), refresh() (redraw the board),
+  // hold() (the board takes no move until the next refresh).
   constructor(root, deps) {
     Object.assign(this, deps);
     this.root = root;
@@ -204,9 +205,16 @@ export class PlayPanel {
   // sync shows the game's moves on the board: the new ones played on, or
   // the whole game loaded when the board shows something else.
   sync(s, whole) {
+    // Until the board shows the game's position, it takes no move: a load
+    // waits for usid, and a piece picked on the old position would be
+    // dropped when the new one is shown (the second click then lost).
+    const root = s.sfen === 'startpos' ? 'startpos' : s.sfen;
+    const same = (g) => g.root === root && g.cursor === g.length && g.length === s.moves.length &&
+      g.moves.every((mv, i) => mv === s.moves[i]);
+    const held = whole || !same(this.game);
+    if (held) this.hold();
     this.chain = this.chain.then(async () => {
       const g = this.game;
-      const root = s.sfen === 'startpos' ? 'startpos' : s.sfen;
       const line = g.moves || [];
       const prefix = g.root === root && line.length <= s.moves.length && line.every((mv, i) => mv === s.moves[i]);
       if (whole || !prefix) await g.load(root, s.moves.slice(0, s.pre));
@@ -214,6 +222,7 @@ export class PlayPanel {
       const rest = s.moves.slice(g.length);
       if (rest.length) g.playLine(rest);
       if (s.status === 'ended') this.toRecord(s);
+      else if (held) this.refresh(); // the legal moves of the position now shown
     }).catch((e) => this.error(e.message || String(e)));
   }
 
