@@ -75,6 +75,9 @@ func main() {
 // server (envServe). ok is false for a normal start.
 func childMain() (code int, ok bool) {
 	fakeengine.RunIfRequested() // exits when it is a fake engine
+	if path := os.Getenv(envFloor); path != "" {
+		return floorChild(path, os.Stderr), true
+	}
 	if iv := os.Getenv(envHub); iv != "" {
 		return hubChild(iv), true
 	}

@@ -44,7 +44,12 @@ func benchREST(ctx context.Context, b *bench) (err error) {
 		{"nodes 5000", map[string]int{"nodes": 5000}, usi.Go{Nodes: 5000}, 1.02}, // issue 24
 		{"movetime 10 ms", map[string]int{"movetime_ms": 10}, usi.Go{MoveTime: 10 * time.Millisecond}, 1.05},
 	}
-	if err := compareREST(ctx, b, u, eng, "fairy", "fairy-stockfish", targets, limits); err != nil {
+	floor, err := b.startFloor(ctx, b.fairy)
+	if err != nil {
+		return err
+	}
+	defer floor.stop()
+	if err := compareREST(ctx, b, u, eng, "fairy", "fairy-stockfish", targets, limits, floor); err != nil {
 		return err
 	}
 
@@ -69,7 +74,7 @@ func benchREST(ctx context.Context, b *bench) (err error) {
 	}
 	b.rep.add(fmt.Sprintf("REST `/v1/analyze` with an engine that answers at once: usid's own cost (%d searches each)", len(busy)),
 		fmt.Sprintf("back to back p50 %s, p99 %s; after 10 ms idle p50 %s, p99 %s", ms(pct(busy, .5)), ms(pct(busy, .99)), ms(pct(idle, .5)), ms(pct(idle, .99))), "", "")
-	b.rep.note("(1) median ratio = median REST round trip / median direct search (go to bestmove through the usi package); added = REST percentile − direct percentile. usid has a minimal entry for fairy-stockfish (name and path; it sends USI_Hash 256, usinewgame once, and UCI_AnalyseMode true for analyses); the direct engine gets Hash 256, UCI_AnalyseMode true and one usinewgame at start, as an analysis GUI sends them: both keep their hash from one position of the game to the next. Cache off. %d different positions of one game.", len(positions))
+	b.rep.note("(1) median ratio = median REST round trip / median direct search (go to bestmove through the usi package); added = REST percentile − direct percentile. usid has a minimal entry for fairy-stockfish (name and path; it sends USI_Hash 256, usinewgame once, and UCI_AnalyseMode true for analyses); the direct engine gets Hash 256, UCI_AnalyseMode true and one usinewgame at start, as an analysis GUI sends them: both keep their hash from one position of the game to the next. Cache off. %d different positions of one game. The floor bridge is a process of this tool holding a third fairy-stockfish (set up as the direct one) that answers the same POST with nothing between the request and the engine: no validation, pool, queue, budget or cache; floor/direct is what any HTTP bridge costs on this machine (a second process woken for the request and for the answer), usid/floor what usid adds above that.", len(positions))
 	return nil
 }
 
@@ -96,32 +101,48 @@ type restLimit struct {
 // direct engine eng, searches alternating between the two sides (so that
 // machine noise hits both alike) over the same positions, and adds a row
 // per limit.
-func compareREST(ctx context.Context, b *bench, u *usidProc, eng *usi.Engine, name, label string, targets []restTarget, limits []restLimit) error {
+//
+// With a floor bridge (nil: none), each round also times the same search
+// through it, on a third engine process, and the row splits the overhead:
+// what the floor adds (a second process and loopback HTTP on this machine)
+// and what usid adds above it.
+func compareREST(ctx context.Context, b *bench, u *usidProc, eng *usi.Engine, name, label string, targets []restTarget, limits []restLimit, floor *floorProc) error {
 	for _, l := range limits {
-		var direct, rest []time.Duration
+		var direct, rest, viaFloor []time.Duration
 		for i := -warmup; i < b.restRuns; i++ {
 			t := targets[(i+warmup)%len(targets)]
 			body, _ := json.Marshal(map[string]any{"position": t.json, "engine": name, "limits": l.rest})
-			var dd, dr time.Duration
-			var derr, rerr error
-			if i%2 == 0 { // alternate who goes first
-				dd, derr = directSearch(ctx, eng, t.direct, l.direct)
-				dr, rerr = restAnalyze(ctx, b.http, u.url("/v1/analyze"), body)
-			} else {
-				dr, rerr = restAnalyze(ctx, b.http, u.url("/v1/analyze"), body)
-				dd, derr = directSearch(ctx, eng, t.direct, l.direct)
+			sides := []func() (time.Duration, error){
+				func() (time.Duration, error) { return directSearch(ctx, eng, t.direct, l.direct) },
+				func() (time.Duration, error) { return restAnalyze(ctx, b.http, u.url("/v1/analyze"), body) },
 			}
-			if derr != nil || rerr != nil {
-				return fmt.Errorf("%s: direct: %v; REST: %v", l.name, derr, rerr)
+			if floor != nil {
+				sides = append(sides, func() (time.Duration, error) { return restAnalyze(ctx, b.http, floor.url("/v1/analyze"), body) })
+			}
+			took := make([]time.Duration, len(sides))
+			for k := range sides { // each side goes first in turn
+				j := (k + i + warmup) % len(sides)
+				d, err := sides[j]()
+				if err != nil {
+					return fmt.Errorf("%s: side %d: %v", l.name, j, err)
+				}
+				took[j] = d
 			}
 			if i >= 0 {
-				direct, rest = append(direct, dd), append(rest, dr)
+				direct, rest = append(direct, took[0]), append(rest, took[1])
+				if floor != nil {
+					viaFloor = append(viaFloor, took[2])
+				}
 			}
 		}
 		ratio := float64(pct(rest, .5)) / float64(pct(direct, .5))
 		result := fmt.Sprintf("usid p50 %s, p99 %s; direct p50 %s, p99 %s; added p50 %s, p99 %s; median ratio %.3f (mean %.3f)",
 			ms(pct(rest, .5)), ms(pct(rest, .99)), ms(pct(direct, .5)), ms(pct(direct, .99)),
 			signedMS(pct(rest, .5)-pct(direct, .5)), signedMS(pct(rest, .99)-pct(direct, .99)), ratio, float64(mean(rest))/float64(mean(direct)))
+		if floor != nil {
+			result += fmt.Sprintf("; floor bridge p50 %s, floor/direct %.3f, usid/floor %.3f",
+				ms(pct(viaFloor, .5)), float64(pct(viaFloor, .5))/float64(pct(direct, .5)), float64(pct(rest, .5))/float64(pct(viaFloor, .5)))
+		}
 		what := fmt.Sprintf("REST `/v1/analyze` vs %s over its pipes, %s (%d searches each)", label, l.name, len(rest))
 		if l.target > 0 {
 			b.rep.add(what, result, fmt.Sprintf("median ratio ≤ %.2f", l.target), verdict(ratio <= l.target))
@@ -140,16 +161,7 @@ func (b *bench) startDirect(ctx context.Context, n int) ([]*usi.Engine, error) {
 		e, err := usi.Start(ctx, usi.Config{Path: b.fairy})
 		if err == nil {
 			engs = append(engs, e)
-			err = e.SetOption("Hash", "256")
-			if err == nil {
-				err = e.SetOption("UCI_AnalyseMode", "true") // as usid sets it for analysis
-			}
-			if err == nil {
-				err = e.IsReady(ctx)
-			}
-			if err == nil {
-				err = e.NewGame()
-			}
+			err = prepareDirect(ctx, e)
 		}
 		if err != nil {
 			closeAll(engs)
@@ -157,6 +169,21 @@ func (b *bench) startDirect(ctx context.Context, n int) ([]*usi.Engine, error) {
 		}
 	}
 	return engs, nil
+}
+
+// prepareDirect sets a directly driven fairy-stockfish up as usid sets up
+// its own for analyses, and begins the one game.
+func prepareDirect(ctx context.Context, e *usi.Engine) error {
+	if err := e.SetOption("Hash", "256"); err != nil {
+		return err
+	}
+	if err := e.SetOption("UCI_AnalyseMode", "true"); err != nil { // as usid sets it for analysis
+		return err
+	}
+	if err := e.IsReady(ctx); err != nil {
+		return err
+	}
+	return e.NewGame()
 }
 
 func closeAll(engs []*usi.Engine) {

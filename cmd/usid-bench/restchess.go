@@ -43,7 +43,7 @@ func benchRESTChess(ctx context.Context, b *bench) (err error) {
 		targets[i] = restTarget{json: map[string]any{"fen": "startpos", "moves": moves}, direct: usi.Position{FEN: "startpos", Moves: moves}}
 	}
 	limits := []restLimit{{"nodes 20000", map[string]int{"nodes": 20000}, usi.Go{Nodes: 20000}, 1.05}} // issue 28
-	if err := compareREST(ctx, b, u, eng, "stockfish", "stockfish", targets, limits); err != nil {
+	if err := compareREST(ctx, b, u, eng, "stockfish", "stockfish", targets, limits, nil); err != nil {
 		return err
 	}
 	b.rep.note("(10) as (1), on Debian's stockfish: usid has a minimal entry (name and path; the probe finds UCI), sends Hash 256, Ponder false and one ucinewgame; the direct engine gets the same. Cache off. %d positions of one chess game.", len(targets))
