@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/usid/usid/usi"
@@ -71,13 +73,13 @@ func floorChild(path string, stderr io.Writer) int {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]string{"bestmove": res.BestMove.String()})
 	})
-	return exitCode(http.Serve(ln, h))
-}
-
-func exitCode(err error) int {
-	if err != nil {
-		return 1
-	}
+	// SIGTERM (stop) ends the engine with the bridge: no orphan left.
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	go http.Serve(ln, h)
+	<-term
+	ln.Close()
+	e.Close()
 	return 0
 }
 
@@ -131,7 +133,10 @@ func (b *bench) startFloor(ctx context.Context, path string) (*floorProc, error)
 
 func (f *floorProc) url(path string) string { return "http://" + f.addr + path }
 
+// stop ends the bridge and its engine (SIGTERM; SIGKILL after 10 s).
 func (f *floorProc) stop() {
-	f.cmd.Process.Kill()
+	f.cmd.Process.Signal(syscall.SIGTERM)
+	t := time.AfterFunc(10*time.Second, func() { f.cmd.Process.Kill() })
 	f.cmd.Wait()
+	t.Stop()
 }
