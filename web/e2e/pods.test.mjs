@@ -95,7 +95,11 @@ before(async () => {
   const redisPort = await freePort();
   run(REDIS, ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmp], 'redis');
   const conf = path.join(tmp, 'usid.yaml');
-  fs.writeFileSync(conf, `${fs.readFileSync(path.join(here, 'testdata/usid.yaml'), 'utf8')}
+  // The browser tests' configuration with its engine list replaced (a key
+  // may stand once in a YAML mapping): one engine kind, on every process.
+  const shared = fs.readFileSync(path.join(here, 'testdata/usid.yaml'), 'utf8').replace(/^engines:\n(?:[ #].*\n|\n)*/m, '');
+  assert.doesNotMatch(shared, /^engines:/m);
+  fs.writeFileSync(conf, `${shared}
 engines:
   - {name: fairy, path: /usr/games/fairy-stockfish, instances: 2, options: {USI_Hash: 16, Threads: 1}}
 games:
@@ -104,12 +108,19 @@ access:
   redis: redis://127.0.0.1:${redisPort}/0
 `);
   const ports = [];
+  const usids = [];
   for (let i = 0; i < 3; i++) {
     const port = await freePort();
     ports.push(port);
-    run(bin, ['--addr', `127.0.0.1:${port}`, '--config', conf], `usid${i}`, { HOME: tmp });
+    usids.push(run(bin, ['--addr', `127.0.0.1:${port}`, '--config', conf], `usid${i}`, { HOME: tmp }));
   }
-  for (const port of ports) await waitFor(`usid on ${port} ready`, () => ok(`http://127.0.0.1:${port}/readyz`));
+  for (const [i, port] of ports.entries()) {
+    await waitFor(`usid on ${port} ready`, () => {
+      const p = usids[i];
+      if (p.exitCode !== null) throw new Error(`usid${i} exited (${p.exitCode}): ${fs.readFileSync(path.join(tmp, `${p.logName}.log`), 'utf8').slice(-2000)}`);
+      return ok(`http://127.0.0.1:${port}/readyz`);
+    });
+  }
   proxy = await roundRobin(ports);
   base = `http://127.0.0.1:${proxy.address().port}`;
   browser = await launch({ width: 1280, height: 900 });
