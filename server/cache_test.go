@@ -202,31 +202,27 @@ func TestCacheRedisShared(t *testing.T) {
 	ask := func(e *env, moves ...string) map[string]any {
 		return analyze(t, e, map[string]any{"engine": "fairy", "position": map[string]any{"moves": moves}, "limits": map[string]any{"depth": 8}})
 	}
-	// eventually: the writer puts a result into Redis just after answering.
-	eventually := func(e *env, moves ...string) map[string]any {
+	// search asks e for a position new to both, and waits until its result
+	// is in Redis (the writer puts it there just after answering): only
+	// then can the other server's first ask be a Redis hit (asked earlier,
+	// it would search and keep the answer in its own memory tier).
+	search := func(e *env, moves ...string) map[string]any {
 		t.Helper()
-		var v map[string]any
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if v = ask(e, moves...); v["cached"] == true {
-				return v
-			}
+		keys := rs.DBSize()
+		v := ask(e, moves...)
+		if v["cached"] != nil {
+			t.Fatalf("%v: %v", moves, v)
 		}
-		t.Fatalf("never answered from the shared cache: %v", v)
-		return nil
+		testwait.For(t, "the result in Redis", time.Minute, func() bool { return rs.DBSize() > keys })
+		return v
 	}
-	fromA := ask(a, "6g6f")
-	if fromA["cached"] != nil {
-		t.Fatalf("a: %v", fromA)
+	fromA := search(a, "6g6f")
+	if v := ask(b, "6g6f"); v["cached"] != true || v["bestmove"] != fromA["bestmove"] {
+		t.Errorf("b's answer %v is not a's search %v from the shared cache", v, fromA)
 	}
-	if v := eventually(b, "6g6f"); v["bestmove"] != fromA["bestmove"] {
-		t.Errorf("b's cached answer %v differs from a's search %v", v, fromA)
-	}
-	fromB := ask(b, "1g1f")
-	if fromB["cached"] != nil {
-		t.Fatalf("b: %v", fromB)
-	}
-	if v := eventually(a, "1g1f"); v["bestmove"] != fromB["bestmove"] {
-		t.Errorf("a's cached answer %v differs from b's search %v", v, fromB)
+	fromB := search(b, "1g1f")
+	if v := ask(a, "1g1f"); v["cached"] != true || v["bestmove"] != fromB["bestmove"] {
+		t.Errorf("a's answer %v is not b's search %v from the shared cache", v, fromB)
 	}
 	if h := testutil.ToFloat64(gauge(t, regB, "usid_evalcache_hits_total", "redis")); h < 1 {
 		t.Errorf("b counted %v redis hits", h)

@@ -262,8 +262,10 @@ func TestChessWebSocket(t *testing.T) {
 	e := chessEnv(t)
 	cl := dial(t, e)
 	cl.send(map[string]any{"type": "analyze", "id": "a", "engine": "stockfish", "position": chessMiddle, "multipv": 2, "notation": "san"})
+	// A live line (the cache may show an earlier test's lines first): the
+	// stop below must reach a search under way.
 	evs := cl.until(30*time.Second, func(ev map[string]any) bool {
-		return ev["type"] == "info" && num(ev["depth"]) >= 8 && ev["pv_san"] != nil
+		return ev["type"] == "info" && ev["cached"] == nil && num(ev["depth"]) >= 8 && ev["pv_san"] != nil
 	})
 	cl.send(map[string]any{"type": "stop", "id": "a"})
 	evs = append(evs, cl.terminal("a", 30*time.Second)...)

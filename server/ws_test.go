@@ -74,9 +74,11 @@ func TestQuickSwitches(t *testing.T) {
 			"position": map[string]any{"moves": moves[:i%len(moves)]}})
 		time.Sleep(time.Duration(i%4) * 5 * time.Millisecond)
 	}
-	evs := cl.until(20*time.Second, func(ev map[string]any) bool { return ev["id"] == "s19" && ev["type"] == "info" })
+	// Bounds for a busy machine (a stress run saw 20 s pass with s18 still
+	// waiting): each switch stops a search and waits for its bestmove.
+	evs := cl.until(time.Minute, func(ev map[string]any) bool { return ev["id"] == "s19" && ev["type"] == "info" })
 	cl.send(map[string]any{"type": "stop", "id": "s19"})
-	evs = append(evs, cl.terminal("s19", 10*time.Second)...)
+	evs = append(evs, cl.terminal("s19", 30*time.Second)...)
 
 	terminals := map[string]int{}
 	superseded := map[string]bool{}

@@ -91,23 +91,40 @@ func start(t testing.TB, conf string, args ...string) *Server {
 
 // Ping asks the server for PONG over a raw connection.
 func (s *Server) Ping() error {
+	line, err := s.command("PING")
+	if err == nil && !strings.HasPrefix(line, "+PONG") {
+		err = fmt.Errorf("redis answered %q", line)
+	}
+	return err
+}
+
+// DBSize is the number of keys in database 0, or -1 if the server did not
+// answer: a test waits on it for a write it cannot see otherwise.
+func (s *Server) DBSize() int {
+	line, err := s.command("DBSIZE")
+	if err != nil || !strings.HasPrefix(line, ":") {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(line[1:]))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// command sends one inline command over a raw connection and returns the
+// first line of the answer.
+func (s *Server) command(cmd string) (string, error) {
 	c, err := net.DialTimeout("tcp", s.Addr, time.Second)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return err
+	if _, err := c.Write([]byte(cmd + "\r\n")); err != nil {
+		return "", err
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if !strings.HasPrefix(line, "+PONG") {
-		return fmt.Errorf("redis answered %q", line)
-	}
-	return nil
+	return bufio.NewReader(c).ReadString('\n')
 }
 
 // Stop kills the server and waits for it (a test may stop it early to
