@@ -322,10 +322,13 @@ func (cl *wsClient) sendRaw(s string) {
 }
 
 // until collects events until stop returns true for one (included), or fails
-// the test after d.
+// the test after d, tripled: d is what a quiet machine needs with room to
+// spare, the bound only ends a broken run, and a machine busy with other
+// work (CI may share it) can take several times as long for a sound one.
 func (cl *wsClient) until(d time.Duration, stop func(map[string]any) bool) []map[string]any {
 	cl.t.Helper()
 	var got []map[string]any
+	d *= 3
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
