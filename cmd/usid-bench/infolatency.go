@@ -284,6 +284,14 @@ func (b *bench) infoRun(ctx context.Context, u *usidProc, hub *exec.Cmd, n, kind
 	}
 	var cpu0, cpu1 cpuAt
 	sampled := 0
+	everyDelivered := func() bool {
+		for i := range stats {
+			if stats[i].delivered == 0 && !stats[i].ended {
+				return false
+			}
+		}
+		return true
+	}
 
 	onFrame := func(i int, now time.Time, op byte, msg []byte) {
 		s := &stats[i]
@@ -316,7 +324,7 @@ func (b *bench) infoRun(ctx context.Context, u *usidProc, hub *exec.Cmd, n, kind
 				end = start.Add(b.infoWindow)
 			}
 			return
-		case now.Before(start) || !now.Before(end):
+		case now.Before(start) || sampled == 2: // before or after the window
 			return
 		}
 		stamp, ok1 := intAfter(msg, stampKey)
@@ -337,7 +345,12 @@ func (b *bench) infoRun(ctx context.Context, u *usidProc, hub *exec.Cmd, n, kind
 		if sampled == 0 && !now.Before(start) {
 			cpu0, sampled = sample(), 1
 		}
-		if sampled == 1 && !now.Before(end) {
+		// The window closes once its time has passed and every session has
+		// had a line in it: on a busy machine a session can go a short
+		// window (-short: 300 ms) without one, which says nothing of usid.
+		if sampled == 1 && !now.Before(end) && everyDelivered() {
+			end = now
+			r.window = end.Sub(start)
 			cpu1, sampled = sample(), 2
 			for i, c := range conns {
 				if !stats[i].ended && !stats[i].stopped {
@@ -358,7 +371,7 @@ func (b *bench) infoRun(ctx context.Context, u *usidProc, hub *exec.Cmd, n, kind
 	}
 	r.usid, r.engines, r.bcpu = cpu1.usid-cpu0.usid, cpu1.engines-cpu0.engines, cpu1.self-cpu0.self
 	var lat []time.Duration
-	maxPerSession := int(infoRate*b.infoWindow.Seconds()) + infoBurst
+	maxPerSession := int(infoRate*r.window.Seconds()) + infoBurst
 	for i := range stats {
 		s := &stats[i]
 		if s.err != nil {
