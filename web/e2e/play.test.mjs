@@ -76,7 +76,19 @@ async function humanMove(page, n) {
   const before = page.plays.length;
   await clickSquare(page, mv.slice(0, 2));
   await clickSquare(page, mv.slice(2, 4));
-  await until(() => page.plays.length > before, 'the server took the move');
+  try {
+    await until(() => page.plays.length > before, 'the server took the move');
+  } catch (e) {
+    // What the page showed, for a failure that only a busy machine makes.
+    const seen = await page.evaluate(() => ({
+      panel: { ...document.querySelector('[data-testid="play-panel"]').dataset },
+      error: document.querySelector('#play-error')?.textContent,
+      board: { ...document.querySelector('.board-area').dataset },
+      selected: document.querySelector('.board-area .selected')?.dataset?.square,
+      moves: document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length,
+    }));
+    throw new Error(`${e.message}: move ${n} ${mv} (legal ${plain.length}); the server's last: ${JSON.stringify({ ...st, moves_kif: undefined })}; the page: ${JSON.stringify(seen)}; frames after: ${JSON.stringify(page.plays.slice(before))}`);
+  }
   return st;
 }
 
