@@ -91,7 +91,7 @@ func TestGoTimes(t *testing.T) {
 		g.st.TC = Sides{B: TimeControl{MainMS: 1000}, W: tt.engine}
 		g.st.Main = [2]int64{1000, tt.main}
 		g.st.Level = tt.level
-		r := g.goRequest("x", nil, false)
+		r := g.goRequest("x", nil, false, 0)
 		if ms(r.BTime) != tt.b || ms(r.WTime) != tt.w || ms(r.Byoyomi) != tt.byo || ms(r.WInc) != tt.inc {
 			t.Errorf("%+v main %d level %+v: btime %d wtime %d byoyomi %d winc %d; want %d %d %d %d",
 				tt.engine, tt.main, tt.level, ms(r.BTime), ms(r.WTime), ms(r.Byoyomi), ms(r.WInc), tt.b, tt.w, tt.byo, tt.inc)

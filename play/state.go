@@ -47,6 +47,9 @@ type Result struct {
 	// End is the record's ending as POST /v1/records/export takes it.
 	End    string `json:"end"`
 	Detail string `json:"detail,omitempty"`
+	// Comment is the record's comment about the ending where End alone
+	// cannot say it (a resignation on the other side's turn).
+	Comment string `json:"comment,omitempty"`
 }
 
 // Level is the engine's strength: a client-settable option (a Skill
