@@ -84,8 +84,10 @@ type Shared interface {
 
 // RedisStore is the Shared store in Redis. Keys, under the prefix:
 //
-//   - game:{id}: the state (State, JSON); a game in progress lives a day
-//     past its last save, an ended one Keep (and a minute).
+//   - game:{id}: the state (State, JSON); a game in progress has no TTL
+//     (so that the volatile-lru eviction of the deployment's Redis never
+//     drops it), an ended one lives Keep (and a minute), an orphan (no
+//     instance renewed it for the lease and the grace) as long again.
 //   - lease:{id}: the instance driving the game, with a TTL it renews.
 //   - handback:{id}: "1" when another instance asks for the game.
 //   - active (zset, by last renewal): games in progress; owner (hash id ->
@@ -126,14 +128,19 @@ func (s *RedisStore) Timing() (lease, check time.Duration) { return s.lease, s.c
 // Close closes the connections.
 func (s *RedisStore) Close() error { return s.cl.Close() }
 
-const playingTTL = 24 * time.Hour
-
 // luaPlay is what the scripts share: drop(id) takes a game off those in
 // progress; hold() keeps ARGV[2]'s lease on ARGV[1] for ARGV[3] ms (a
 // lease that ran out while nobody took the game is taken again: the game
 // goes on where it is).
 const luaPlay = `
 local P = KEYS[1]
+local function put(gid, st, ttl)
+  if tonumber(ttl) > 0 then
+    redis.call('SET', P..'game:'..gid, st, 'PX', ttl)
+  else
+    redis.call('SET', P..'game:'..gid, st)
+  end
+end
 local function drop(gid)
   local o = redis.call('HGET', P..'owner', gid)
   redis.call('ZREM', P..'active', gid)
@@ -154,11 +161,14 @@ end
 `
 
 // admitScript. ARGV: id, owner, maxPer, maxGames, now, orphan ms, pod,
-// lease ms, state, ttl ms.
+// lease ms, state.
 var admitScript = redis.NewScript(luaPlay + `
 local id, owner, now = ARGV[1], ARGV[2], tonumber(ARGV[5])
 for _, gid in ipairs(redis.call('ZRANGEBYSCORE', P..'active', '-inf', now - tonumber(ARGV[6]))) do
-  if redis.call('EXISTS', P..'lease:'..gid) == 0 then drop(gid) end
+  if redis.call('EXISTS', P..'lease:'..gid) == 0 then
+    drop(gid)
+    redis.call('PEXPIRE', P..'game:'..gid, ARGV[6])
+  end
 end
 if tonumber(redis.call('HGET', P..'count', owner) or '0') >= tonumber(ARGV[3]) then return 'client' end
 if redis.call('ZCARD', P..'active') >= tonumber(ARGV[4]) then return 'games' end
@@ -166,7 +176,7 @@ redis.call('HINCRBY', P..'count', owner, 1)
 redis.call('HSET', P..'owner', id, owner)
 redis.call('ZADD', P..'active', now, id)
 redis.call('SET', P..'lease:'..id, ARGV[7], 'PX', ARGV[8])
-redis.call('SET', P..'game:'..id, ARGV[9], 'PX', ARGV[10])
+put(id, ARGV[9], 0)
 return 'ok'
 `)
 
@@ -186,6 +196,7 @@ if cur and cur ~= ARGV[3] then
 end
 if not cur and tonumber(redis.call('ZSCORE', P..'active', id)) < tonumber(ARGV[5]) - tonumber(ARGV[6]) then
   drop(id)
+  redis.call('PEXPIRE', P..'game:'..id, ARGV[6])
   return {'inactive', st}
 end
 redis.call('SET', lk, ARGV[3], 'PX', ARGV[4])
@@ -202,20 +213,19 @@ if redis.call('EXISTS', P..'handback:'..ARGV[1]) == 1 then return 1 end
 return 0
 `)
 
-// saveScript saves a state, for the lease holder only. ARGV: id, pod,
-// lease ms, state, ttl ms.
+// saveScript saves a state in progress, for the lease holder only. ARGV:
+// id, pod, lease ms, state.
 var saveScript = redis.NewScript(luaPlay + `
 if not hold() then return 0 end
-redis.call('SET', P..'game:'..ARGV[1], ARGV[4], 'PX', ARGV[5])
+put(ARGV[1], ARGV[4], 0)
 return 1
 `)
 
-// handScript saves a state and gives the lease up. ARGV: id, pod, state,
-// ttl ms.
+// handScript saves a state and gives the lease up. ARGV: id, pod, state.
 var handScript = redis.NewScript(luaPlay + `
 local lk = P..'lease:'..ARGV[1]
 if redis.call('GET', lk) ~= ARGV[2] then return 0 end
-redis.call('SET', P..'game:'..ARGV[1], ARGV[3], 'PX', ARGV[4])
+put(ARGV[1], ARGV[3], 0)
 redis.call('DEL', lk, P..'handback:'..ARGV[1])
 return 1
 `)
@@ -226,7 +236,7 @@ var finishScript = redis.NewScript(luaPlay + `
 local id, lk = ARGV[1], P..'lease:'..ARGV[1]
 if redis.call('GET', lk) ~= ARGV[2] then return 0 end
 redis.call('DEL', lk, P..'handback:'..id)
-redis.call('SET', P..'game:'..id, ARGV[3], 'PX', ARGV[4])
+put(id, ARGV[3], ARGV[4])
 drop(id)
 redis.call('ZADD', P..'ended', ARGV[5], id)
 redis.call('ZREMRANGEBYSCORE', P..'ended', '-inf', tonumber(ARGV[5]) - tonumber(ARGV[4]))
@@ -256,7 +266,7 @@ func (s *RedisStore) Save(ctx context.Context, st *State) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.run(ctx, saveScript, st.ID, s.pod, s.lease.Milliseconds(), string(b), playingTTL.Milliseconds())
+	v, err := s.run(ctx, saveScript, st.ID, s.pod, s.lease.Milliseconds(), string(b))
 	if err != nil {
 		return err
 	}
@@ -301,7 +311,7 @@ func (s *RedisStore) Admit(ctx context.Context, st *State, maxPer, maxGames int,
 		return "", err
 	}
 	v, err := s.run(ctx, admitScript, st.ID, st.Owner, maxPer, maxGames, time.Now().UnixMilli(), orphan.Milliseconds(),
-		s.pod, s.lease.Milliseconds(), string(b), playingTTL.Milliseconds())
+		s.pod, s.lease.Milliseconds(), string(b))
 	str, _ := v.(string)
 	return str, err
 }
@@ -368,7 +378,7 @@ func (s *RedisStore) Hand(ctx context.Context, st *State) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.run(ctx, handScript, st.ID, s.pod, string(b), playingTTL.Milliseconds())
+	v, err := s.run(ctx, handScript, st.ID, s.pod, string(b))
 	if err != nil {
 		return err
 	}

@@ -138,6 +138,14 @@ func TestRedisStoreLeases(t *testing.T) {
 	if got, _ := a.Admit(ctx, testState("g5", "carol"), 2, 3, orphan); got != "ok" {
 		t.Errorf("after an end: %q, want ok", got)
 	}
+	// A game in progress has no TTL (the deployment's volatile-lru never
+	// evicts it); an ended one expires.
+	if d, _ := a.cl.PTTL(ctx, "t1:game:g2").Result(); d != -1*time.Nanosecond && d != -1*time.Millisecond {
+		t.Errorf("TTL of a game in progress: %v, want none", d)
+	}
+	if d, _ := a.cl.PTTL(ctx, "t1:game:g1").Result(); d <= 0 || d > 2*time.Minute {
+		t.Errorf("TTL of an ended game: %v, want keep and a minute", d)
+	}
 	g, st2, _ := b.Take(ctx, "g1", "alice", orphan)
 	if g != "inactive" || st2.Status != statusEnded {
 		t.Errorf("take of an ended game: %q %+v", g, st2)
