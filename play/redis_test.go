@@ -189,6 +189,9 @@ func TestTakeOverBetweenManagers(t *testing.T) {
 		t.Fatalf("after the engine's move: %+v", last)
 	}
 	c.cancel()
+	// The player is away a while: the clock runs meanwhile (the time that
+	// passes is what is checked below).
+	time.Sleep(800 * time.Millisecond)
 
 	c2 := newConn(t, mb, "erin")
 	c2.send(&session.Request{Type: session.TypePlayResume, ID: "again", Game: v.ID})
@@ -271,5 +274,59 @@ func TestResignOnEnginesTurn(t *testing.T) {
 			t.Errorf("the record says 投了 of the side to move")
 		}
 	}
+	waitIdle(t)
+}
+
+// TestTakeOverOnEnginesTurn: a game taken over while the engine thinks
+// keeps the engine's clock as it ran since the turn began on the first
+// instance: the new instance searches afresh (the first one's search was
+// stopped) and the engine, which never answers (sleeper), loses on time
+// when its time since the turn's start ran out, not that long after the
+// take-over.
+func TestTakeOverOnEnginesTurn(t *testing.T) {
+	rs := redistest.Start(t)
+	cfg := func() Config {
+		return Config{Service: svc, Store: newRedisStore(t, rs.URL, "t3:", 2*time.Second), Lag: 50 * time.Millisecond}
+	}
+	ma, mb := New(cfg()), New(cfg())
+	defer ma.Close(context.Background())
+	defer mb.Close(context.Background())
+	c := newConn(t, ma, "judy")
+	c.send(startReq("g", "sleeper", `{"side":"b","clock":{"b":{"main_ms":600000},"w":{"main_ms":2500}}}`, nil))
+	v := c.state()
+	c.send(&session.Request{Type: session.TypePlayMove, ID: "m", Game: v.ID, Move: "7g7f"})
+	v = c.state()
+	turn := time.Now() // the engine's turn began (at the latest)
+	if v.Clock.Running != "w" {
+		t.Fatalf("after the human's move: %+v", v.Clock)
+	}
+	// The engine's search has started on the first instance.
+	testwait.For(t, "the engine's search on the first instance", 30*time.Second, func() bool {
+		g := ma.find("judy", v.ID)
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.search != ""
+	})
+	c.cancel()
+	// The player is away a while (the time that passes is what is
+	// checked: a take-over that gave the engine its clock afresh would end
+	// the game at least this much later).
+	time.Sleep(1200 * time.Millisecond)
+	c2 := newConn(t, mb, "judy")
+	c2.send(&session.Request{Type: session.TypePlayResume, ID: "again", Game: v.ID})
+	r := c2.state()
+	if r.Status != statusPlaying || r.Clock.Running != "w" || r.Clock.W.MainMS > 2500-time.Since(turn).Milliseconds()+100 {
+		t.Fatalf("taken over: %+v clock %+v (%v after the turn began)", r.Public, r.Clock, time.Since(turn))
+	}
+	v = c2.until(ended)
+	lost := time.Since(turn)
+	checkResult(t, v, "b", "time", "time_up")
+	if lost > 2500*time.Millisecond+50*time.Millisecond+600*time.Millisecond {
+		t.Errorf("the engine lost on time %v after its turn began with 2.5s: the take-over gave it time", lost)
+	}
+	if ma.HandedBack() != 1 {
+		t.Errorf("the first instance handed back %d games", ma.HandedBack())
+	}
+	t.Logf("the engine lost on time %v after its turn began (2.5s + 50ms lag)", lost.Round(time.Millisecond))
 	waitIdle(t)
 }
