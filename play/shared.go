@@ -29,14 +29,20 @@ func (m *Manager) renewLoop(ctx context.Context) {
 		case <-t.C:
 		}
 		m.mu.Lock()
-		var ids []string
-		var gs []*game
-		for id, g := range m.games {
-			if g.live() {
-				ids, gs = append(ids, id), append(gs, g)
-			}
+		all := make([]*game, 0, len(m.games))
+		for _, g := range m.games {
+			all = append(all, g)
 		}
 		m.mu.Unlock()
+		// (A game's lock is never taken under the Manager's: end takes
+		// them the other way round.)
+		var ids []string
+		var gs []*game
+		for _, g := range all {
+			if g.live() {
+				ids, gs = append(ids, g.st.ID), append(gs, g)
+			}
+		}
 		if len(ids) == 0 {
 			continue
 		}
