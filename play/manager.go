@@ -127,7 +127,15 @@ func (m *Manager) serve(ctx context.Context, who session.Caller, req *session.Re
 	}
 	g := m.find(who.Client, req.Game)
 	if g == nil && m.shared != nil && req.Type == session.TypePlayResume {
-		return m.takeOver(ctx, who, req, emit)
+		// Taking a game over may wait for its holder (a renewal, or its
+		// lease after it died): not on the connection's reader.
+		r := *req
+		go func() {
+			if err := m.takeOver(ctx, who, &r, emit); err != nil {
+				emit(session.ErrorEvent(req.ID, err))
+			}
+		}()
+		return nil
 	}
 	if g == nil {
 		if st, ok, _ := m.cfg.Store.Load(ctx, req.Game); ok && st.Owner == who.Client && req.Type == session.TypePlayResume {

@@ -194,7 +194,7 @@ if cur and cur ~= ARGV[3] then
   redis.call('SET', P..'handback:'..id, '1', 'PX', ARGV[4])
   return {'held'}
 end
-if not cur and tonumber(redis.call('ZSCORE', P..'active', id)) < tonumber(ARGV[5]) - tonumber(ARGV[6]) then
+if not cur and (tonumber(redis.call('ZSCORE', P..'active', id)) or 0) < tonumber(ARGV[5]) - tonumber(ARGV[6]) then
   drop(id)
   redis.call('PEXPIRE', P..'game:'..id, ARGV[6])
   return {'inactive', st}
