@@ -138,12 +138,12 @@ func (g *game) live() bool {
 // leave lets g, in progress, go to another instance: saved and its lease
 // given up when hand (asked for, or a drain), else only forgotten (its
 // lease was lost). This instance stops driving it: its timers, its
-// engine's session.
-func (g *game) leave(hand bool) {
+// engine's session. It reports whether g was in progress.
+func (g *game) leave(hand bool) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.st.Status != statusPlaying {
-		return
+		return false
 	}
 	if hand {
 		if err := g.m.shared.Hand(context.Background(), &g.st); err != nil {
@@ -164,6 +164,7 @@ func (g *game) leave(hand bool) {
 		stop()
 	}()
 	g.m.left(g)
+	return true
 }
 
 // loop reads the engine session's events until the game has closed it.

@@ -283,12 +283,18 @@ func (m *Manager) Close(ctx context.Context) {
 		m.stopRenew()
 		<-m.renewDone
 	}
+	handed := 0
 	for _, g := range live {
 		if m.shared != nil {
-			g.leave(true)
+			if g.leave(true) {
+				handed++
+			}
 		} else {
 			g.abort(session.CodeShuttingDown, "the server is shutting down")
 		}
+	}
+	if m.shared != nil {
+		m.cfg.Logger.Info("games in progress handed back for other instances to take over", "games", handed)
 	}
 	done := make(chan struct{})
 	go func() { m.sessions.Wait(); close(done) }()

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,14 +126,16 @@ func searches(t *testing.T, file, start string) map[string]int {
 	return out
 }
 
-// TestPlayAcrossPods (issue 30): two usid processes on one redis-server,
+// TestPlayAcrossPods (issue 30): usid processes on one redis-server,
 // no affinity. A game against the engine started over the WebSocket on
 // pod A is resumed on pod B: A hands it back at its next renewal and
 // stops driving it, B goes on with the clocks (what A's last event said
 // less the time since, for the side to move) and its own engine. After a
 // SIGKILL of B, a resume on A takes the game over once B's lease ran out.
-// Each of the engine's turns is searched exactly once, over both pods (the
-// engines' stdin logged by a wrapper).
+// On SIGTERM, A hands the game back at once and a resume on a third pod C
+// takes it over without waiting for the lease. Each of the engine's turns
+// is searched exactly once, over all pods (the engines' stdin logged by a
+// wrapper).
 func TestPlayAcrossPods(t *testing.T) {
 	if _, err := os.Stat("/usr/games/fairy-stockfish"); err != nil {
 		t.Fatalf("fairy-stockfish is missing (%v): apt-get install fairy-stockfish", err)
@@ -143,6 +147,7 @@ func TestPlayAcrossPods(t *testing.T) {
 		name, addr, log string
 		logs            func() string
 		kill            func()
+		cmd             *exec.Cmd
 	}
 	start := func(name string) *pod {
 		p := &pod{name: name, log: filepath.Join(dir, name+".stdin")}
@@ -155,7 +160,7 @@ cache: {enabled: false}
 play: {redis: %q, lease: %s}
 `, wrapper, rs.URL, lease), 0o600)
 		cmd, addr, logs := startUsid(t, "--addr", "127.0.0.1:0", "--config", config)
-		p.addr, p.logs, p.kill = addr, logs, func() { cmd.Process.Kill(); cmd.Wait() }
+		p.addr, p.logs, p.kill, p.cmd = addr, logs, func() { cmd.Process.Kill(); cmd.Wait() }, cmd
 		t.Cleanup(func() {
 			if t.Failed() {
 				t.Logf("pod %s's log:\n%s", name, logs())
@@ -163,8 +168,8 @@ play: {redis: %q, lease: %s}
 		})
 		return p
 	}
-	a, b := start("a"), start("b")
-	for _, p := range []*pod{a, b} {
+	a, b, c := start("a"), start("b"), start("c")
+	for _, p := range []*pod{a, b, c} {
 		testwait.For(t, "pod "+p.name+"'s engine idle", 3*time.Minute, func() bool {
 			if resp, err := http.Get("http://" + p.addr + "/readyz"); err == nil {
 				resp.Body.Close()
@@ -249,19 +254,41 @@ play: {redis: %q, lease: %s}
 	}
 	t.Logf("take-over after SIGKILL of the holder: %v (lease %v)", took.Round(time.Millisecond), lease)
 	humanMove(ca2, onA2)
-	ca2.send(map[string]any{"type": "play_resign", "id": "x", "game": game})
-	end, _ := ca2.until(func(x *playState) bool { return x.Status == "ended" })
-	if end.Result == nil || end.Result.Winner != "w" || end.Result.Reason != "resign" || end.Result.End != "resign" || len(end.Moves) != 7 {
+
+	// A drains (SIGTERM): it hands the game back at once, and a resume on C
+	// takes it over without waiting for a lease.
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	termed := time.Now()
+	testwait.For(t, "A's log: the game handed back on SIGTERM", 30*time.Second, func() bool {
+		return strings.Contains(a.logs(), `games in progress handed back for other instances to take over" component=play games=1`)
+	})
+	cc := dialPlay(t, c.addr)
+	cc.send(map[string]any{"type": "play_resume", "id": "c", "game": game})
+	onC, atC := cc.next()
+	if onC.Status != "playing" || len(onC.Moves) != 7 || onC.Clock.Running != "b" {
+		t.Fatalf("resumed on C after A's SIGTERM: %+v", onC)
+	}
+	drained := atC.Sub(termed)
+	if drained >= lease {
+		t.Errorf("C took the game over %v after A's SIGTERM: not handed back at once (lease %v)", drained, lease)
+	}
+	t.Logf("take-over after SIGTERM of the holder: %v from the signal to the resumed state on C (lease %v)", drained.Round(time.Millisecond), lease)
+	humanMove(cc, onC)
+	cc.send(map[string]any{"type": "play_resign", "id": "x", "game": game})
+	end, _ := cc.until(func(x *playState) bool { return x.Status == "ended" })
+	if end.Result == nil || end.Result.Winner != "w" || end.Result.Reason != "resign" || end.Result.End != "resign" || len(end.Moves) != 9 {
 		t.Errorf("the end: %+v %+v", end, end.Result)
 	}
 
-	// Each engine turn (positions after 0, 2, 4, 6 moves) searched once, in
-	// all.
+	// Each engine turn (positions after 0, 2, 4, 6, 8 moves) searched once,
+	// in all.
 	all := searches(t, a.log, handicapSFEN)
-	for p, n := range searches(t, b.log, handicapSFEN) {
-		all[p] += n
+	for _, p := range []*pod{b, c} {
+		for pos, n := range searches(t, p.log, handicapSFEN) {
+			all[pos] += n
+		}
 	}
-	for i := 0; i <= 6; i += 2 {
+	for i := 0; i <= 8; i += 2 {
 		key := "position sfen " + handicapSFEN
 		if i > 0 {
 			key += " moves " + strings.Join(end.Moves[:i], " ")
@@ -270,7 +297,7 @@ play: {redis: %q, lease: %s}
 			t.Errorf("the engine's turn after %d moves was searched %d times, want once", i, all[key])
 		}
 	}
-	if len(all) != 4 {
-		t.Errorf("positions searched: %v, want the 4 engine turns", all)
+	if len(all) != 5 {
+		t.Errorf("positions searched: %v, want the 5 engine turns", all)
 	}
 }
