@@ -144,8 +144,16 @@ func (m *Manager) takeOver(ctx context.Context, who session.Caller, req *session
 
 // drive carries on st, taken over by this instance.
 func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqID string, emit func(*session.Event)) *session.Error {
-	chk, perr := session.CheckPosition(&session.Position{SFEN: st.SFEN, Moves: st.Moves}, len(st.Moves)+1)
-	if perr != nil { // never expected: the moves were checked as they were played
+	// A state read back is checked as a request is: its game replayed by
+	// the rules, its sizes within the bounds a game can reach here.
+	maxMoves := max(m.cfg.Service.Caps.MaxMoves, 1024) + m.cfg.MaxPlies
+	chk, perr := session.CheckPosition(&session.Position{SFEN: st.SFEN, Moves: st.Moves}, maxMoves)
+	if perr == nil && (len(st.MovesKIF) != len(st.Moves) || len(st.TimesMS) != len(st.Moves) || st.Pre > len(st.Moves) ||
+		(st.Human != "b" && st.Human != "w") || len(chk.Pos.LegalMoves()) == 0) {
+		perr = newError(session.CodeInvalidField, "game %s: its stored state does not hold together", clipID(st.ID))
+	}
+	if perr != nil { // never expected: usid wrote it, checked as it was played
+		m.cfg.Logger.Warn("a stored game refused", "game", clipID(st.ID), "err", perr.Message)
 		m.shared.Hand(context.Background(), st)
 		return perr
 	}
