@@ -86,8 +86,8 @@ type stateView struct {
 	Clock ClockView `json:"clock"`
 }
 
-// Store keeps game states. The memory store serves one process; a shared
-// one (Redis) would let another process resume a game (see README).
+// Store keeps game states. The memory store serves one process; a Shared
+// one (RedisStore) lets another process take a game over (see README).
 // Implementations are safe for concurrent use.
 type Store interface {
 	Save(ctx context.Context, st *State) error
