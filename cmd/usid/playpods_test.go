@@ -220,6 +220,7 @@ play: {redis: %q, lease: %s}
 
 	// The player comes back through pod B.
 	cb := dialPlay(t, b.addr)
+	asked := time.Now()
 	cb.send(map[string]any{"type": "play_resume", "id": "r", "game": game})
 	onB, atB := cb.next()
 	elapsed := atB.Sub(seenA)
@@ -232,7 +233,8 @@ play: {redis: %q, lease: %s}
 	if d := onB.Clock.B.MainMS - wantB; d < -200 || d > 200 || onB.Clock.W != lastA.Clock.W {
 		t.Errorf("clocks on B: %+v; A said %+v %v earlier (Black %d ms expected)", onB.Clock, lastA.Clock, elapsed, wantB)
 	}
-	t.Logf("take-over by B (asked, handed back at A's renewal): Black's clock %d ms on A, %d ms on B %v later", lastA.Clock.B.MainMS, onB.Clock.B.MainMS, elapsed.Round(time.Millisecond))
+	t.Logf("take-over by B (asked, handed back at A's renewal): %v from the resume to its answer; Black's clock %d ms on A, %d ms on B %v later",
+		atB.Sub(asked).Round(time.Millisecond), lastA.Clock.B.MainMS, onB.Clock.B.MainMS, elapsed.Round(time.Millisecond))
 	testwait.For(t, "A's log: the game handed back", 10*time.Second, func() bool { return strings.Contains(a.logs(), "game handed back") })
 	humanMove(cb, onB)
 	if got := searches(t, a.log, handicapSFEN); fmt.Sprint(got) != fmt.Sprint(onA) {
