@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -247,15 +248,21 @@ func TestTakeOverBetweenManagers(t *testing.T) {
 func TestResignOnEnginesTurn(t *testing.T) {
 	m := New(Config{Service: svc})
 	defer m.Close(context.Background())
-	for _, tt := range []struct {
-		side, winner, comment string
-		first                 []string
+	for i, tt := range []struct {
+		side, handicap, winner, comment string
+		first                           []string
 	}{
-		{"b", "w", "先手の投了（後手の手番中）により後手の勝ち", []string{"7g7f"}},
-		{"w", "b", "後手の投了（先手の手番中）により先手の勝ち", nil},
+		{"b", "", "w", "先手の投了（後手の手番中）により後手の勝ち", []string{"7g7f"}},
+		{"w", "", "b", "後手の投了（先手の手番中）により先手の勝ち", nil},
+		// A handicap game: the giver (上手) is White and moves first.
+		{"b", "香落ち", "w", "下手の投了（上手の手番中）により上手の勝ち", nil},
 	} {
-		c := newConn(t, m, "ivan"+tt.side)
-		c.send(startReq("g", "sleeper", `{"side":"`+tt.side+`","clock":{"b":{"main_ms":600000},"w":{"main_ms":600000}}}`, nil))
+		c := newConn(t, m, fmt.Sprint("ivan", i))
+		hc := ""
+		if tt.handicap != "" {
+			hc = `"handicap":"` + tt.handicap + `",`
+		}
+		c.send(startReq("g", "sleeper", `{"side":"`+tt.side+`",`+hc+`"clock":{"b":{"main_ms":600000},"w":{"main_ms":600000}}}`, nil))
 		v := c.state()
 		for _, mv := range tt.first {
 			c.send(&session.Request{Type: session.TypePlayMove, ID: "m", Game: v.ID, Move: mv})
