@@ -91,10 +91,32 @@ func TestGoTimes(t *testing.T) {
 		g.st.TC = Sides{B: TimeControl{MainMS: 1000}, W: tt.engine}
 		g.st.Main = [2]int64{1000, tt.main}
 		g.st.Level = tt.level
-		r := g.goRequest("x", nil, false)
+		r := g.goRequest("x", nil, false, 0)
 		if ms(r.BTime) != tt.b || ms(r.WTime) != tt.w || ms(r.Byoyomi) != tt.byo || ms(r.WInc) != tt.inc {
 			t.Errorf("%+v main %d level %+v: btime %d wtime %d byoyomi %d winc %d; want %d %d %d %d",
 				tt.engine, tt.main, tt.level, ms(r.BTime), ms(r.WTime), ms(r.Byoyomi), ms(r.WInc), tt.b, tt.w, tt.byo, tt.inc)
+		}
+	}
+	// A turn taken over from another instance: the engine is told what is
+	// left after the time its clock ran there.
+	for _, tt := range []struct {
+		engine     TimeControl
+		main, gone int64
+		b, byo     int64
+	}{
+		{TimeControl{MainMS: 60000, ByoyomiMS: 1000}, 60000, 10000, 49800, 1000},
+		{TimeControl{ByoyomiMS: 1000}, 0, 300, 0, 500},
+		{TimeControl{MainMS: 5000, ByoyomiMS: 1000}, 500, 1000, 0, 300},
+		{TimeControl{MainMS: 5000, IncMS: 2000}, 3000, 1000, 1800, -1},
+	} {
+		g := &game{m: m}
+		g.st.Human = "b"
+		g.st.TC = Sides{B: TimeControl{MainMS: 1000}, W: tt.engine}
+		g.st.Main = [2]int64{1000, tt.main}
+		r := g.goRequest("x", nil, false, time.Duration(tt.gone)*time.Millisecond)
+		if ms(r.BTime) != tt.b || ms(r.WTime) != tt.b || ms(r.Byoyomi) != tt.byo {
+			t.Errorf("%+v main %d, %d ms gone: btime %d wtime %d byoyomi %d; want %d %d %d",
+				tt.engine, tt.main, tt.gone, ms(r.BTime), ms(r.WTime), ms(r.Byoyomi), tt.b, tt.b, tt.byo)
 		}
 	}
 }

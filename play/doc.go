@@ -17,8 +17,15 @@
 // is lost by abandonment. Games are bounded per client and in total, and
 // ended games are kept for a while, bounded too.
 //
-// Each game's state (State, JSON) is saved to a Store after every change;
-// the built-in store keeps it in memory.
+// Each game's state (State, JSON) is saved to a Store after every change:
+// the moves, and the clocks as they stood when the turn began. The memory
+// store serves one process; the Redis store (a Shared one) lets any
+// instance take a game over: the instance driving a game holds a lease on
+// it and renews it; a play_resume on another instance asks for the game,
+// which its holder hands back at its next renewal (or which is taken once
+// the lease ran out: the holder died), and the new instance drives it
+// from the saved clocks, so the time the move took counts against the side
+// to move. A drain (Close) hands the games back at once.
 //
 // # Concurrency
 //

@@ -46,6 +46,9 @@ type game struct {
 	ponderMove string
 	ponderDone bool // the ponder search has ended already (no ponderhit possible)
 	setup      bool // the engine's new game is being set up
+	// resumed: the turn began on another instance, whose clock stands (the
+	// engine's search starts on the clock it has left).
+	resumed bool
 }
 
 func newGame(m *Manager, who session.Caller, st *State, start *shogi.Position, moves []shogi.Move) *game {
@@ -60,6 +63,13 @@ func newGame(m *Manager, who session.Caller, st *State, start *shogi.Position, m
 }
 
 func colorName(c shogi.Color) string { return "bw"[c : c+1] }
+
+func colorOf(name string) shogi.Color {
+	if name == "w" {
+		return shogi.White
+	}
+	return shogi.Black
+}
 
 func (g *game) humanColor() shogi.Color {
 	if g.st.Human == "b" {
@@ -95,6 +105,68 @@ func (g *game) begin(ctx context.Context, id string, emit func(*session.Event)) 
 	g.publish()
 }
 
+// resume drives a game taken over from another instance: the engine's
+// session and new game, the clock of the side to move running on from the
+// turn's start as saved (its timer armed now), the subscriber told.
+func (g *game) resume(ctx context.Context, id string, emit func(*session.Event)) {
+	g.sess = g.m.cfg.Service.NewSession()
+	g.sess.SetCaller(g.who)
+	lctx, cancel := context.WithCancel(context.Background())
+	g.stop = cancel
+	g.m.sessions.Add(1)
+	go g.loop(lctx)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.attachLocked(ctx, id, emit)
+	if l := g.st.Level; l != nil && l.Option != "" {
+		g.sess.Serve(&session.Request{Type: session.TypeSetOption, ID: "level", Engine: g.st.Engine, Name: l.Option, Value: l.Value})
+	}
+	g.sess.Serve(&session.Request{Type: session.TypeNewGame, ID: "newgame", Engine: g.st.Engine})
+	g.setup = true
+	g.resumed = g.pos.Turn() != g.humanColor()
+	g.armFlag()
+	g.publish()
+}
+
+// live reports whether g is in progress on this instance.
+func (g *game) live() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.st.Status == statusPlaying
+}
+
+// leave lets g, in progress, go to another instance: saved and its lease
+// given up when hand (asked for, or a drain), else only forgotten (its
+// lease was lost). This instance stops driving it: its timers, its
+// engine's session. It reports whether g was in progress.
+func (g *game) leave(hand bool) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.st.Status != statusPlaying {
+		return false
+	}
+	if hand {
+		if err := g.m.shared.Hand(context.Background(), &g.st); err != nil {
+			g.m.cfg.Logger.Warn("game not handed back", "game", g.st.ID, "err", err)
+		}
+	}
+	g.st.Status = "left" // never saved: every path checks statusPlaying
+	if g.flag != nil {
+		g.flag.Stop()
+	}
+	if g.grace != nil {
+		g.grace.Stop()
+	}
+	g.search, g.ponderID = "", ""
+	sess, stop := g.sess, g.stop
+	go func() {
+		sess.Close()
+		stop()
+	}()
+	g.m.left(g)
+	return true
+}
+
 // loop reads the engine session's events until the game has closed it.
 func (g *game) loop(ctx context.Context) {
 	defer g.m.sessions.Done()
@@ -113,6 +185,12 @@ func (g *game) loop(ctx context.Context) {
 // search when it is the engine's turn.
 func (g *game) startTurn(now time.Time) {
 	g.st.TurnStart = now
+	g.turn()
+}
+
+// turn starts the engine's search when it is the engine's turn, on the
+// clock it has left, and arms the flag.
+func (g *game) turn() {
 	if g.pos.Turn() != g.humanColor() && g.setup {
 		g.search = "" // newgame's ready starts the turn again
 		return
@@ -120,14 +198,15 @@ func (g *game) startTurn(now time.Time) {
 	if g.pos.Turn() != g.humanColor() {
 		g.seq++
 		g.search = "m" + strconv.Itoa(g.seq)
-		g.sess.Serve(g.goRequest(g.search, g.st.Moves, false))
+		g.sess.Serve(g.goRequest(g.search, g.st.Moves, false, time.Since(g.st.TurnStart)))
 	}
 	g.armFlag()
 }
 
 // goRequest is the go for the engine's search (or its pondering, on
-// moves that end with the ponder move).
-func (g *game) goRequest(id string, moves []string, ponder bool) *session.Request {
+// moves that end with the ponder move); spent is what the engine's clock
+// has run in this turn already (a turn taken over from another instance).
+func (g *game) goRequest(id string, moves []string, ponder bool, spent time.Duration) *session.Request {
 	eng := 1 - int(g.humanColor())
 	// Both clocks say the engine's own time (and increment): Debian's
 	// Fairy-Stockfish 11.1 reads the opponent's clock as its own in USI
@@ -140,7 +219,8 @@ func (g *game) goRequest(id string, moves []string, ponder bool) *session.Reques
 	// delay setting).
 	tc := g.st.TC.of(eng)
 	margin := g.m.cfg.EngineMargin.Milliseconds()
-	main := max(g.st.Main[eng]-margin, 0)
+	left := g.st.Main[eng] - spent.Milliseconds() // below 0: into the byoyomi
+	main := max(left-margin, 0)
 	b, w := main, main
 	r := &session.Request{Type: session.TypeGo, ID: id, Engine: g.st.Engine, Ponder: ponder,
 		Position: &session.Position{SFEN: g.st.SFEN, Moves: moves}, BTime: &b, WTime: &w}
@@ -149,7 +229,7 @@ func (g *game) goRequest(id string, moves []string, ponder bool) *session.Reques
 		// A weaker engine: told it has a byoyomi of the level's time only
 		// (never more than its real time), while its real clock runs.
 		zero := int64(0)
-		limit := max(min(g.st.Level.MoveTimeMS, g.st.Main[eng]+tc.ByoyomiMS+tc.IncMS-margin), 1)
+		limit := max(min(g.st.Level.MoveTimeMS, left+tc.ByoyomiMS+tc.IncMS-margin), 1)
 		r.BTime, r.WTime, r.Byoyomi = &zero, &zero, &limit
 	case tc.IncMS > 0:
 		bi, wi := tc.IncMS, tc.IncMS
@@ -157,7 +237,7 @@ func (g *game) goRequest(id string, moves []string, ponder bool) *session.Reques
 	default:
 		by := tc.ByoyomiMS
 		if main == 0 {
-			by = max(by+g.st.Main[eng]-margin, min(by, 100))
+			by = max(by+left-margin, min(by, 100))
 		}
 		r.Byoyomi = &by
 	}
@@ -200,7 +280,11 @@ func (g *game) engineEvent(ev *session.Event) {
 	case ev.ID == "newgame" && ev.Type == session.EventReady:
 		g.setup = false
 		if g.pos.Turn() != g.humanColor() && g.search == "" {
-			g.startTurn(time.Now())
+			if g.resumed {
+				g.turn() // on the clock as it stands since the turn began
+			} else {
+				g.startTurn(time.Now())
+			}
 		}
 	case ev.ID == g.ponderID && ev.ID != "":
 		if ev.Type == session.EventBestMove || ev.Type == session.EventError {
@@ -209,9 +293,12 @@ func (g *game) engineEvent(ev *session.Event) {
 	case ev.ID != g.search || g.search == "":
 	case ev.Type == session.EventEngine:
 		// The engine was leased again (the session had given it back while
-		// the human thought): its clock starts now, not while it waited.
-		g.st.TurnStart = time.Now()
-		g.armFlag()
+		// the human thought): its clock starts now, not while it waited. A
+		// turn taken over from another instance runs on as it stood.
+		if !g.resumed {
+			g.st.TurnStart = time.Now()
+			g.armFlag()
+		}
 	case ev.Type == session.EventBestMove:
 		g.engineMoved(ev)
 	case ev.Type == session.EventError && ev.Code == session.CodeNoSearch && g.search[0] == 'p':
@@ -226,7 +313,7 @@ func (g *game) engineEvent(ev *session.Event) {
 func (g *game) engineMoved(ev *session.Event) {
 	now := time.Now()
 	c := g.pos.Turn()
-	g.search = ""
+	g.search, g.resumed = "", false
 	next, flagged := spend(g.st.TC.of(int(c)), g.st.Main[c], now.Sub(g.st.TurnStart), g.m.cfg.Lag)
 	if flagged {
 		g.timeLoss(c)
@@ -253,7 +340,7 @@ func (g *game) engineMoved(ev *session.Event) {
 	if g.st.Ponder && ev.PonderMv != "" {
 		g.seq++
 		g.ponderID, g.ponderMove, g.ponderDone = "p"+strconv.Itoa(g.seq), ev.PonderMv, false
-		g.sess.Serve(g.goRequest(g.ponderID, append(append([]string(nil), g.st.Moves...), ev.PonderMv), true))
+		g.sess.Serve(g.goRequest(g.ponderID, append(append([]string(nil), g.st.Moves...), ev.PonderMv), true, 0))
 	}
 	g.publish()
 }
@@ -369,7 +456,7 @@ func (g *game) humanEnds(ctx context.Context, req *session.Request, emit func(*s
 		if g.st.Status != statusPlaying {
 			return newError(session.CodeInvalidField, "game %s has ended", g.st.ID)
 		}
-		g.end(&Result{Winner: colorName(g.humanColor() ^ 1), Reason: "resign", End: "resign"})
+		g.end(g.resignation())
 	} else {
 		if err := g.humanTurn(); err != nil {
 			return err
@@ -383,6 +470,27 @@ func (g *game) humanEnds(ctx context.Context, req *session.Request, emit func(*s
 	}
 	g.answer(ctx, req.ID, emit)
 	return nil
+}
+
+// resignation is the human's resignation. In a record the resignation
+// line belongs to the side to move: on the human's turn it is 投了; on the
+// engine's turn (the human resigns while the engine thinks) the record
+// cannot say 投了 without naming the engine, so it ends 中断 (abort) and
+// its comment says who resigned and who won. The winner is the engine
+// either way.
+func (g *game) resignation() *Result {
+	h := g.humanColor()
+	r := &Result{Winner: colorName(h ^ 1), Reason: "resign", End: "resign"}
+	if g.pos.Turn() != h {
+		names := [2]string{"先手", "後手"}
+		if g.st.Handicap != "" {
+			names = [2]string{"下手", "上手"}
+		}
+		r.End = "abort"
+		r.Detail = "the player resigned during the engine's turn"
+		r.Comment = names[h] + "の投了（" + names[h^1] + "の手番中）により" + names[h^1] + "の勝ち"
+	}
+	return r
 }
 
 // answer sends the state to a request's connection when it is not the
@@ -432,7 +540,13 @@ func (g *game) abort(code, msg string) {
 // publish saves the state and sends it to the subscriber.
 func (g *game) publish() {
 	now := time.Now()
-	if err := g.m.cfg.Store.Save(context.Background(), &g.st); err != nil {
+	var err error
+	if g.m.shared != nil && g.st.Status == statusEnded {
+		err = g.m.shared.Finish(context.Background(), &g.st, g.m.cfg.Keep, g.m.cfg.MaxKept)
+	} else {
+		err = g.m.cfg.Store.Save(context.Background(), &g.st)
+	}
+	if err != nil {
 		g.m.cfg.Logger.Warn("game state not saved", "game", g.st.ID, "err", err)
 	}
 	if g.emit != nil {

@@ -78,12 +78,26 @@ type Manager struct {
 	total    int              // games in progress
 	done     []*game          // ended games, oldest first
 	closed   bool
-	sessions sync.WaitGroup // games' engine sessions being closed
+	taking   map[string]chan struct{} // games being taken over from another instance
+	sessions sync.WaitGroup           // games' engine sessions being closed
+
+	shared     Shared // cfg.Store when several instances share it
+	stopRenew  context.CancelFunc
+	renewDone  chan struct{}
+	handedBack int // games handed to other instances (tests)
 }
 
-// New returns a Manager.
+// New returns a Manager. With a Shared store it renews the leases of the
+// games it drives until Close.
 func New(cfg Config) *Manager {
-	return &Manager{cfg: cfg.WithDefaults(), games: map[string]*game{}, playing: map[string]int{}}
+	m := &Manager{cfg: cfg.WithDefaults(), games: map[string]*game{}, playing: map[string]int{}, taking: map[string]chan struct{}{}}
+	if sh, ok := m.cfg.Store.(Shared); ok {
+		m.shared = sh
+		ctx, cancel := context.WithCancel(context.Background())
+		m.stopRenew, m.renewDone = cancel, make(chan struct{})
+		go m.renewLoop(ctx)
+	}
+	return m
 }
 
 // For returns the runner of play_* requests for who (Session.SetPlay).
@@ -112,6 +126,17 @@ func (m *Manager) serve(ctx context.Context, who session.Caller, req *session.Re
 		return m.start(ctx, who, req, emit)
 	}
 	g := m.find(who.Client, req.Game)
+	if g == nil && m.shared != nil && req.Type == session.TypePlayResume {
+		// Taking a game over may wait for its holder (a renewal, or its
+		// lease after it died): not on the connection's reader.
+		r := *req
+		go func() {
+			if err := m.takeOver(ctx, who, &r, emit); err != nil {
+				emit(session.ErrorEvent(req.ID, err))
+			}
+		}()
+		return nil
+	}
 	if g == nil {
 		if st, ok, _ := m.cfg.Store.Load(ctx, req.Game); ok && st.Owner == who.Client && req.Type == session.TypePlayResume {
 			// Ended (or left by a process that went): its last state.
@@ -183,6 +208,17 @@ func (m *Manager) release(client string) {
 	}
 }
 
+// left forgets g, in progress, which another instance drives now.
+func (m *Manager) left(g *game) {
+	m.mu.Lock()
+	if m.games[g.st.ID] == g {
+		delete(m.games, g.st.ID)
+		m.release(g.owner)
+		m.handedBack++
+	}
+	m.mu.Unlock()
+}
+
 // ended moves g from the games in progress to the ended ones, kept for
 // Keep and at most MaxKept of them.
 func (m *Manager) ended(g *game) {
@@ -224,8 +260,17 @@ func (m *Manager) Counts() (playing, kept int) {
 	return m.total, len(m.done)
 }
 
-// Close ends every game in progress (aborted: the server shuts down) and
-// waits until their engines have been given back. ctx bounds the wait.
+// HandedBack is how many games this Manager gave to other instances.
+func (m *Manager) HandedBack() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.handedBack
+}
+
+// Close ends every game in progress (aborted: the server shuts down), or
+// with a Shared store hands each back at once for another instance to take
+// over when its player resumes it there; then it waits until their engines
+// have been given back. ctx bounds the wait.
 func (m *Manager) Close(ctx context.Context) {
 	m.mu.Lock()
 	m.closed = true
@@ -234,8 +279,22 @@ func (m *Manager) Close(ctx context.Context) {
 		live = append(live, g)
 	}
 	m.mu.Unlock()
+	if m.stopRenew != nil {
+		m.stopRenew()
+		<-m.renewDone
+	}
+	handed := 0
 	for _, g := range live {
-		g.abort(session.CodeShuttingDown, "the server is shutting down")
+		if m.shared != nil {
+			if g.leave(true) {
+				handed++
+			}
+		} else {
+			g.abort(session.CodeShuttingDown, "the server is shutting down")
+		}
+	}
+	if m.shared != nil {
+		m.cfg.Logger.Info("games in progress handed back for other instances to take over", "games", handed)
 	}
 	done := make(chan struct{})
 	go func() { m.sessions.Wait(); close(done) }()

@@ -3,6 +3,7 @@ package play
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/usid/usid/kifu"
 	"github.com/usid/usid/probe"
@@ -136,6 +137,24 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	st.Pre = len(chk.Moves)
 	st.Main = [2]int64{o.Clock.B.MainMS, o.Clock.W.MainMS}
 	st.Status = statusPlaying
+	st.TurnStart = time.Now()
+	if m.shared != nil {
+		// The bounds over every instance sharing the store; this instance
+		// holds the game's lease from now.
+		got, err := m.shared.Admit(ctx, st, m.cfg.MaxPerClient, m.cfg.MaxGames, m.orphan())
+		switch {
+		case err != nil:
+			m.unadmit(who.Client)
+			m.cfg.Logger.Warn("game not admitted", "err", err)
+			return newError(session.CodeUnavailable, "the games' store failed; retry")
+		case got == "client":
+			m.unadmit(who.Client)
+			return newError(session.CodeTooManyRequests, "this client has %d games in progress, as many as one may; resign one or finish it", m.cfg.MaxPerClient)
+		case got != "ok":
+			m.unadmit(who.Client)
+			return newError(session.CodeTooManyRequests, "the service plays %d games, as many as it may; retry later", m.cfg.MaxGames)
+		}
+	}
 	g := newGame(m, who, st, chk.Start, chk.Moves)
 	m.register(g)
 	g.begin(ctx, req.ID, emit)

@@ -47,6 +47,9 @@ type Result struct {
 	// End is the record's ending as POST /v1/records/export takes it.
 	End    string `json:"end"`
 	Detail string `json:"detail,omitempty"`
+	// Comment is the record's comment about the ending where End alone
+	// cannot say it (a resignation on the other side's turn).
+	Comment string `json:"comment,omitempty"`
 }
 
 // Level is the engine's strength: a client-settable option (a Skill
@@ -83,8 +86,8 @@ type stateView struct {
 	Clock ClockView `json:"clock"`
 }
 
-// Store keeps game states. The memory store serves one process; a shared
-// one (Redis) would let another process resume a game (see README).
+// Store keeps game states. The memory store serves one process; a Shared
+// one (RedisStore) lets another process take a game over (see README).
 // Implementations are safe for concurrent use.
 type Store interface {
 	Save(ctx context.Context, st *State) error

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"strings"
+	"testing"
+
 	"github.com/coder/websocket"
 
-	"testing"
 	"time"
 )
 
@@ -46,6 +48,50 @@ func TestPlayOverWebSocket(t *testing.T) {
 	cl2.send(map[string]any{"type": "play_move", "id": "late", "game": "nonesuch", "move": "7g7f"})
 	if ev := last(cl2.until(10*time.Second, func(ev map[string]any) bool { return ev["id"] == "late" })); ev["code"] != "not_found" {
 		t.Errorf("a move in an unknown game: %v", ev)
+	}
+	shared.waitIdle(t)
+}
+
+// TestResignOnEnginesTurnExport (issue 27): the human resigns over the
+// WebSocket while the engine thinks; the result names the engine the
+// winner, and the record the page exports from it (end, comment, moves)
+// is a KIF that does not say 投了 of the side to move: it ends 中断 and its
+// comment says who resigned and who won.
+func TestResignOnEnginesTurnExport(t *testing.T) {
+	cl := dial(t, shared)
+	cl.send(map[string]any{"type": "play_start", "id": "p1", "engine": "fairy",
+		"play": map[string]any{"side": "b", "clock": map[string]any{"b": map[string]any{"main_ms": 600000}, "w": map[string]any{"main_ms": 600000, "byoyomi_ms": 10000}}}})
+	play := func(ev map[string]any) map[string]any { p, _ := ev["play"].(map[string]any); return p }
+	start := play(last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["id"] == "p1" })))
+	if start == nil || start["status"] != "playing" {
+		t.Fatalf("play_start: %v", start)
+	}
+	game := start["game"].(string)
+	cl.send(map[string]any{"type": "play_move", "id": "m1", "game": game, "move": "7g7f"})
+	cl.send(map[string]any{"type": "play_resign", "id": "r1", "game": game})
+	st := play(last(cl.until(20*time.Second, func(ev map[string]any) bool {
+		p := play(ev)
+		return ev["id"] == "p1" && p != nil && p["status"] == "ended"
+	})))
+	moves := st["moves"].([]any)
+	if len(moves) != 1 {
+		t.Fatalf("the engine moved before the resignation arrived (moves %v): the test needs the engine's turn", moves)
+	}
+	r, _ := st["result"].(map[string]any)
+	if r["winner"] != "w" || r["reason"] != "resign" || r["end"] != "abort" || r["comment"] != "先手の投了（後手の手番中）により後手の勝ち" {
+		t.Fatalf("result %v", r)
+	}
+	// What the page exports (play.js toRecord, then gamepanel's export).
+	code, _, v := call(t, shared, "POST", "/v1/records/export", map[string]any{
+		"header": map[string]any{"black": "あなた", "white": "fairy"}, "comment": r["comment"], "end": r["end"],
+		"plies": []map[string]any{{"move": "7g7f", "time_ms": st["times_ms"].([]any)[0]}},
+	})
+	if code != 200 {
+		t.Fatalf("export: %d %v", code, v)
+	}
+	kif := v["kif"].(string)
+	if !strings.Contains(kif, "*先手の投了（後手の手番中）により後手の勝ち\n") || !strings.Contains(kif, "   2 中断\n") || strings.Contains(kif, "投了\n") {
+		t.Errorf("KIF:\n%s", kif)
 	}
 	shared.waitIdle(t)
 }

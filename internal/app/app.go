@@ -93,6 +93,13 @@ type Config struct {
 		MaxPlies     int           `yaml:"max_plies"`
 		Lag          time.Duration `yaml:"lag"`
 		EngineMargin time.Duration `yaml:"engine_margin"`
+		// Redis keeps the games there, shared by every usid using it
+		// (default: access.redis): a play_resume on any instance takes the
+		// game over; Lease is how long a game stays with an instance that
+		// stopped renewing it.
+		Redis       string        `yaml:"redis"`
+		RedisPrefix string        `yaml:"redis_prefix"`
+		Lease       time.Duration `yaml:"lease"`
 	} `yaml:"play"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
@@ -241,15 +248,16 @@ type Main struct {
 	Addr   string // --addr, overriding Config.Listen
 	Logger *slog.Logger
 
-	pool   *pool.Pool
-	cache  *evalcache.Cache // nil when cache.enabled is false
-	quotas io.Closer        // the Redis budget store, if any
-	games  *games.Manager
-	play   *play.Manager
-	server *server.Server
-	http   *http.Server
-	served chan error // Serve's result, taken by Close
-	failed chan error // Serve's error when it failed on its own
+	pool      *pool.Pool
+	cache     *evalcache.Cache // nil when cache.enabled is false
+	quotas    io.Closer        // the Redis budget store, if any
+	playRedis *play.RedisStore // the games' Redis store, if any
+	games     *games.Manager
+	play      *play.Manager
+	server    *server.Server
+	http      *http.Server
+	served    chan error // Serve's result, taken by Close
+	failed    chan error // Serve's error when it failed on its own
 }
 
 // Run starts the engines and the HTTP server and returns once it listens.
@@ -313,7 +321,15 @@ func (m *Main) Run() error {
 		m.closeBudgets()
 		return fmt.Errorf("games.redis: %w", err)
 	}
-	m.play = play.New(play.Config{Service: svc, Grace: c.Play.Grace, Keep: c.Play.Keep,
+	playStore, err := m.playStore()
+	if err != nil {
+		m.games.Close(context.Background())
+		p.Close(context.Background())
+		m.closeCache()
+		m.closeBudgets()
+		return fmt.Errorf("play.redis: %w", err)
+	}
+	m.play = play.New(play.Config{Service: svc, Store: playStore, Grace: c.Play.Grace, Keep: c.Play.Keep,
 		MaxPerClient: c.Play.MaxPerClient, MaxGames: c.Play.MaxGames, MaxKept: c.Play.MaxKept, MaxPlies: c.Play.MaxPlies,
 		Lag: c.Play.Lag, EngineMargin: c.Play.EngineMargin, Logger: m.Logger.With("component", "play")})
 	m.server = server.New(server.Config{
@@ -380,6 +396,9 @@ func (m *Main) Close(ctx context.Context) error {
 	perr := m.pool.Close(ctx)
 	m.closeCache()
 	m.closeBudgets()
+	if m.playRedis != nil {
+		m.playRedis.Close()
+	}
 	if e := <-m.served; !errors.Is(e, http.ErrServerClosed) {
 		err = errors.Join(err, e)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/play"
 	"github.com/usid/usid/quota"
 	"github.com/usid/usid/server"
 )
@@ -97,6 +98,28 @@ func (m *Main) gamesRedis() (*games.RedisConfig, error) {
 		return nil, nil
 	}
 	return &games.RedisConfig{URL: url, Prefix: c.Games.RedisPrefix, Lease: c.Games.Lease}, nil
+}
+
+// playStore is where games against the engine live: play.redis, else
+// access.redis; nil keeps them in this process.
+func (m *Main) playStore() (play.Store, error) {
+	c := m.Config
+	url := c.Play.Redis
+	if url == "" {
+		var err error
+		if url, err = redisURL(c.Access.Redis, c.Access.RedisFile); err != nil {
+			return nil, fmt.Errorf("access.redis_url_file: %w", err)
+		}
+	}
+	if url == "" {
+		return nil, nil
+	}
+	s, err := play.NewRedisStore(play.RedisConfig{URL: url, Prefix: c.Play.RedisPrefix, Lease: c.Play.Lease})
+	if err != nil {
+		return nil, err
+	}
+	m.playRedis = s
+	return s, nil
 }
 
 func (m *Main) closeBudgets() {

@@ -166,6 +166,8 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	pl := play.Config{}.WithDefaults()
 	want.Play.Grace, want.Play.Keep, want.Play.Lag, want.Play.EngineMargin = pl.Grace, pl.Keep, pl.Lag, pl.EngineMargin
 	want.Play.MaxPerClient, want.Play.MaxGames, want.Play.MaxKept, want.Play.MaxPlies = pl.MaxPerClient, pl.MaxGames, pl.MaxKept, pl.MaxPlies
+	pr := play.RedisConfig{}.WithDefaults()
+	want.Play.RedisPrefix, want.Play.Lease = pr.Prefix, pr.Lease
 	if g.MaxBytesPerClient%(1<<10) != 0 || g.MaxBytes%(1<<20) != 0 {
 		t.Errorf("games' default byte bounds %d, %d are no whole number of KiB, MiB", g.MaxBytesPerClient, g.MaxBytes)
 	}

@@ -2,7 +2,9 @@
 // processes sharing one real redis-server, behind a round-robin proxy that
 // sends every request, and every new WebSocket, to the next process (as a
 // Service without session affinity does). A board reloaded during a game
-// analysis follows the job again, whichever process answers.
+// analysis follows the job again, whichever process answers; a game
+// against the engine reloaded onto another process goes on there with its
+// clocks.
 //
 // It starts its own processes: USID_BIN (run.sh exports the usid it built;
 // else this test builds one) and Debian's redis-server.
@@ -16,7 +18,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, takeProblems } from './lib.mjs';
+import { launch, takeProblems, clickSquare } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '../..');
@@ -55,12 +57,15 @@ async function waitFor(what, check, ms = 240_000) {
 
 const ok = (url) => fetch(url).then((r) => r.ok, () => false);
 
-// roundRobin forwards each request, and each upgrade (a WebSocket), to the
-// next port, headers untouched (usid sees the proxy's Host, as behind a
-// Gateway).
+// roundRobin forwards each request to the next port, and each upgrade (a
+// WebSocket) to the next port after the last upgrade's (so a page's new
+// WebSocket never lands where its last one did), headers untouched (usid
+// sees the proxy's Host, as behind a Gateway).
 function roundRobin(ports) {
   let next = 0;
+  let nextWS = 0;
   const pick = () => ports[next++ % ports.length];
+  const pickWS = () => ports[nextWS++ % ports.length];
   const server = http.createServer((req, res) => {
     const up = http.request({ host: '127.0.0.1', port: pick(), method: req.method, path: req.url, headers: req.headers }, (r) => {
       res.writeHead(r.statusCode, r.headers);
@@ -70,7 +75,7 @@ function roundRobin(ports) {
     req.pipe(up);
   });
   server.on('upgrade', (req, sock, head) => {
-    const up = net.connect(pick(), '127.0.0.1', () => {
+    const up = net.connect(pickWS(), '127.0.0.1', () => {
       let lines = `${req.method} ${req.url} HTTP/1.1\r\n`;
       for (let i = 0; i < req.rawHeaders.length; i += 2) lines += `${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`;
       up.write(`${lines}\r\n`);
@@ -173,6 +178,81 @@ test('a board reloaded during a game analysis shows the job\'s progress again, s
   await page.waitForFunction(() => document.querySelector('[data-testid="game-status"]').dataset.state === 'done', null, { timeout: 240_000 });
   assert.equal(await page.locator('[data-testid="eval-graph"]').getAttribute('data-points'), '39');
   assert.match(await page.locator('[data-testid="game-progress-text"]').textContent(), /39 \/ 39/);
+  assert.deepEqual(takeProblems(browser.context), [], 'the page logged errors');
+  await page.close();
+});
+
+// A game against the engine through the round-robin proxy: the page's
+// reload opens its WebSocket on another usid, whose play_resume takes the
+// game over from the first (which hands it back: its log says so); the
+// game goes on there with its moves and clocks, the engine answers there.
+test('a game against the engine, reloaded onto another usid behind the round-robin proxy, goes on with its clocks', { timeout: 240_000 }, async () => {
+  const page = await browser.context.newPage();
+  const plays = [];
+  page.on('websocket', (ws) => {
+    if (!ws.url().includes('/v1/ws')) return;
+    ws.on('framereceived', (f) => {
+      let m;
+      try { m = JSON.parse(f.payload); } catch { return; }
+      if (m.type === 'play') plays.push(m.play);
+    });
+  });
+  const handedBack = () => [0, 1, 2].filter((i) => fs.readFileSync(path.join(tmp, `usid${i}.log`), 'utf8').includes('game handed back')).length;
+  assert.equal(handedBack(), 0);
+  await page.goto(`${base}/`);
+  await page.waitForSelector('.board-area[data-ready="true"]');
+  await page.selectOption('[data-testid="play-side"]', 'b');
+  await page.selectOption('[data-testid="play-mode"]', 'byoyomi');
+  await page.fill('[data-testid="play-main-you"]', '120');
+  await page.fill('[data-testid="play-extra-you"]', '1');
+  await page.fill('[data-testid="play-main-engine"]', '0');
+  await page.fill('[data-testid="play-extra-engine"]', '1');
+  await page.selectOption('[data-testid="play-level"]', 'ms:500');
+  await page.click('[data-testid="play-begin"]');
+  await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+  // The human's move (a plain board move usid says is legal), then the
+  // engine's answer.
+  const humanMove = async (n) => {
+    await page.waitForFunction(() => document.querySelector('[data-testid="clock-b"]').dataset.running === 'true' &&
+      document.querySelector('.board-area').dataset.ready === 'true', null, { timeout: 60_000 });
+    const st = plays[plays.length - 1];
+    const v = await (await fetch(`${base}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ position: { sfen: st.sfen, moves: st.moves } }) })).json();
+    const plain = v.legal_moves.filter((m) => /^[1-9][a-i][1-9][a-i]$/.test(m) && !v.legal_moves.includes(`${m}+`));
+    const mv = plain[(n * 7) % plain.length];
+    await clickSquare(page, mv.slice(0, 2));
+    await clickSquare(page, mv.slice(2, 4));
+    await waitFor('the engine\'s answer', () => plays.length && plays[plays.length - 1].moves.length === st.moves.length + 2, 60_000);
+    return plays[plays.length - 1];
+  };
+  await humanMove(0);
+  const before = await humanMove(1);
+  assert.equal(before.status, 'playing');
+  const seen = Date.now();
+
+  plays.length = 0;
+  await page.reload();
+  await waitFor('the game resumed on another usid', () => plays.length > 0, 60_000);
+  const again = plays[0];
+  const elapsed = Date.now() - seen;
+  assert.equal(again.game, before.game);
+  assert.equal(again.status, 'playing');
+  assert.deepEqual(again.moves, before.moves);
+  assert.equal(again.clock.running, 'b');
+  // The human's clock ran on while the page moved to another usid.
+  assert.ok(again.clock.b.main_ms <= before.clock.b.main_ms && again.clock.b.main_ms >= before.clock.b.main_ms - elapsed - 500,
+    `Black's clock ${again.clock.b.main_ms} ms after the reload, ${before.clock.b.main_ms} ms ${elapsed} ms before`);
+  assert.deepEqual(again.clock.w, before.clock.w);
+  await waitFor('a usid handing the game back', () => handedBack() === 1, 30_000);
+  await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+  const after = await humanMove(2);
+  assert.equal(after.status, 'playing');
+  assert.equal(after.moves.length, before.moves.length + 2);
+  await page.click('[data-testid="play-resign"]');
+  await waitFor('the end', () => plays[plays.length - 1].status === 'ended', 30_000);
+  const end = plays[plays.length - 1];
+  assert.equal(end.result.winner, 'w');
+  assert.equal(end.result.reason, 'resign');
   assert.deepEqual(takeProblems(browser.context), [], 'the page logged errors');
   await page.close();
 });

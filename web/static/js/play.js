@@ -242,6 +242,7 @@ export class PlayPanel {
       plies: s.moves.map((move, i) => ({ move, kif: s.moves_kif[i], time_ms: i >= s.pre ? s.times_ms[i] : undefined })),
       header: { black, white, handicap: s.handicap || undefined, fields },
       end: s.result?.end || '',
+      comment: s.result?.comment || '', // e.g. a resignation on the engine's turn
     });
     this.game.goto(this.game.length);
   }

@@ -1,0 +1,173 @@
+package play
+
+import (
+	"context"
+	"time"
+
+	"github.com/usid/usid/session"
+)
+
+// orphan is how long a game in progress that no instance renews is kept
+// for its player: the lease (its instance died) and the grace.
+func (m *Manager) orphan() time.Duration {
+	lease, _ := m.shared.Timing()
+	return lease + m.cfg.Grace
+}
+
+// renewLoop renews the leases of the games this instance drives, every
+// check: a game lost to another instance is let go, a game another
+// instance asks for is handed back (saved, its lease given up).
+func (m *Manager) renewLoop(ctx context.Context) {
+	defer close(m.renewDone)
+	_, check := m.shared.Timing()
+	t := time.NewTicker(check)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		m.mu.Lock()
+		all := make([]*game, 0, len(m.games))
+		for _, g := range m.games {
+			all = append(all, g)
+		}
+		m.mu.Unlock()
+		// (A game's lock is never taken under the Manager's: end takes
+		// them the other way round.)
+		var ids []string
+		var gs []*game
+		for _, g := range all {
+			if g.live() {
+				ids, gs = append(ids, g.st.ID), append(gs, g)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		got, err := m.shared.Renew(ctx, ids)
+		if err != nil {
+			m.cfg.Logger.Warn("game leases not renewed", "err", err)
+			continue
+		}
+		for i, v := range got {
+			switch v {
+			case -1:
+				m.cfg.Logger.Warn("game lost to another instance", "game", ids[i])
+				gs[i].leave(false)
+			case 1:
+				m.cfg.Logger.Info("game handed back: its player resumes it elsewhere", "game", ids[i])
+				gs[i].leave(true)
+			}
+		}
+	}
+}
+
+// takeOver serves a play_resume for a game this instance does not drive:
+// it takes the game from the store, once the instance driving it has
+// handed it back (asked, at its next renewal) or has lost its lease (it
+// died), and drives it from its saved state: the clocks as they stood at
+// the turn's start, so the time the move between instances took counts
+// against the side to move.
+func (m *Manager) takeOver(ctx context.Context, who session.Caller, req *session.Request, emit func(*session.Event)) *session.Error {
+	id := req.Game
+	m.mu.Lock()
+	for {
+		if g := m.games[id]; g != nil {
+			m.mu.Unlock()
+			if g.owner != who.Client {
+				return newError(CodeNotFound, "no game %q: unknown, forgotten, or started by another client", clipID(id))
+			}
+			g.attach(ctx, req.ID, emit)
+			return nil
+		}
+		ch := m.taking[id]
+		if ch == nil {
+			break
+		}
+		m.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return newError(session.CodeCancelled, "the connection went")
+		}
+		m.mu.Lock()
+	}
+	if m.closed {
+		m.mu.Unlock()
+		return newError(session.CodeShuttingDown, "the server is shutting down; reconnect to another instance")
+	}
+	ch := make(chan struct{})
+	m.taking[id] = ch
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		delete(m.taking, id)
+		m.mu.Unlock()
+		close(ch)
+	}()
+
+	lease, check := m.shared.Timing()
+	deadline := time.Now().Add(lease + 2*check + time.Second)
+	for {
+		status, st, err := m.shared.Take(ctx, id, who.Client, m.orphan())
+		if err != nil {
+			m.cfg.Logger.Warn("game not taken over", "game", clipID(id), "err", err)
+			return newError(session.CodeUnavailable, "the game's store failed; retry")
+		}
+		switch status {
+		case "ok":
+			return m.drive(ctx, who, st, req.ID, emit)
+		case "inactive":
+			if st.Status == statusPlaying {
+				// Nobody drove it for longer than the grace: abandoned.
+				st.Status, st.Ended = statusEnded, time.Now()
+				st.Result = &Result{Winner: colorName(colorOf(st.Human) ^ 1), Reason: "abandoned", End: "abort"}
+			}
+			emit(stateEvent(req.ID, st, time.Now()))
+			return nil
+		case "held":
+			if time.Now().After(deadline) {
+				return newError(session.CodeBusy, "game %s is still driven by another instance; retry", clipID(id))
+			}
+			select {
+			case <-time.After(check / 5):
+			case <-ctx.Done():
+				return newError(session.CodeCancelled, "the connection went")
+			}
+		default:
+			return newError(CodeNotFound, "no game %q: unknown, forgotten, or started by another client", clipID(id))
+		}
+	}
+}
+
+// drive carries on st, taken over by this instance.
+func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqID string, emit func(*session.Event)) *session.Error {
+	// A state read back is checked as a request is: its game replayed by
+	// the rules, its sizes within the bounds a game can reach here.
+	maxMoves := max(m.cfg.Service.Caps.MaxMoves, 1024) + m.cfg.MaxPlies
+	chk, perr := session.CheckPosition(&session.Position{SFEN: st.SFEN, Moves: st.Moves}, maxMoves)
+	if perr == nil && (len(st.MovesKIF) != len(st.Moves) || len(st.TimesMS) != len(st.Moves) || st.Pre > len(st.Moves) ||
+		(st.Human != "b" && st.Human != "w") || len(chk.Pos.LegalMoves()) == 0) {
+		perr = newError(session.CodeInvalidField, "game %s: its stored state does not hold together", clipID(st.ID))
+	}
+	if perr != nil { // never expected: usid wrote it, checked as it was played
+		m.cfg.Logger.Warn("a stored game refused", "game", clipID(st.ID), "err", perr.Message)
+		m.shared.Hand(context.Background(), st)
+		return perr
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		m.shared.Hand(context.Background(), st)
+		return newError(session.CodeShuttingDown, "the server is shutting down; reconnect to another instance")
+	}
+	m.playing[who.Client]++
+	m.total++
+	g := newGame(m, who, st, chk.Start, chk.Moves)
+	m.games[st.ID] = g
+	m.mu.Unlock()
+	g.resume(ctx, reqID, emit)
+	return nil
+}
