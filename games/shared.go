@@ -120,6 +120,9 @@ func (m *Manager) tick() {
 			jobs[i].lose()
 		case 1:
 			m.cancel(jobs[i], nil)
+		case 2:
+			m.log.Info("game analysis abandoned: nobody followed it", "job", jobs[i].id, "grace", jobs[i].follow)
+			m.cancel(jobs[i], abandoned(jobs[i].follow))
 		}
 	}
 	for {
@@ -174,8 +177,11 @@ func (m *Manager) take(id string) {
 		j.started = time.Now()
 	}
 	j.mu.Unlock()
-	if rec.cancel {
+	switch {
+	case rec.cancel:
 		j.stop(nil, true)
+	case rec.abandoned:
+		j.stop(abandoned(j.follow), true)
 	}
 	m.mu.Lock()
 	if m.closing {
@@ -204,7 +210,7 @@ func (m *Manager) jobOf(id string, rec *record) (*job, *session.Error) {
 	if err != nil {
 		return nil, err
 	}
-	j.id, j.created, j.started = id, rec.created, rec.started
+	j.id, j.created, j.started, j.follow = id, rec.created, rec.started, rec.follow
 	return j, nil
 }
 
@@ -230,12 +236,19 @@ func (j *job) loadLocked(rec *record) {
 }
 
 // viewShared reads job id from the store: the job as this instance
-// runs it, or as its record stands.
+// runs it, or as its record stands. Reading a followed job under way
+// notes in the store that its owner follows it, for whichever instance
+// holds it.
 func (m *Manager) viewShared(client, id string) (*View, *session.Error) {
 	m.mu.Lock()
 	local := m.jobs[id]
 	m.mu.Unlock()
 	if local != nil && local.client == client {
+		if local.follow > 0 {
+			if err := m.st.touch(id, client); err != nil {
+				return nil, unavailable(err)
+			}
+		}
 		return local.view(), nil
 	}
 	ctx, cancel := m.st.ctx()
@@ -246,6 +259,11 @@ func (m *Manager) viewShared(client, id string) (*View, *session.Error) {
 	}
 	if rec == nil || rec.owner != client || (!rec.finished.IsZero() && time.Since(rec.finished) > m.cfg.Keep) {
 		return nil, notFound(id)
+	}
+	if rec.follow > 0 && rec.finished.IsZero() {
+		if err := m.st.touch(id, client); err != nil {
+			return nil, unavailable(err)
+		}
 	}
 	j, serr := m.jobOf(id, rec)
 	if serr != nil {
