@@ -138,7 +138,8 @@ test('a GameJob posts, polls until done, and reports each answer', async () => {
   const seen = [];
   job.addEventListener('update', (e) => seen.push([e.detail.status, e.detail.done, e.detail.positions.length]));
   await job.start({ position: { sfen: 'startpos', moves: ['7g7f'] }, engine: 'fairy', limits: { depth: 8 } });
-  assert.deepEqual(calls[0], ['POST', '/v1/games/analysis', { position: { sfen: 'startpos', moves: ['7g7f'] }, engine: 'fairy', limits: { depth: 8 } }]);
+  // follow: the job lives while this page polls it (closing the tab ends it).
+  assert.deepEqual(calls[0], ['POST', '/v1/games/analysis', { position: { sfen: 'startpos', moves: ['7g7f'] }, engine: 'fairy', limits: { depth: 8 }, follow: true }]);
   assert.deepEqual(calls.slice(1).map((c) => c.slice(0, 2)), [['GET', '/v1/games/analysis/g1'], ['GET', '/v1/games/analysis/g1'], ['GET', '/v1/games/analysis/g1']]);
   assert.deepEqual(seen, [['queued', 0, 0], ['running', 10, 10], ['running', 25, 25], ['done', 39, 39]]);
 });
