@@ -2,7 +2,8 @@
 // the same limit (by default a time per position, Config.DefaultMoveTime),
 // as a background job that outlives the REST request that started it; a
 // job started over a WebSocket ends with its connection unless it asked to
-// keep (session.GameHandle). For each position it gives the evaluation from
+// keep (session.GameHandle), and a REST job asked with Request.Follow ends
+// once nobody has read it for Config.FollowGrace (its page was closed). For each position it gives the evaluation from
 // Black's side, the best move and its line; for each move played that is
 // not the engine's best, the position after the best move is searched too,
 // with the same limits, and the move is judged by comparing the two

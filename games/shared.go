@@ -24,6 +24,12 @@ import (
 // REST runs wherever an instance has a run slot. A drain (Close) hands the
 // jobs nobody follows over a WebSocket back at once (queued again, lease
 // released); jobs followed end as without Redis.
+//
+// A followed REST job (Request.Follow) keeps its grace and its last read
+// in its record (follow, seen); any instance's Get renews seen, and the
+// instance holding the lease sees the grace run out at its renewal (and an
+// instance taking a job from the store, at the claim): one clock, the
+// Redis server's, and nothing more than the renewal already does.
 
 // unavailable is the error when the shared store cannot be reached.
 func unavailable(err error) *session.Error {
