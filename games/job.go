@@ -629,6 +629,14 @@ func (j *job) checkFollowed() {
 	j.m.cancel(j, abandoned(j.follow))
 }
 
+// halting reports whether the job takes no new position (it is being
+// cancelled, drained or has failed).
+func (j *job) halting() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.halt
+}
+
 // detach stops sending events to s.
 func (j *job) detach(s *sub) {
 	j.mu.Lock()

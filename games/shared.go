@@ -126,9 +126,11 @@ func (m *Manager) tick() {
 			jobs[i].lose()
 		case 1:
 			m.cancel(jobs[i], nil)
-		case 2:
-			m.log.Info("game analysis abandoned: nobody followed it", "job", jobs[i].id, "grace", jobs[i].follow)
-			m.cancel(jobs[i], abandoned(jobs[i].follow))
+		case 2: // abandoned: said again at each renewal until it has ended
+			if j := jobs[i]; !j.halting() {
+				m.log.Info("game analysis abandoned: nobody followed it", "job", j.id, "grace", j.follow)
+				m.cancel(j, abandoned(j.follow))
+			}
 		}
 	}
 	for {
