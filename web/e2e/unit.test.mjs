@@ -190,6 +190,16 @@ test('a GameJob says its id once started, and resume follows a job started befor
   assert.deepEqual(started, ['g10']);
 });
 
+test('a GameJob polls well inside its job\'s grace (follow_ms), whatever the server\'s is', () => {
+  const job = new GameJob(async () => null, { interval: 500 });
+  job.update({ id: 'g11', status: 'running', follow_ms: 10000 });
+  assert.equal(job.interval, 500, 'the default pace is well inside 10 s');
+  job.update({ id: 'g11', status: 'running', follow_ms: 1000 });
+  assert.equal(job.interval, 250, 'a quarter of a short grace');
+  job.update({ id: 'g11', status: 'running' });
+  assert.equal(job.interval, 250, 'an answer without follow_ms changes nothing');
+});
+
 // A record as POST /v1/records/parse answers kifu/testdata/variations.kif
 // (trimmed): a main line with variations at moves 2 and 5.
 const VARIATIONS = {
@@ -348,7 +358,7 @@ function usedKeys() {
 const FAMILIES = {
   'state.': ['idle', 'connecting', 'starting', 'queued', 'searching', 'stopping', 'stopped', 'done', 'error', 'terminal'],
   'judge.': ['inaccuracy', 'mistake', 'blunder'],
-  'game.status.': ['queued', 'running', 'paused', 'done', 'cancelled', 'failed'],
+  'game.status.': ['queued', 'running', 'paused', 'done', 'cancelled', 'failed', 'abandoned'],
   'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
   'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],

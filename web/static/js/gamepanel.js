@@ -338,8 +338,8 @@ export class GamePanel {
     bar.value = Math.min(s.done || 0, bar.max);
     // A job usid cancelled because no page followed it (a tab asleep too
     // long) says so: it was not the user's cancel.
-    const said = s.status === 'cancelled' && s.why === 'abandoned' ? 'game.status.abandoned' : `game.status.${s.status}`;
-    $('#game-progress-text').textContent = `${t(said)} · ${t('game.positions', { done: s.done || 0, total: s.total || '?' })}`;
+    const said = s.status === 'cancelled' && s.why === 'abandoned' ? 'abandoned' : s.status;
+    $('#game-progress-text').textContent = `${t(`game.status.${said}`)} · ${t('game.positions', { done: s.done || 0, total: s.total || '?' })}`;
     // usid's estimate of the time left, from the first positions on.
     const eta = $('#game-eta');
     const left = isTerminal(s.status) ? null : s.left;
