@@ -3,7 +3,7 @@
 // polls it and cancels it (error abandoned) once nobody has polled it for
 // its grace (games.follow_grace, 10 s): closing the tab stops the job and
 // the engine time it spends; a reload, quicker than the grace, finds the
-// job again and it goes on. Real chromium, real usid, fairy-stockfish.
+// job again and it goes on; a tab asleep for longer loses it and says so. Real chromium, real usid, fairy-stockfish.
 //
 // The test watches the job's end on /metrics (usid_game_jobs_finished_total)
 // rather than by reading the job: this test's requests come from the same
@@ -133,5 +133,29 @@ test('a reload during a game analysis follows the same job, which goes on; closi
   const again = await progress(page);
   assert.equal(again.max, 39);
   await closeAndWatch(page, id);
+  assertClean();
+});
+
+test('a tab asleep past the grace loses its job, and says so once it wakes', { timeout: 300_000 }, async () => {
+  const page = await openBoard(browser.context);
+  const id = await startAnalysis(page);
+  // The page's next poll is held back before it reaches usid (as a tab
+  // the browser put to sleep sends none), then let through once usid has
+  // given the job up.
+  let hold = true;
+  const held = [];
+  await page.route(/\/v1\/games\/analysis\/[0-9a-f]{32}$/, (route) => { if (hold) held.push(route); else route.continue(); });
+  const before = await cancelledJobs();
+  await waitFor('the asleep tab\'s job to be cancelled', async () => (await cancelledJobs()) > before, 120_000);
+  hold = false;
+  assert.ok(held.length >= 1, 'a poll was held back');
+  for (const r of held) await r.continue();
+  // Its poll finds the job ended: the board says why, not "Cancelled".
+  await page.waitForFunction(() => document.querySelector('[data-testid="game-status"]').dataset.state === 'cancelled', null, { timeout: 60_000 });
+  assert.match(await page.locator('[data-testid="game-progress-text"]').textContent(), /no page was following it/);
+  assert.equal(await page.locator('[data-testid="analyse-game"]').textContent(), 'Analyse game', 'it can be started again');
+  const job = await fetch(`${baseURL()}/v1/games/analysis/${id}`).then((r) => r.json());
+  assert.equal(job.error?.code, 'abandoned');
+  await page.close();
   assertClean();
 });
