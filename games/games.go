@@ -2,7 +2,8 @@
 // the same limit (by default a time per position, Config.DefaultMoveTime),
 // as a background job that outlives the REST request that started it; a
 // job started over a WebSocket ends with its connection unless it asked to
-// keep (session.GameHandle). For each position it gives the evaluation from
+// keep (session.GameHandle), and a REST job asked with Request.Follow ends
+// once nobody has read it for Config.FollowGrace (its page was closed). For each position it gives the evaluation from
 // Black's side, the best move and its line; for each move played that is
 // not the engine's best, the position after the best move is searched too,
 // with the same limits, and the move is judged by comparing the two
@@ -113,6 +114,12 @@ type Config struct {
 	// SpareCheck is how often a job's extra workers look for an idle
 	// engine (250ms).
 	SpareCheck time.Duration
+	// FollowGrace is how long a followed job (Request.Follow) runs on
+	// while nobody reads it (10s): longer than a page takes to reload,
+	// after which the page that started it is taken to be closed and the
+	// job is cancelled (error abandoned). Each Get by its owner starts the
+	// grace again.
+	FollowGrace time.Duration
 	// Redis, when set, keeps the jobs in Redis, shared by every instance
 	// using it (shared.go): any instance reads and cancels any job, and a
 	// job outlives the instance running it. Nil: in this process only.
@@ -123,6 +130,9 @@ type Config struct {
 
 // DefaultMoveTime is Config.DefaultMoveTime's default.
 const DefaultMoveTime = time.Second
+
+// DefaultFollowGrace is Config.FollowGrace's default.
+const DefaultFollowGrace = 10 * time.Second
 
 // Statuses of a job.
 const (
@@ -140,6 +150,10 @@ const (
 // client (never started, forgotten, or another client's).
 const CodeNotFound = "not_found"
 
+// CodeAbandoned is why a followed job (Request.Follow) was cancelled:
+// nobody read it for Config.FollowGrace (its page was closed).
+const CodeAbandoned = "abandoned"
+
 // Request asks for a game's analysis: POST /v1/games/analysis's body.
 type Request struct {
 	Position *session.Position `json:"position"`
@@ -152,6 +166,12 @@ type Request struct {
 	// Thresholds of the judgements; none: DefaultThresholds.
 	Thresholds *Thresholds `json:"thresholds"`
 	Notation   string      `json:"notation"`
+	// Follow: the job lives only while it is read. Every Get by its owner
+	// (the page polling it) keeps it; once nobody has for
+	// Config.FollowGrace (the page was closed, not reloaded) it is
+	// cancelled with CodeAbandoned. Without it a REST job runs to its end
+	// whoever reads it.
+	Follow bool `json:"follow"`
 }
 
 // Manager runs game analysis jobs.
@@ -224,6 +244,9 @@ func (cfg Config) WithDefaults() Config {
 	if cfg.SpareCheck <= 0 {
 		cfg.SpareCheck = 250 * time.Millisecond
 	}
+	if cfg.FollowGrace <= 0 {
+		cfg.FollowGrace = DefaultFollowGrace
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -285,7 +308,9 @@ func (m *Manager) Start(who session.Caller, req *Request) (*View, *session.Error
 	return j.view(), nil
 }
 
-// Get returns client's job id as it stands.
+// Get returns client's job id as it stands. For a followed job
+// (Request.Follow) it counts as following it: the job's grace starts
+// again.
 func (m *Manager) Get(client, id string) (*View, *session.Error) {
 	if m.st != nil {
 		return m.viewShared(client, id)
@@ -294,7 +319,14 @@ func (m *Manager) Get(client, id string) (*View, *session.Error) {
 	if j == nil {
 		return nil, notFound(id)
 	}
+	j.followed()
 	return j.view(), nil
+}
+
+// abandoned is why a followed job nobody read for grace was cancelled.
+func abandoned(grace time.Duration) *session.Error {
+	return &session.Error{Code: CodeAbandoned, MoveIndex: -1,
+		Message: fmt.Sprintf("nobody followed the analysis for %v (the page that started it was closed): it was cancelled; start it again", grace)}
 }
 
 // Cancel cancels client's job id and waits, until ctx ends, for it to end
@@ -407,6 +439,7 @@ func (m *Manager) start(who session.Caller, req *Request, s *sub) (*job, *sessio
 	m.jobs[j.id] = j
 	m.active[client]++
 	m.queue = append(m.queue, j)
+	j.watchFollowers(now)
 	m.startQueuedLocked()
 	m.updateGaugesLocked()
 	return j, nil

@@ -69,8 +69,11 @@ type View struct {
 	Positions []*Ply `json:"positions"`
 	// Summary, once the job has ended done or cancelled (then over the
 	// moves judged).
-	Summary    *Summary   `json:"summary,omitempty"`
-	Error      *errorJSON `json:"error,omitempty"`
+	Summary *Summary   `json:"summary,omitempty"`
+	Error   *errorJSON `json:"error,omitempty"`
+	// FollowMS, for a followed job (Request.Follow): it is cancelled
+	// once nobody has read it for this long.
+	FollowMS   int64      `json:"follow_ms,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	StartedAt  *time.Time `json:"started_at,omitempty"`
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
@@ -111,6 +114,8 @@ type job struct {
 	moves     []shogi.Move
 	mated     bool // the last position is checkmate
 	parallel  int
+	// follow is the grace of a followed job (Request.Follow), 0 if not.
+	follow time.Duration
 	// bytes is what the Manager counts for it: its worst case while it may
 	// still grow, its real size once ended. Guarded by the Manager's lock.
 	bytes int64
@@ -144,11 +149,16 @@ type job struct {
 	// With Redis: lost, another instance holds the job now; handback, the
 	// job goes back to the store unfinished (a drain, a pause).
 	lost, handback bool
-	subs           []*sub
-	created        time.Time
-	started        time.Time
-	finished       time.Time
-	summary        *Summary
+	// seen is when a followed job was last read (or started); watch
+	// cancels it once nobody has for its grace (without Redis: with
+	// Redis the lease holder looks at the store's record).
+	seen     time.Time
+	watch    *time.Timer
+	subs     []*sub
+	created  time.Time
+	started  time.Time
+	finished time.Time
+	summary  *Summary
 	// For the time-left estimate: the last searches' wall times (a ring),
 	// searches running now, positions searched and how many of them
 	// needed the best move's position searched too.
@@ -211,6 +221,9 @@ func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
 		startSFEN: strings.Clone(checked.USI.SFEN), start: *checked.Start, moves: slices.Clone(checked.Moves),
 		mated: checked.Pos.IsCheckmate(), status: StatusQueued, ended: make(chan struct{})}
 	j.parallel = max(1, min(m.cfg.MaxParallel, cfg.Instances))
+	if req.Follow {
+		j.follow = m.cfg.FollowGrace
+	}
 	j.ctx, j.cancel = context.WithCancel(context.Background())
 	return j, nil
 }
@@ -576,6 +589,54 @@ func (j *job) stop(why *session.Error, now bool) {
 	}
 }
 
+// watchFollowers starts the grace of a followed job (in this process,
+// without Redis), started at now.
+func (j *job) watchFollowers(now time.Time) {
+	if j.follow <= 0 {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.seen = now
+	j.watch = time.AfterFunc(j.follow, j.checkFollowed)
+}
+
+// followed notes that the job's owner read it: its grace starts again.
+func (j *job) followed() {
+	if j.follow <= 0 {
+		return
+	}
+	j.mu.Lock()
+	j.seen = time.Now()
+	j.mu.Unlock()
+}
+
+// checkFollowed cancels a followed job that nobody read for its grace,
+// or looks again when its grace since the last read has passed.
+func (j *job) checkFollowed() {
+	j.mu.Lock()
+	if !j.finished.IsZero() {
+		j.mu.Unlock()
+		return
+	}
+	if left := j.follow - time.Since(j.seen); left > 0 {
+		j.watch.Reset(left)
+		j.mu.Unlock()
+		return
+	}
+	j.mu.Unlock()
+	j.m.log.Info("game analysis abandoned: nobody followed it", "job", j.id, "grace", j.follow)
+	j.m.cancel(j, abandoned(j.follow))
+}
+
+// halting reports whether the job takes no new position (it is being
+// cancelled, drained or has failed).
+func (j *job) halting() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.halt
+}
+
 // detach stops sending events to s.
 func (j *job) detach(s *sub) {
 	j.mu.Lock()
@@ -605,6 +666,9 @@ func (j *job) finishLocked(status string, why *session.Error) {
 	j.cancel()
 	if j.resume != nil {
 		j.resume.Stop()
+	}
+	if j.watch != nil {
+		j.watch.Stop()
 	}
 	if status != StatusFailed {
 		j.summary = summarize(j.renderLocked())
@@ -644,7 +708,7 @@ func (j *job) view() *View {
 		Thresholds: j.th,
 		Progress:   *j.progressLocked(),
 		Positions:  j.renderLocked(),
-		Summary:    j.summary, CreatedAt: j.created}
+		Summary:    j.summary, CreatedAt: j.created, FollowMS: j.follow.Milliseconds()}
 	if !j.started.IsZero() {
 		t := j.started
 		v.StartedAt = &t

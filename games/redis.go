@@ -53,7 +53,11 @@ func (c RedisConfig) WithDefaults() RedisConfig {
 //     (unix ms: a paused job's next look at its budget), pin (the instance
 //     whose WebSocket follows the job), cancel ("1": asked to end), r:{ply}
 //     (a position's result, resultJSON), c:{search} (that search was
-//     charged to the owner), n:{search} (how often it started).
+//     charged to the owner), n:{search} (how often it started); for a
+//     followed job (Request.Follow), follow (its grace, ms) and seen (when
+//     its owner last read it, unix ms by the Redis server's clock, so that
+//     instances' clocks do not matter); cancel is "abandoned" once the
+//     grace passed with nobody reading it.
 //   - lease:{id}: the instance running the job, with a TTL it renews.
 //   - pod:{instance}: an instance alive, with the same TTL.
 //   - active (zset by creation): jobs queued, running or paused; ended
@@ -151,7 +155,11 @@ type record struct {
 	finished, resume   time.Time
 	err                *errorJSON
 	cancel             bool
-	results            map[int]*result
+	// follow is a followed job's grace; abandoned, nobody read it for
+	// that long: it is to end cancelled (CodeAbandoned).
+	follow    time.Duration
+	abandoned bool
+	results   map[int]*result
 }
 
 func unixMS(s string) time.Time {
@@ -171,11 +179,14 @@ func (s *store) load(ctx context.Context, id string) (*record, error) {
 	if h["owner"] == "" || h["req"] == "" {
 		return nil, nil
 	}
-	r := &record{owner: h["owner"], status: h["status"], pin: h["pin"], cancel: h["cancel"] == "1",
+	r := &record{owner: h["owner"], status: h["status"], pin: h["pin"], cancel: h["cancel"] == "1", abandoned: h["cancel"] == "abandoned",
 		created: unixMS(h["created"]), started: unixMS(h["started"]), finished: unixMS(h["finished"]),
 		resume: unixMS(h["resume"]), results: map[int]*result{}}
 	if err := json.Unmarshal([]byte(h["req"]), &r.req); err != nil {
 		return nil, err
+	}
+	if f, err := strconv.ParseInt(h["follow"], 10, 64); err == nil && f > 0 {
+		r.follow = time.Duration(f) * time.Millisecond
 	}
 	if e := h["error"]; e != "" {
 		r.err = &errorJSON{}
@@ -220,6 +231,25 @@ local function forget(jid)
 end
 `
 
+// Lua for followed jobs (Request.Follow): nowms() is the Redis server's
+// clock in ms (one clock for every instance); abandoned(k) says whether
+// job k is followed and nobody read it for its grace, and marks it so
+// (cancel "abandoned": it stays abandoned whoever reads it after).
+const luaFollow = `
+local function nowms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function abandoned(k)
+  local v = redis.call('HMGET', k, 'follow', 'seen', 'cancel')
+  if v[3] == 'abandoned' then return true end
+  local f = tonumber(v[1] or '0') or 0
+  if f <= 0 or nowms() - (tonumber(v[2] or '0') or 0) <= f then return false end
+  redis.call('HSET', k, 'cancel', 'abandoned')
+  return true
+end
+`
+
 // startScript sweeps ended jobs past keep or past maxKept, checks the
 // bounds (the client's active jobs, all active jobs, bytes: the client's
 // own oldest ended jobs are forgotten first, then the oldest of whoever
@@ -227,8 +257,8 @@ end
 // it: "client", "jobs", "client_bytes", "bytes".
 //
 // ARGV: id, owner, need, maxPer, maxJobs, maxClientBytes, maxBytes, now,
-// keep ms, maxKept, req, pin.
-var startScript = redis.NewScript(luaCommon + `
+// keep ms, maxKept, req, pin, follow ms (0: not followed).
+var startScript = redis.NewScript(luaCommon + luaFollow + `
 local id, owner, need = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local maxPer, maxJobs, maxCB, maxB = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local now, keep, maxKept = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
@@ -258,6 +288,9 @@ while tonumber(redis.call('GET', P..'total') or '0') + need > maxB do
   if not holder or not evict(holder) then return 'bytes' end
 end
 redis.call('HSET', P..'job:'..id, 'owner', owner, 'req', ARGV[11], 'status', 'queued', 'created', ARGV[8], 'pin', ARGV[12])
+if tonumber(ARGV[13]) > 0 then
+  redis.call('HSET', P..'job:'..id, 'follow', ARGV[13], 'seen', string.format('%d', nowms()))
+end
 redis.call('HSET', P..'meta', id, need..' '..owner)
 addBytes(owner, need)
 redis.call('HINCRBY', P..'count', owner, 1)
@@ -268,10 +301,11 @@ return 'ok'
 // claimScript takes the oldest job nobody holds (queued, a paused one
 // whose time has come, or a running one whose lease ran out) under a
 // lease for ARGV[1], skipping jobs pinned to another live instance. It
-// returns the job's id, or false.
+// returns the job's id, or false. A followed job nobody read for its
+// grace is marked abandoned as it is taken (the taker ends it at once).
 //
 // ARGV: pod, lease ms, now.
-var claimScript = redis.NewScript(luaCommon + `
+var claimScript = redis.NewScript(luaCommon + luaFollow + `
 local pod, now = ARGV[1], tonumber(ARGV[3])
 for _, id in ipairs(redis.call('ZRANGE', P..'active', 0, -1)) do
   local k = P..'job:'..id
@@ -284,6 +318,7 @@ for _, id in ipairs(redis.call('ZRANGE', P..'active', 0, -1)) do
       redis.call('HSET', k, 'status', 'running')
       redis.call('HSETNX', k, 'started', ARGV[3])
       redis.call('HDEL', k, 'resume', 'error')
+      abandoned(k)
       return id
     end
   end
@@ -313,11 +348,24 @@ end
 
 // renewScript renews ARGV[2]'s lease on job ARGV[1]: -1 when another
 // instance holds it (or the job ended meanwhile), else 1 when the job is
-// to be cancelled, 0 not. ARGV: id, pod, lease ms.
-var renewScript = redis.NewScript(luaHold + `
+// to be cancelled (its owner asked), 2 when it is followed and nobody
+// read it for its grace (abandoned), 0 neither. ARGV: id, pod, lease ms.
+var renewScript = redis.NewScript(luaHold + luaFollow + `
 if not hold() then return -1 end
-if redis.call('HGET', P..'job:'..id, 'cancel') == '1' then return 1 end
+local k = P..'job:'..id
+if redis.call('HGET', k, 'cancel') == '1' then return 1 end
+if abandoned(k) then return 2 end
 return 0
+`)
+
+// touchScript notes that owner ARGV[2] read job ARGV[1]: a followed job
+// under way starts its grace again (not once abandoned). ARGV: id, owner.
+var touchScript = redis.NewScript(luaFollow + `
+local k = KEYS[1]..'job:'..ARGV[1]
+local v = redis.call('HMGET', k, 'owner', 'follow', 'finished', 'cancel')
+if v[1] ~= ARGV[2] or not v[2] or v[3] or v[4] == 'abandoned' then return 0 end
+redis.call('HSET', k, 'seen', string.format('%d', nowms()))
+return 1
 `)
 
 // putScript stores a position's result, for the lease holder only.
@@ -400,7 +448,7 @@ func (s *store) start(j *job, need int64, cfg *Config, now time.Time, pin bool) 
 		p = s.pod
 	}
 	v, err := s.run(startScript, j.id, j.client, need, cfg.MaxPerClient, cfg.MaxJobs, cfg.MaxBytesPerClient, cfg.MaxBytes,
-		now.UnixMilli(), cfg.Keep.Milliseconds(), cfg.MaxKept, string(req), p)
+		now.UnixMilli(), cfg.Keep.Milliseconds(), cfg.MaxKept, string(req), p, j.follow.Milliseconds())
 	str, _ := v.(string)
 	return str, err
 }
@@ -416,7 +464,8 @@ func (s *store) claim() (string, error) {
 }
 
 // renew renews the leases of ids and says, for each, whether it is lost
-// (-1), to be cancelled (1) or neither (0); it marks this instance alive.
+// (-1), to be cancelled (1), abandoned (2) or none of these (0); it marks
+// this instance alive.
 func (s *store) renew(ids []string) ([]int64, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
@@ -440,6 +489,13 @@ func (s *store) renew(ids []string) ([]int64, error) {
 		out[i], _ = c.Int64()
 	}
 	return out, nil
+}
+
+// touch notes that owner read job id (a followed job's grace starts
+// again).
+func (s *store) touch(id, owner string) error {
+	_, err := s.run(touchScript, id, owner)
+	return err
 }
 
 // gone marks this instance gone: its pinned jobs are free for others.

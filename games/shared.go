@@ -24,6 +24,12 @@ import (
 // REST runs wherever an instance has a run slot. A drain (Close) hands the
 // jobs nobody follows over a WebSocket back at once (queued again, lease
 // released); jobs followed end as without Redis.
+//
+// A followed REST job (Request.Follow) keeps its grace and its last read
+// in its record (follow, seen); any instance's Get renews seen, and the
+// instance holding the lease sees the grace run out at its renewal (and an
+// instance taking a job from the store, at the claim): one clock, the
+// Redis server's, and nothing more than the renewal already does.
 
 // unavailable is the error when the shared store cannot be reached.
 func unavailable(err error) *session.Error {
@@ -120,6 +126,11 @@ func (m *Manager) tick() {
 			jobs[i].lose()
 		case 1:
 			m.cancel(jobs[i], nil)
+		case 2: // abandoned: said again at each renewal until it has ended
+			if j := jobs[i]; !j.halting() {
+				m.log.Info("game analysis abandoned: nobody followed it", "job", j.id, "grace", j.follow)
+				m.cancel(j, abandoned(j.follow))
+			}
 		}
 	}
 	for {
@@ -174,8 +185,11 @@ func (m *Manager) take(id string) {
 		j.started = time.Now()
 	}
 	j.mu.Unlock()
-	if rec.cancel {
+	switch {
+	case rec.cancel:
 		j.stop(nil, true)
+	case rec.abandoned:
+		j.stop(abandoned(j.follow), true)
 	}
 	m.mu.Lock()
 	if m.closing {
@@ -204,7 +218,7 @@ func (m *Manager) jobOf(id string, rec *record) (*job, *session.Error) {
 	if err != nil {
 		return nil, err
 	}
-	j.id, j.created, j.started = id, rec.created, rec.started
+	j.id, j.created, j.started, j.follow = id, rec.created, rec.started, rec.follow
 	return j, nil
 }
 
@@ -230,12 +244,19 @@ func (j *job) loadLocked(rec *record) {
 }
 
 // viewShared reads job id from the store: the job as this instance
-// runs it, or as its record stands.
+// runs it, or as its record stands. Reading a followed job under way
+// notes in the store that its owner follows it, for whichever instance
+// holds it.
 func (m *Manager) viewShared(client, id string) (*View, *session.Error) {
 	m.mu.Lock()
 	local := m.jobs[id]
 	m.mu.Unlock()
 	if local != nil && local.client == client {
+		if local.follow > 0 {
+			if err := m.st.touch(id, client); err != nil {
+				return nil, unavailable(err)
+			}
+		}
 		return local.view(), nil
 	}
 	ctx, cancel := m.st.ctx()
@@ -246,6 +267,11 @@ func (m *Manager) viewShared(client, id string) (*View, *session.Error) {
 	}
 	if rec == nil || rec.owner != client || (!rec.finished.IsZero() && time.Since(rec.finished) > m.cfg.Keep) {
 		return nil, notFound(id)
+	}
+	if rec.follow > 0 && rec.finished.IsZero() {
+		if err := m.st.touch(id, client); err != nil {
+			return nil, unavailable(err)
+		}
 	}
 	j, serr := m.jobOf(id, rec)
 	if serr != nil {

@@ -76,6 +76,9 @@ type Config struct {
 		DefaultMoveTime time.Duration `yaml:"default_movetime"`
 		MaxKBClient     int64         `yaml:"max_kb_per_client"`
 		MaxMB           int64         `yaml:"max_mb"`
+		// FollowGrace is how long a followed job (the board's) runs on
+		// with nobody reading it before it is cancelled.
+		FollowGrace time.Duration `yaml:"follow_grace"`
 		// Redis keeps the jobs there, shared by every usid using it (default:
 		// access.redis); RedisPrefix starts their keys; Lease is how long
 		// a job stays with an instance that stopped renewing it.
@@ -310,7 +313,7 @@ func (m *Main) Run() error {
 	m.games, err = games.Open(games.Config{
 		Service: svc, MaxPerClient: c.Games.MaxPerClient, MaxJobs: c.Games.MaxJobs, MaxRunning: c.Games.MaxRunning,
 		MaxParallel: c.Games.MaxParallel, Keep: c.Games.Keep, MaxKept: c.Games.MaxKept,
-		DefaultMoveTime:   c.Games.DefaultMoveTime,
+		DefaultMoveTime: c.Games.DefaultMoveTime, FollowGrace: c.Games.FollowGrace,
 		MaxBytesPerClient: c.Games.MaxKBClient << 10, MaxBytes: c.Games.MaxMB << 20,
 		Redis:      gamesRedis,
 		Registerer: reg, Logger: m.Logger.With("component", "games"),

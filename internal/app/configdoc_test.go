@@ -159,7 +159,7 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	g := games.Config{}.WithDefaults()
 	want.Games.MaxPerClient, want.Games.MaxJobs, want.Games.MaxRunning = g.MaxPerClient, g.MaxJobs, g.MaxRunning
 	want.Games.MaxParallel, want.Games.Keep, want.Games.MaxKept = g.MaxParallel, g.Keep, g.MaxKept
-	want.Games.DefaultMoveTime = g.DefaultMoveTime
+	want.Games.DefaultMoveTime, want.Games.FollowGrace = g.DefaultMoveTime, g.FollowGrace
 	gr := games.RedisConfig{}.WithDefaults()
 	want.Games.RedisPrefix, want.Games.Lease = gr.Prefix, gr.Lease
 	want.Games.MaxKBClient, want.Games.MaxMB = g.MaxBytesPerClient>>10, g.MaxBytes>>20

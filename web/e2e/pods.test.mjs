@@ -2,9 +2,11 @@
 // processes sharing one real redis-server, behind a round-robin proxy that
 // sends every request, and every new WebSocket, to the next process (as a
 // Service without session affinity does). A board reloaded during a game
-// analysis follows the job again, whichever process answers; a game
-// against the engine reloaded onto another process goes on there with its
-// clocks.
+// analysis follows the job again, whichever process answers; a closed
+// tab's job is cancelled by whichever process holds it, although the
+// page's polls went to all three (issue 26: the board's jobs are followed);
+// a game against the engine reloaded onto another process goes on there
+// with its clocks.
 //
 // It starts its own processes: USID_BIN (run.sh exports the usid it built;
 // else this test builds one) and Debian's redis-server.
@@ -30,6 +32,7 @@ const procs = [];
 let proxy;
 let browser;
 let base;
+let podPorts = [];
 
 function freePort() {
   return new Promise((resolve) => {
@@ -126,6 +129,7 @@ access:
       return ok(`http://127.0.0.1:${port}/readyz`);
     });
   }
+  podPorts = ports;
   proxy = await roundRobin(ports);
   base = `http://127.0.0.1:${proxy.address().port}`;
   browser = await launch({ width: 1280, height: 900 });
@@ -255,4 +259,52 @@ test('a game against the engine, reloaded onto another usid behind the round-rob
   assert.equal(end.result.reason, 'resign');
   assert.deepEqual(takeProblems(browser.context), [], 'the page logged errors');
   await page.close();
+});
+
+// cancelledJobs adds up, over the three processes, the game analyses each
+// has ended cancelled (/metrics, asked of each one directly).
+async function cancelledJobs() {
+  let n = 0;
+  for (const port of podPorts) {
+    const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+    const m = text.match(/^usid_game_jobs_finished_total\{status="cancelled"\} (\d+)/m);
+    assert.ok(m, `usid on ${port}: no usid_game_jobs_finished_total{status="cancelled"}`);
+    n += Number(m[1]);
+  }
+  return n;
+}
+
+test('a closed tab\'s game analysis is cancelled by the process holding it, whichever took the page\'s polls', { timeout: 480_000 }, async () => {
+  const page = await browser.context.newPage();
+  await page.goto(`${base}/`);
+  await page.waitForSelector('.board-area[data-ready="true"]');
+  await page.fill('[data-testid="position-input"]', GAME);
+  await page.click('[data-testid="load-position"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="move"]').length === 38);
+  // 2 s per position: no process's evaluation cache answers for it (the
+  // test above searched 0.5 s), so the job runs for minutes.
+  await page.selectOption('[data-testid="game-limit"]', 't2000');
+  await page.click('[data-testid="analyse-game"]');
+  await page.waitForFunction(() => {
+    const p = document.querySelector('[data-testid="game-progress"]');
+    return p.value >= 1 && p.value < p.max;
+  }, null, { timeout: 200_000 });
+  const id = await page.evaluate(() => JSON.parse(sessionStorage.getItem('usid.gamejob'))?.id);
+  assert.match(id ?? '', /^[0-9a-f]{32}$/);
+  // The job's end is watched on the processes' metrics: a GET of the job
+  // (this test shares the page's address) would keep it alive.
+  const before = await cancelledJobs();
+  const closed = Date.now();
+  await page.close();
+  await waitFor('the closed tab\'s job to be cancelled', async () => (await cancelledJobs()) > before, 120_000);
+  const after = Date.now() - closed;
+  const job = await fetch(`${base}/v1/games/analysis/${id}`).then((r) => r.json());
+  console.log(`# the closed tab's job: ${job.status} (${job.error?.code}) ${after} ms after the tab closed, at ${job.progress?.done}/${job.progress?.total}`);
+  assert.equal(job.status, 'cancelled');
+  assert.equal(job.error?.code, 'abandoned');
+  assert.ok(after >= job.follow_ms - 1000, `cancelled ${after} ms after the tab closed, before its grace of ${job.follow_ms} ms`);
+  assert.ok(job.progress.done < job.progress.total);
+  // Requests the page had in flight when it closed were aborted: no fault of the page.
+  const problems = takeProblems(browser.context).filter((p) => !/request failed: .*\/v1\/games\/analysis\/\S+ net::ERR_ABORTED/.test(p));
+  assert.deepEqual(problems, [], 'the page logged errors');
 });

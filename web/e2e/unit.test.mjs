@@ -138,7 +138,8 @@ test('a GameJob posts, polls until done, and reports each answer', async () => {
   const seen = [];
   job.addEventListener('update', (e) => seen.push([e.detail.status, e.detail.done, e.detail.positions.length]));
   await job.start({ position: { sfen: 'startpos', moves: ['7g7f'] }, engine: 'fairy', limits: { depth: 8 } });
-  assert.deepEqual(calls[0], ['POST', '/v1/games/analysis', { position: { sfen: 'startpos', moves: ['7g7f'] }, engine: 'fairy', limits: { depth: 8 } }]);
+  // follow: the job lives while this page polls it (closing the tab ends it).
+  assert.deepEqual(calls[0], ['POST', '/v1/games/analysis', { position: { sfen: 'startpos', moves: ['7g7f'] }, engine: 'fairy', limits: { depth: 8 }, follow: true }]);
   assert.deepEqual(calls.slice(1).map((c) => c.slice(0, 2)), [['GET', '/v1/games/analysis/g1'], ['GET', '/v1/games/analysis/g1'], ['GET', '/v1/games/analysis/g1']]);
   assert.deepEqual(seen, [['queued', 0, 0], ['running', 10, 10], ['running', 25, 25], ['done', 39, 39]]);
 });
@@ -187,6 +188,16 @@ test('a GameJob says its id once started, and resume follows a job started befor
   fresh.addEventListener('started', (e) => started.push(e.detail));
   await fresh.start({ position: { sfen: 'startpos', moves: [] }, limits: { depth: 1 } });
   assert.deepEqual(started, ['g10']);
+});
+
+test('a GameJob polls well inside its job\'s grace (follow_ms), whatever the server\'s is', () => {
+  const job = new GameJob(async () => null, { interval: 500 });
+  job.update({ id: 'g11', status: 'running', follow_ms: 10000 });
+  assert.equal(job.interval, 500, 'the default pace is well inside 10 s');
+  job.update({ id: 'g11', status: 'running', follow_ms: 1000 });
+  assert.equal(job.interval, 250, 'a quarter of a short grace');
+  job.update({ id: 'g11', status: 'running' });
+  assert.equal(job.interval, 250, 'an answer without follow_ms changes nothing');
 });
 
 // A record as POST /v1/records/parse answers kifu/testdata/variations.kif
@@ -347,7 +358,7 @@ function usedKeys() {
 const FAMILIES = {
   'state.': ['idle', 'connecting', 'starting', 'queued', 'searching', 'stopping', 'stopped', 'done', 'error', 'terminal'],
   'judge.': ['inaccuracy', 'mistake', 'blunder'],
-  'game.status.': ['queued', 'running', 'paused', 'done', 'cancelled', 'failed'],
+  'game.status.': ['queued', 'running', 'paused', 'done', 'cancelled', 'failed', 'abandoned'],
   'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
   'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],

@@ -89,6 +89,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // job) after every answer and 'error' (detail: the error) when it cannot go
 // on; resume(id) follows a job already started. request(method, url,
 // body) is api.request, or a stand-in in tests.
+//
+// The job is asked with follow: true, so it belongs to the page: usid
+// keeps it while the page polls it and cancels it (error abandoned) once
+// nobody has for the job's follow_ms (games.follow_grace, 10 s). Closing
+// the tab ends the job and the engine time it spends; a reload, quicker
+// than that, finds it again (resume).
 export class GameJob extends EventTarget {
   constructor(request, { interval = 500 } = {}) {
     super();
@@ -101,7 +107,7 @@ export class GameJob extends EventTarget {
 
   async start({ position, engine, limits, turn0 = 'b' }) {
     this.turn0 = turn0;
-    const body = { position, limits };
+    const body = { position, limits, follow: true };
     if (engine) body.engine = engine;
     let j;
     try {
@@ -156,6 +162,8 @@ export class GameJob extends EventTarget {
   }
 
   update(j) {
+    // Polls well inside the job's grace, whatever the server's is.
+    if (Number.isFinite(j?.follow_ms) && j.follow_ms > 0) this.interval = Math.min(this.interval, j.follow_ms / 4);
     this.job = normalizeJob(j, this.turn0);
     this.dispatchEvent(new CustomEvent('update', { detail: this.job }));
   }

@@ -297,7 +297,7 @@ export class GamePanel {
   }
 
   onUpdate(j) {
-    this.state = { status: j.status, done: j.done, total: j.total ?? this.jobLine.moves.length + 1, left: j.left };
+    this.state = { status: j.status, done: j.done, total: j.total ?? this.jobLine.moves.length + 1, left: j.left, why: j.error?.code };
     const { root, moves } = this.jobLine;
     for (const p of j.positions) {
       if (p.ply > moves.length) continue;
@@ -336,7 +336,10 @@ export class GamePanel {
     const bar = $('#game-progress');
     bar.max = Math.max(1, s.total || 1);
     bar.value = Math.min(s.done || 0, bar.max);
-    $('#game-progress-text').textContent = `${t(`game.status.${s.status}`)} · ${t('game.positions', { done: s.done || 0, total: s.total || '?' })}`;
+    // A job usid cancelled because no page followed it (a tab asleep too
+    // long) says so: it was not the user's cancel.
+    const said = s.status === 'cancelled' && s.why === 'abandoned' ? 'abandoned' : s.status;
+    $('#game-progress-text').textContent = `${t(`game.status.${said}`)} · ${t('game.positions', { done: s.done || 0, total: s.total || '?' })}`;
     // usid's estimate of the time left, from the first positions on.
     const eta = $('#game-eta');
     const left = isTerminal(s.status) ? null : s.left;

@@ -111,6 +111,7 @@ export default {
   'game.status.paused': 'Paused: its share of your engine time is used up; it goes on by itself (live analysis still works)',
   'game.status.done': 'Game analysed',
   'game.status.cancelled': 'Cancelled',
+  'game.status.abandoned': 'Stopped: no page was following it (the tab was closed or asleep); analyse again to go on',
   'game.status.failed': 'The analysis failed',
   'game.left.s': 'about {s} s left',
   'game.left.m': 'about {m} min {s} s left',

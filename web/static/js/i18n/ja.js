@@ -111,6 +111,7 @@ export default {
   'game.status.paused': '一時停止中: エンジン時間の上限、自動で再開 (検討はそのまま使えます)',
   'game.status.done': '解析完了',
   'game.status.cancelled': '中止しました',
+  'game.status.abandoned': '停止: この解析を表示する画面がなくなりました。続けるにはもう一度解析してください',
   'game.status.failed': '解析に失敗しました',
   'game.left.s': '残り {s} 秒 (見込み)',
   'game.left.m': '残り {m} 分 {s} 秒 (見込み)',
