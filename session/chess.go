@@ -29,6 +29,15 @@ func (c *Service) engineOf(game string, mate bool) string {
 	return c.DefaultEngine
 }
 
+// EngineFor is the engine a request naming none gets for position p: the
+// first engine of a chess position's game, DefaultEngine for shogi.
+func (c *Service) EngineFor(p *Position) string {
+	if p.Game() == GameChess {
+		return c.engineOf(GameChess, false)
+	}
+	return c.DefaultEngine
+}
+
 // sameGame refuses a job whose engine is known to play another game than
 // its position's. An engine not probed yet is checked again on its lease.
 func (c *Service) sameGame(j *job) *Error {
