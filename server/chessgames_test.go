@@ -1,10 +1,13 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/usid/usid/chess/pgn"
 )
 
 // pollGameOn is pollGame on another environment.
@@ -122,5 +125,88 @@ func TestChessGameAnalysis(t *testing.T) {
 		if st != http.StatusUnprocessableEntity || v["code"] != tc.code {
 			t.Errorf("%s: %d %v, want 422 %s", tc.name, st, v, tc.code)
 		}
+	}
+}
+
+// TestChessExport: /v1/records/export writes a chess game as PGN, with a
+// game analysis' evaluations (White's side) as [%eval] comments; the text
+// reads back with chess/pgn's parser to the same moves, comments,
+// variations, tags and result.
+func TestChessExport(t *testing.T) {
+	e := chessEnv(t)
+	st, _, v := call(t, e, http.MethodPost, "/v1/games/analysis", map[string]any{
+		"position": map[string]any{"fen": "startpos", "moves": chessGame}, "limits": map[string]any{"nodes": 50_000}, "notation": "san"})
+	if st != http.StatusAccepted {
+		t.Fatalf("POST: %d %v", st, v)
+	}
+	ps := checkChessGame(t, pollGameOn(t, e, v["id"].(string), 3*time.Minute), chessGame)
+	var plies []map[string]any
+	for i, mv := range chessGame {
+		p := map[string]any{"move": mv, "eval": ps[i+1]["eval"]}
+		if i == 4 {
+			p["comment"] = "the queen for a pawn"
+			p["variations"] = [][]map[string]any{{{"move": "f1c4", "eval": map[string]any{"cp": 20, "depth": 12}}, {"move": "g7g6"}}}
+		}
+		if i == 0 {
+			p["time_ms"] = 61_500
+		}
+		plies = append(plies, p)
+	}
+	st, _, out := call(t, e, http.MethodPost, "/v1/records/export", map[string]any{"fen": "startpos",
+		"header": map[string]any{"white": "A", "black": "B", "event": "Test"}, "end": "0-1", "plies": plies})
+	text, _ := out["pgn"].(string)
+	if st != 200 || text == "" {
+		t.Fatalf("export: %d %v", st, out)
+	}
+	gs, err := pgn.Parse(text)
+	if err != nil {
+		t.Fatalf("the export does not read back: %v\n%s", err, text)
+	}
+	g := gs[0]
+	if g.Tag("White") != "A" || g.Tag("Black") != "B" || g.Tag("Event") != "Test" || g.Result != "0-1" || len(g.Moves) != len(chessGame) {
+		t.Fatalf("read back: tags %v result %s, %d moves\n%s", g.Tags, g.Result, len(g.Moves), text)
+	}
+	for i, p := range g.Moves {
+		if p.Move.String() != chessGame[i] || !strings.Contains(p.Comment, "[%eval ") {
+			t.Errorf("ply %d: %s %q", i, p.Move, p.Comment)
+		}
+	}
+	ev := ps[5]["eval"].(map[string]any) // after 3.Qxe5+: White lost
+	if cp, ok := ev["cp"].(float64); ok && !strings.Contains(g.Moves[4].Comment, fmt.Sprintf("[%%eval %.2f", cp/100)) {
+		t.Errorf("3.Qxe5+ comment %q, want White's eval %v", g.Moves[4].Comment, cp)
+	}
+	if !strings.Contains(g.Moves[0].Comment, "[%emt 0:01:01]") || !strings.HasSuffix(g.Moves[4].Comment, "the queen for a pawn") {
+		t.Errorf("comments %q, %q", g.Moves[0].Comment, g.Moves[4].Comment)
+	}
+	if vs := g.Moves[4].Variations; len(vs) != 1 || len(vs[0]) != 2 || vs[0][0].SAN != "Bc4" || vs[0][0].Comment != "[%eval 0.20,12]" {
+		t.Errorf("variation %+v", vs)
+	}
+
+	// A start other than the standard one is written with SetUp and FEN.
+	fen := "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1"
+	st, _, out = call(t, e, http.MethodPost, "/v1/records/export", map[string]any{"fen": fen, "plies": []any{map[string]any{"move": "f1f8", "eval": map[string]any{"mate": 0}}}, "end": "1-0"})
+	gs, err = pgn.Parse(fmt.Sprint(out["pgn"]))
+	if st != 200 || err != nil || gs[0].Tag("FEN") != fen || gs[0].Moves[0].SAN != "Qf8#" || gs[0].Moves[0].Comment != "[%eval #0]" {
+		t.Errorf("from a FEN: %d %v %v", st, out, err)
+	}
+	for _, tc := range []struct {
+		name string
+		body map[string]any
+		code string
+		at   any
+	}{
+		{"an illegal move", map[string]any{"format": "pgn", "plies": []any{map[string]any{"move": "e2e4"}, map[string]any{"move": "e2e4"}}}, "empty_source", 1.0},
+		{"a shogi end", map[string]any{"fen": "startpos", "end": "resign"}, "invalid_field", nil},
+		{"sfen and fen", map[string]any{"fen": "startpos", "sfen": "startpos"}, "invalid_field", nil},
+		{"kif for chess", map[string]any{"fen": "startpos", "format": "kif"}, "invalid_field", nil},
+	} {
+		st, _, m := call(t, e, http.MethodPost, "/v1/records/export", tc.body)
+		if st != 422 || m["code"] != tc.code || m["move_index"] != tc.at {
+			t.Errorf("%s: %d %v, want 422 %s at %v", tc.name, st, m, tc.code, tc.at)
+		}
+	}
+	// Shogi is KIF as before.
+	if st, _, m := call(t, e, http.MethodPost, "/v1/records/export", map[string]any{"plies": []any{map[string]any{"move": "7g7f"}}}); st != 200 || m["kif"] == nil {
+		t.Errorf("shogi export: %d %v", st, m)
 	}
 }
