@@ -210,3 +210,34 @@ func TestChessExport(t *testing.T) {
 		t.Errorf("shogi export: %d %v", st, m)
 	}
 }
+
+// TestChessPlayWebSocket: play_start with a chess position over the
+// WebSocket plays stockfish with chess clocks; the human's fool's mate
+// ends the game checkmate, 0-1, with the moves in SAN.
+func TestChessPlayWebSocket(t *testing.T) {
+	e := chessEnv(t)
+	cl := dial(t, e)
+	play := func(ev map[string]any) map[string]any { p, _ := ev["play"].(map[string]any); return p }
+	cl.send(map[string]any{"type": "play_start", "id": "p", "engine": "stockfish", "position": map[string]any{"fen": "startpos"},
+		"play": map[string]any{"side": "w", "clock": map[string]any{"w": map[string]any{"main_ms": 60000, "inc_ms": 100}, "b": map[string]any{"main_ms": 5000, "inc_ms": 100, "moves": 40}}}})
+	start := play(last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["id"] == "p" })))
+	if start == nil || start["status"] != "playing" || start["fen"] == nil || start["sfen"] != nil {
+		t.Fatalf("play_start: %v", start)
+	}
+	game := start["game"].(string)
+	var end map[string]any
+	for i, mv := range []string{"f2f3", "g2g4"} {
+		cl.send(map[string]any{"type": "play_move", "id": "m", "game": game, "move": mv})
+		end = play(last(cl.until(20*time.Second, func(ev map[string]any) bool {
+			p := play(ev)
+			return ev["id"] == "p" && p != nil && (len(p["moves"].([]any)) == 2*(i+1) || p["status"] == "ended")
+		})))
+	}
+	r, _ := end["result"].(map[string]any)
+	if r["winner"] != "b" || r["reason"] != "checkmate" || r["end"] != "0-1" || len(end["moves_san"].([]any)) != 4 {
+		t.Errorf("end: %v", end)
+	}
+	if sent := strings.Join(e.sentTo("stockfish"), "\n"); !strings.Contains(sent, "winc 100 movestogo 40") {
+		t.Errorf("no chess clock with movestogo sent; sent:\n%s", sent)
+	}
+}
