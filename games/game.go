@@ -75,7 +75,11 @@ func gameOf(c *session.Checked) game {
 		if fen == "startpos" {
 			fen = chess.StartFEN
 		}
-		start, errs := chess.Load(fen, nil, chess.Standard)
+		variant := chess.Standard
+		if c.Chess960() {
+			variant = chess.Chess960
+		}
+		start, errs := chess.Load(fen, nil, variant)
 		if errs != nil {
 			panic("games: a checked chess start does not load: " + errs[0].Message) // session checked it
 		}
@@ -189,7 +193,15 @@ func (g *chessGame) evalSide() string  { return "w" }
 func (g *chessGame) startLen() int     { return len(g.startFEN) }
 
 func (g *chessGame) position(moves []string) *session.Position {
-	return &session.Position{FEN: g.startFEN, Moves: moves}
+	return &session.Position{FEN: g.startFEN, Moves: moves, Variant: g.variant()}
+}
+
+// variant is the game's Position.Variant: "chess960" or "".
+func (g *chessGame) variant() string {
+	if g.start.Variant() == chess.Chess960 {
+		return session.Variant960
+	}
+	return ""
 }
 
 func (g *chessGame) ending(moves []string) ending {
@@ -219,7 +231,7 @@ func (g *chessGame) ending(moves []string) ending {
 func (g *chessGame) isMove(s string) bool { return usi.IsUCIMove(s) }
 
 func (g *chessGame) store(r *storedRequest) {
-	r.FEN, r.Moves = g.startFEN, make([]string, len(g.moves))
+	r.FEN, r.Variant, r.Moves = g.startFEN, g.variant(), make([]string, len(g.moves))
 	for i, m := range g.moves {
 		r.Moves[i] = m.String()
 	}
@@ -289,14 +301,14 @@ func pgnPosition(text string, maxMoves int) (*session.Position, *session.Error) 
 	if len(g.Moves) > maxMoves {
 		return nil, &session.Error{Code: "record_too_long", Message: fmt.Sprintf("record: the game has %d moves; at most %d", len(g.Moves), maxMoves), MoveIndex: -1}
 	}
-	if v, _ := g.Variant(); v != chess.Standard {
-		return nil, &session.Error{Code: session.CodeUnsupported, Message: "record: Chess960 games are not analysed yet", MoveIndex: -1}
-	}
 	start, errs := g.Start()
 	if errs != nil {
 		return nil, &session.Error{Code: string(errs[0].Code), Message: "record: " + errs[0].Message, MoveIndex: -1}
 	}
 	p := &session.Position{FEN: start.FEN(), Moves: make([]string, len(g.Moves))}
+	if start.Variant() == chess.Chess960 {
+		p.Variant = session.Variant960 // the Variant tag: an engine with UCI_Chess960 analyses it
+	}
 	for i, m := range g.Moves {
 		p.Moves[i] = m.Move.String()
 	}

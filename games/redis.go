@@ -101,6 +101,7 @@ func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
 type storedRequest struct {
 	SFEN       string     `json:"sfen"`
 	FEN        string     `json:"fen,omitempty"` // a chess game's start, instead of SFEN
+	Variant    string     `json:"variant,omitempty"`
 	Moves      []string   `json:"moves"`
 	Engine     string     `json:"engine"`
 	Limits     limitsJSON `json:"limits"`

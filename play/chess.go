@@ -78,7 +78,11 @@ func (b *chessBoard) cannotWin(c int) bool {
 }
 
 func (b *chessBoard) position(moves []string) *session.Position {
-	return &session.Position{FEN: b.fen, Moves: moves}
+	p := &session.Position{FEN: b.fen, Moves: moves}
+	if b.g.Position().Variant() == chess.Chess960 {
+		p.Variant = session.Variant960
+	}
+	return p
 }
 
 func (b *chessBoard) notes(st *State) *[]string { return &st.MovesSAN }

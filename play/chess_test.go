@@ -179,3 +179,27 @@ func TestChessBoardEndings(t *testing.T) {
 		}
 	}
 }
+
+// TestChess960Play: a Chess960 game against stockfish: the human castles
+// king-takes-rook, and the game goes on with the engine told UCI_Chess960.
+func TestChess960Play(t *testing.T) {
+	m := New(Config{Service: svc})
+	defer m.Close(context.Background())
+	c := newConn(t, m, "gina")
+	fen := "1r2k2r/pppq1ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPPQ1PPP/1R2K2R w HBhb - 0 8"
+	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":2000,"inc_ms":100},"w":{"main_ms":60000}}}`, &session.Position{FEN: fen, Variant: "chess960"}))
+	v := c.state()
+	if v.Variant != "chess960" {
+		t.Fatalf("start: %+v", v.Public)
+	}
+	c.send(&session.Request{Type: session.TypePlayMove, ID: "m", Game: v.ID, Move: "e1h1"})
+	v = c.state()
+	v = c.state() // the engine's answer
+	pos, errs := chess.Load(fen, v.Moves, chess.Chess960)
+	if v.Status != statusPlaying || len(v.Moves) != 2 || v.MovesSAN[0] != "O-O" || errs != nil || pos == nil {
+		t.Errorf("after O-O: %+v %v", v.Public, errs)
+	}
+	c.send(&session.Request{Type: session.TypePlayResign, ID: "r", Game: v.ID})
+	checkResult(t, c.until(ended), "b", "resign", "0-1")
+	waitIdle(t)
+}

@@ -3,6 +3,8 @@ package play
 import (
 	"testing"
 	"time"
+
+	"github.com/usid/usid/chess"
 )
 
 func TestSpend(t *testing.T) {
@@ -122,7 +124,7 @@ func TestChessGoTimes(t *testing.T) {
 		{TimeControl{MainMS: 60000, Moves: 40}, 41, nil, 30000, 59800, -1, -1, 39},
 		{TimeControl{MainMS: 60000, IncMS: 1000}, 0, &Level{MoveTimeMS: 500}, 30000, 500, -1, -1, 1},
 	} {
-		g := &game{m: m, b: &chessBoard{fen: "startpos"}}
+		g := &game{m: m, b: newChessBoard("startpos", chess.Startpos(), nil)}
 		g.st.Human, g.st.FEN = "b", "startpos"
 		g.st.TC = Sides{B: TimeControl{MainMS: 30000}, W: tt.engine}
 		g.st.Main = [2]int64{30000, 60000}

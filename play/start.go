@@ -132,11 +132,18 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 		if fen == "startpos" {
 			fen = chess.StartFEN
 		}
-		start, err := chess.ParseFEN(fen, chess.Standard)
+		variant := chess.Standard
+		if chk.Chess960() {
+			variant = chess.Chess960
+		}
+		start, err := chess.ParseFEN(fen, variant)
 		if err != nil { // checked by CheckPosition
 			return newError(session.CodeInvalidField, "position.fen: %v", err)
 		}
 		b, st.FEN = newChessBoard(chk.USI.FEN, start, nil), start.FEN()
+		if variant == chess.Chess960 {
+			st.Variant = session.Variant960
+		}
 	} else {
 		if o.Clock.B.Moves > 0 || o.Clock.W.Moves > 0 {
 			return newError(session.CodeInvalidField, "play.clock: moves (a period of moves) is for chess clocks; shogi has byoyomi")

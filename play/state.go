@@ -11,9 +11,10 @@ import (
 type Public struct {
 	ID       string `json:"game"`
 	Engine   string `json:"engine"`
-	Human    string `json:"human"`          // "b" or "w"
-	SFEN     string `json:"sfen,omitempty"` // the start (shogi)
-	FEN      string `json:"fen,omitempty"`  // the start (chess)
+	Human    string `json:"human"`             // "b" or "w"
+	SFEN     string `json:"sfen,omitempty"`    // the start (shogi)
+	FEN      string `json:"fen,omitempty"`     // the start (chess)
+	Variant  string `json:"variant,omitempty"` // chess960
 	Handicap string `json:"handicap,omitempty"`
 	// Moves from the start; the first Pre came with the position and were
 	// not played in this game (no time).

@@ -119,7 +119,7 @@ func TestChessGameAnalysis(t *testing.T) {
 		{"a shogi engine", map[string]any{"engine": "shogifake", "position": map[string]any{"fen": "startpos"}, "limits": limits}, "game_mismatch"},
 		{"kif notation", map[string]any{"position": map[string]any{"fen": "startpos"}, "limits": limits, "notation": "kif"}, "invalid_field"},
 		{"an illegal move", map[string]any{"position": map[string]any{"fen": "startpos", "moves": []string{"e2e4", "e7e4"}}, "limits": limits}, "unreachable"},
-		{"a Chess960 record", map[string]any{"record": "[Variant \"Chess960\"]\n[FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n\n9. g3 *\n", "limits": limits}, "unsupported"},
+		{"a Chess960 record for an engine without UCI_Chess960", map[string]any{"engine": "no960", "record": "[Variant \"Chess960\"]\n[FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n\n9. g3 *\n", "limits": limits}, "unsupported"},
 	} {
 		st, _, v := call(t, e, http.MethodPost, "/v1/games/analysis", tc.body)
 		if st != http.StatusUnprocessableEntity || v["code"] != tc.code {

@@ -56,10 +56,6 @@ func (s *Server) parsePGN(w http.ResponseWriter, r *http.Request, data []byte) {
 		s.problem(w, r, &session.Error{Code: "record_too_long", Message: "the game has more moves than caps.max_moves", MoveIndex: -1})
 		return
 	}
-	if v, _ := g.Variant(); v != chess.Standard {
-		s.problem(w, r, &session.Error{Code: session.CodeUnsupported, Message: "Chess960 games are not served yet", MoveIndex: -1})
-		return
-	}
 	start, errs := g.Start()
 	if errs != nil {
 		s.problem(w, r, &session.Error{Code: string(errs[0].Code), Message: errs[0].Message, MoveIndex: -1})
@@ -72,6 +68,9 @@ func (s *Server) parsePGN(w http.ResponseWriter, r *http.Request, data []byte) {
 	}
 	for _, tg := range g.Tags {
 		resp.Header.Fields = append(resp.Header.Fields, kifu.Field{Key: tg.Name, Value: tg.Value})
+	}
+	if start.Variant() == chess.Chess960 {
+		resp.Position.Variant = session.Variant960 // the Variant tag
 	}
 	pos := *start
 	for _, p := range g.Moves {

@@ -7,6 +7,7 @@ package session
 import (
 	"fmt"
 
+	"github.com/usid/usid/probe"
 	"github.com/usid/usid/usi"
 )
 
@@ -44,8 +45,20 @@ func (c *Service) sameGame(j *job) *Error {
 	if c.Pool == nil {
 		return nil
 	}
-	if p := c.Pool.Profile(j.engine); p != nil && p.Game() != j.pos.Game() {
-		return gameMismatch(j, p.Game())
+	if p := c.Pool.Profile(j.engine); p != nil {
+		if p.Game() != j.pos.Game() {
+			return gameMismatch(j, p.Game())
+		}
+		return no960(j, p)
+	}
+	return nil
+}
+
+// no960 refuses a Chess960 position for an engine that does not advertise
+// UCI_Chess960 (CodeUnsupported).
+func no960(j *job, p *probe.Profile) *Error {
+	if j.pos.board.chess960() && !p.Chess960 {
+		return errorf(CodeUnsupported, "engine %s does not advertise UCI_Chess960: it cannot take a Chess960 position", j.engine)
 	}
 	return nil
 }
