@@ -241,3 +241,49 @@ func TestChessPlayWebSocket(t *testing.T) {
 		t.Errorf("no chess clock with movestogo sent; sent:\n%s", sent)
 	}
 }
+
+// TestFairyChess: fairy-stockfish told to speak UCI serves the same as
+// stockfish's minimal entry: a chess game's analysis, a game with chess
+// clocks (the human walks into the fool's mate; fairy-stockfish may not
+// take it, and then the human resigns), a Chess960 analysis.
+func TestFairyChess(t *testing.T) {
+	e := chessEnv(t)
+	st, _, v := call(t, e, http.MethodPost, "/v1/games/analysis", map[string]any{"engine": "fairychess",
+		"position": map[string]any{"fen": "startpos", "moves": chessGame}, "limits": map[string]any{"nodes": 50_000}, "notation": "san"})
+	if st != http.StatusAccepted {
+		t.Fatalf("POST: %d %v", st, v)
+	}
+	job := pollGameOn(t, e, v["id"].(string), 3*time.Minute)
+	ps, _ := job["positions"].([]any)
+	if job["status"] != "done" || len(ps) != len(chessGame)+1 || ps[4].(map[string]any)["judgement"] != "blunder" {
+		t.Errorf("fairychess game analysis: %v", job)
+	}
+	cl := dial(t, e)
+	play := func(ev map[string]any) map[string]any { p, _ := ev["play"].(map[string]any); return p }
+	cl.send(map[string]any{"type": "play_start", "id": "p", "engine": "fairychess", "position": map[string]any{"fen": "startpos"},
+		"play": map[string]any{"side": "w", "clock": map[string]any{"w": map[string]any{"main_ms": 60000}, "b": map[string]any{"main_ms": 3000, "inc_ms": 100}}}})
+	start := play(last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["id"] == "p" })))
+	var end map[string]any
+	for i, mv := range []string{"f2f3", "g2g4"} {
+		cl.send(map[string]any{"type": "play_move", "id": "m", "game": start["game"], "move": mv})
+		end = play(last(cl.until(20*time.Second, func(ev map[string]any) bool {
+			p := play(ev)
+			return ev["id"] == "p" && p != nil && (len(p["moves"].([]any)) == 2*(i+1) || p["status"] == "ended")
+		})))
+	}
+	if end["status"] == "playing" {
+		if len(end["moves_san"].([]any)) != 4 {
+			t.Errorf("fairychess play: %v", end)
+		}
+		cl.send(map[string]any{"type": "play_resign", "id": "r", "game": start["game"]})
+		end = play(last(cl.until(20*time.Second, func(ev map[string]any) bool { p := play(ev); return p != nil && p["status"] == "ended" })))
+	}
+	if r, _ := end["result"].(map[string]any); r["winner"] != "b" || r["end"] != "0-1" {
+		t.Errorf("fairychess play: %v", end)
+	}
+	st, _, a := call(t, e, http.MethodPost, "/v1/analyze", map[string]any{"engine": "fairychess",
+		"position": map[string]any{"fen": fen960, "variant": "chess960", "moves": []string{"e1h1"}}, "limits": map[string]any{"depth": 8}})
+	if st != 200 || a["bestmove"] == nil {
+		t.Errorf("fairychess Chess960: %d %v", st, a)
+	}
+}
