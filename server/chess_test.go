@@ -264,7 +264,9 @@ func TestChessWebSocket(t *testing.T) {
 	cl := dial(t, e)
 	cl.send(map[string]any{"type": "analyze", "id": "a", "engine": "stockfish", "position": chessMiddle, "multipv": 2, "notation": "san"})
 	evs := cl.until(30*time.Second, func(ev map[string]any) bool {
-		return ev["type"] == "info" && num(ev["depth"]) >= 8 && ev["pv_san"] != nil
+		// A live line: the cached ones (TestChessAnalyze's) come before
+		// the search starts, and a stop then finds none to stop.
+		return ev["type"] == "info" && num(ev["depth"]) >= 8 && ev["pv_san"] != nil && ev["cached"] != true
 	})
 	cl.send(map[string]any{"type": "stop", "id": "a"})
 	evs = append(evs, cl.terminal("a", 30*time.Second)...)
