@@ -16,13 +16,14 @@ import (
 const CodeGameMismatch = "game_mismatch"
 
 // engineOf is the engine for a position of game that names none: the
-// first engine of that game (for a mate, one that does mate searches), as
-// far as the probes have told; else the default engine, whose mismatch is
-// then refused.
-func (c *Service) engineOf(game string, mate bool) string {
+// first engine of that game (for a mate, one that does mate searches; for
+// a Chess960 position, one that advertises UCI_Chess960), as far as the
+// probes have told; else the default engine, whose mismatch is then
+// refused.
+func (c *Service) engineOf(game string, mate, chess960 bool) string {
 	if c.Pool != nil {
 		for _, n := range c.Pool.Engines() {
-			if p := c.Pool.Profile(n); p != nil && p.Game() == game && (!mate || p.Checkmate) {
+			if p := c.Pool.Profile(n); p != nil && p.Game() == game && (!mate || p.Checkmate) && (!chess960 || p.Chess960) {
 				return n
 			}
 		}
@@ -34,7 +35,7 @@ func (c *Service) engineOf(game string, mate bool) string {
 // first engine of a chess position's game, DefaultEngine for shogi.
 func (c *Service) EngineFor(p *Position) string {
 	if p.Game() == GameChess {
-		return c.engineOf(GameChess, false)
+		return c.engineOf(GameChess, false, p.Variant == Variant960)
 	}
 	return c.DefaultEngine
 }

@@ -107,7 +107,7 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 	if j.engine == "" {
 		j.engine = c.DefaultEngine
 		if game == GameChess {
-			j.engine = c.engineOf(GameChess, r.Type == TypeMate)
+			j.engine = c.engineOf(GameChess, r.Type == TypeMate, pos.Chess960())
 		} else if r.Type == TypeMate {
 			j.engine, j.autoMate = c.mateEngine(), c.MateEngine == "" && c.Pool != nil
 		}
