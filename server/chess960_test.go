@@ -114,6 +114,15 @@ func TestChess960(t *testing.T) {
 		}
 	}
 
+	// The game written back as PGN: its Variant tag and castling read back.
+	st, _, out := call(t, e, http.MethodPost, "/v1/records/export", map[string]any{"fen": fen960, "variant": "chess960",
+		"plies": []any{map[string]any{"move": "e1h1"}, map[string]any{"move": "e8h8"}, map[string]any{"move": "a2a3"}}})
+	st2, _, back := call(t, e, http.MethodPost, "/v1/records/parse", map[string]any{"record": out["pgn"]})
+	bpos, _ := back["position"].(map[string]any)
+	if st != 200 || st2 != 200 || !strings.Contains(fmt.Sprint(out["pgn"]), "[Variant \"Chess960\"]") || bpos["variant"] != "chess960" || fmt.Sprint(bpos["moves"]) != "[e1h1 e8h8 a2a3]" {
+		t.Errorf("export: %d %v; read back: %d %v", st, out, st2, back)
+	}
+
 	cl := dial(t, e)
 	cl.send(map[string]any{"type": "analyze", "id": "a", "engine": "no960", "position": map[string]any{"fen": fen960, "variant": "chess960"}, "limits": map[string]any{"depth": 1}})
 	if ev := last(cl.terminal("a", 30e9)); ev["type"] != "error" || ev["code"] != "unsupported" {

@@ -119,7 +119,11 @@ func (s *Server) pgnGameOf(req *exportRequest) (*pgn.Game, *session.Error) {
 	if fen == "" || fen == "startpos" {
 		fen = chess.StartFEN
 	}
-	start, errs := chess.Load(fen, nil, chess.Standard)
+	variant, verr := (&session.Position{FEN: fen, Variant: req.Variant}).ChessVariant()
+	if verr != nil {
+		return nil, verr
+	}
+	start, errs := chess.Load(fen, nil, variant)
 	if errs != nil {
 		return nil, &session.Error{Code: string(errs[0].Code), Message: errs[0].Message, MoveIndex: -1}
 	}
@@ -151,7 +155,10 @@ func (s *Server) pgnGameOf(req *exportRequest) (*pgn.Game, *session.Error) {
 			g.Tags = append(g.Tags, t)
 		}
 	}
-	if start.FEN() != chess.StartFEN {
+	if variant == chess.Chess960 {
+		g.Tags = append(g.Tags, pgn.Tag{Name: "Variant", Value: "Chess960"})
+	}
+	if start.FEN() != chess.StartFEN || variant == chess.Chess960 {
 		g.Tags = append(g.Tags, pgn.Tag{Name: "SetUp", Value: "1"}, pgn.Tag{Name: "FEN", Value: start.FEN()})
 	}
 	for _, f := range h.Fields {

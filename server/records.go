@@ -165,6 +165,7 @@ type exportRequest struct {
 	// FEN, or Format "pgn", makes it a chess game, written as PGN
 	// (exportPGN).
 	FEN     string        `json:"fen"`
+	Variant string        `json:"variant"` // a chess game's: "chess960" or ""
 	Format  string        `json:"format"`
 	Header  *exportHeader `json:"header"`
 	Comment string        `json:"comment"`
@@ -229,6 +230,9 @@ func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request) {
 		return
 	case req.FEN != "" && req.Format == "kif", req.SFEN != "" && req.Format == "pgn":
 		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "format: KIF is for shogi (sfen), PGN for chess (fen)", MoveIndex: -1})
+		return
+	case req.Variant != "" && req.FEN == "" && req.Format != "pgn":
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "variant is for chess games (fen)", MoveIndex: -1})
 		return
 	case req.FEN != "" || req.Format == "pgn":
 		s.exportPGN(w, r, &req)
