@@ -144,6 +144,7 @@ const cases = [
 
   { op: 'post /v1/validate', status: 200, body: 'example' },
   { op: 'post /v1/validate', status: 200, body: { position: { sfen: nifu } }, note: 'an illegal position is an answer' },
+  { op: 'post /v1/validate', status: 200, body: { position: { fen: '1r2k2r/pppq1ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPPQ1PPP/1R2K2R w HBhb - 0 8', variant: 'chess960', moves: ['e1h1'] }, notation: 'san' }, note: 'a Chess960 position, castling king-takes-rook' },
   { op: 'post /v1/validate', status: 415, body: '{"position":{}}', headers: textPlain, bad: true },
   { op: 'post /v1/validate', status: 403, body: 'example', headers: foreign },
   { op: 'post /v1/validate', status: 421, body: 'example', ...misdirected },
@@ -165,6 +166,8 @@ const cases = [
 
   { op: 'post /v1/records/export', status: 200, body: 'example' },
   { op: 'post /v1/records/export', status: 200, body: { sfen: '4k4/9/9/9/9/9/9/9/4K4 b G 1', plies: [{ move: 'G*5b', eval: { mate: 1 } }] }, note: 'a board diagram, a mate' },
+  { op: 'post /v1/records/export', status: 200, body: { fen: 'startpos', header: { white: 'A', black: 'B' }, end: '1-0', plies: [{ move: 'e2e4', eval: { cp: 31, depth: 20 }, time_ms: 1500 }, { move: 'e7e5', eval: { mate: -3 } }] }, note: 'a chess game as PGN' },
+  { op: 'post /v1/records/export', status: 422, body: { format: 'pgn', plies: [{ move: 'e2e4' }, { move: 'e2e4' }] }, note: 'an illegal chess move' },
   { op: 'post /v1/records/export', status: 400, body: { plies: [], extra: 1 }, bad: true },
   { op: 'post /v1/records/export', status: 415, body: '{"plies":[]}', headers: textPlain, bad: true },
   { op: 'post /v1/records/export', status: 403, body: 'example', headers: foreign },

@@ -3,8 +3,11 @@
 // as a background job that outlives the REST request that started it; a
 // job started over a WebSocket ends with its connection unless it asked to
 // keep (session.GameHandle), and a REST job asked with Request.Follow ends
-// once nobody has read it for Config.FollowGrace (its page was closed). For each position it gives the evaluation from
-// Black's side, the best move and its line; for each move played that is
+// once nobody has read it for Config.FollowGrace (its page was closed). It
+// takes shogi and chess games; what differs between them is a game
+// (game.go). For each position it gives the evaluation from the side that
+// moves first (shogi's Black, chess's White), the best move and its line;
+// for each move played that is
 // not the engine's best, the position after the best move is searched too,
 // with the same limits, and the move is judged by comparing the two
 // positions reached, which have the same side to move (see Judge for the
@@ -157,8 +160,9 @@ const CodeAbandoned = "abandoned"
 // Request asks for a game's analysis: POST /v1/games/analysis's body.
 type Request struct {
 	Position *session.Position `json:"position"`
-	// Record is a game record's text (KIF, KI2, CSA, USI, SFEN; read by
-	// package kifu), instead of Position: its main line is the game.
+	// Record is a game record's text (KIF, KI2, CSA, USI, SFEN, read by
+	// package kifu; or PGN, read by chess/pgn), instead of Position: its
+	// main line is the game.
 	Record *string `json:"record"`
 	Engine string  `json:"engine"`
 	// Limits of each search; none: Config.DefaultMoveTime per position.
@@ -430,7 +434,7 @@ func (m *Manager) start(who session.Caller, req *Request, s *sub) (*job, *sessio
 	case len(m.queue)+len(m.running)+len(m.paused) >= m.cfg.MaxJobs:
 		return nil, &session.Error{Code: session.CodeQueueFull, Message: "too many game analyses are waiting; retry later", MoveIndex: -1, Retry: 30 * time.Second}
 	}
-	need := worstBytes(j.startSFEN, len(j.moves))
+	need := worstBytes(j.g.startLen(), j.plies)
 	if err := m.makeRoomLocked(client, need); err != nil {
 		return nil, err
 	}

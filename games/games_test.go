@@ -20,22 +20,30 @@ import (
 	"github.com/usid/usid/shogi"
 )
 
-const fairyPath = "/usr/games/fairy-stockfish"
+const (
+	fairyPath     = "/usr/games/fairy-stockfish"
+	stockfishPath = "/usr/games/stockfish"
+)
 
 var shared *pool.Pool
 
 func TestMain(m *testing.M) {
 	fakeengine.RunIfRequested()
-	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish"}, []pool.EngineConfig{
+	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish", stockfishPath: "stockfish"}, []pool.EngineConfig{
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"}},
+		// A chess engine with a minimal entry: the dialect is learned.
+		{Name: "stockfish", Path: stockfishPath, Options: map[string]string{"Hash": "16", "Threads": "1"}},
 		// An engine that crashes 300ms after it starts, every time.
 		{Name: "dying", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.DieAfter + "=300ms"}},
-	}, func(p *pool.Pool) { shared = p }, func(*pool.Pool) bool { return fairyIdle() }))
+	}, func(p *pool.Pool) { shared = p }, func(*pool.Pool) bool { return fairyIdle() && idle("stockfish") }))
 }
 
-func fairyIdle() bool {
+func fairyIdle() bool { return idle("fairy") }
+
+// idle: every engine of the kind is back in the pool.
+func idle(kind string) bool {
 	for _, st := range shared.Status() {
-		if st.Name == "fairy" {
+		if st.Name == kind {
 			return st.Idle == st.Instances
 		}
 	}
@@ -584,17 +592,17 @@ func FuzzNewJob(f *testing.F) {
 		}
 		j.cancel()
 		// Every position shows, with its move, once analysed.
-		j.results = make([]*result, len(j.moves)+1)
+		j.results = make([]*result, j.plies+1)
 		for i := range j.results {
 			j.results[i] = &result{bestmove: "resign"}
 		}
 		v := j.view()
-		if len(v.Positions) != len(j.moves)+1 {
-			t.Fatalf("%d positions for %d moves", len(v.Positions), len(j.moves))
+		if len(v.Positions) != j.plies+1 {
+			t.Fatalf("%d positions for %d moves", len(v.Positions), j.plies)
 		}
-		for i, p := range v.Positions[:len(j.moves)] {
-			if p.Move != j.moves[i].String() || p.Ply != i || p.Checkmate {
-				t.Fatalf("ply %d: %+v, move %s", i, p, j.moves[i])
+		for i, p := range v.Positions[:j.plies] {
+			if p.Move != j.g.move(i) || p.Ply != i || p.Checkmate {
+				t.Fatalf("ply %d: %+v, move %s", i, p, j.g.move(i))
 			}
 		}
 	})
@@ -641,7 +649,7 @@ func TestInteractiveFirst(t *testing.T) {
 // score), the engine's own move, a best move whose position had no score,
 // resign, and a best move that mates.
 func TestJudgeCases(t *testing.T) {
-	j := &job{th: DefaultThresholds()}
+	j := &job{th: DefaultThresholds(), g: &shogiGame{}}
 	cp := func(v int) *session.Score { return &session.Score{CP: &v} }
 	res := func(best string, score *session.Score) *result {
 		r := &result{bestmove: best}
@@ -666,7 +674,7 @@ func TestJudgeCases(t *testing.T) {
 		// opponent to move: the move costs nothing.
 		{"bias cancels", withBest(res("2g2f", cp(300)), cp(300)), res("3c3d", cp(300)), JudgementOK, "", 0},
 		{"resign", res("resign", &session.Score{Mate: new(int)}), res("3c3d", cp(2000)), JudgementOK, "", 0},
-		{"best mates", withBest(res("2g2f", cp(0)), mated()), res("3c3d", cp(-300)), JudgementBlunder, "", 0.3775},
+		{"best mates", withBest(res("2g2f", cp(0)), ended(endCheckmate).sideScore()), res("3c3d", cp(-300)), JudgementBlunder, "", 0.3775},
 	} {
 		p := &Ply{Move: "7g7f"}
 		j.judge(p, tc.r, tc.next)

@@ -5,28 +5,31 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/usid/usid/kifu"
 	"github.com/usid/usid/session"
-	"github.com/usid/usid/shogi"
 )
 
 // Ply is one position of a game as analysed, and the move played from it.
 type Ply struct {
-	Ply        int    `json:"ply"` // moves played before it: 0 is the start
-	SFEN       string `json:"sfen"`
+	Ply int `json:"ply"` // moves played before it: 0 is the start
+	// The position: SFEN for shogi, FEN for chess.
+	SFEN       string `json:"sfen,omitempty"`
+	FEN        string `json:"fen,omitempty"`
 	SideToMove string `json:"side_to_move"` // b or w
-	// Eval is the engine's evaluation from Black's side (not the side to
-	// move's); WinRate is Black's win rate on the curve (see Judge).
+	// Eval is the engine's evaluation from the side that moves first
+	// (shogi's Black, chess's White), not the side to move's; WinRate is
+	// that side's win rate on the game's curve (see Judge).
 	Eval        *session.Score `json:"eval,omitempty"`
 	WinRate     *float64       `json:"winrate,omitempty"`
-	BestMove    string         `json:"bestmove,omitempty"` // a USI move, "resign" or "win"
+	BestMove    string         `json:"bestmove,omitempty"` // a USI or UCI move, "resign" or "win"
 	BestMoveKIF string         `json:"bestmove_kif,omitempty"`
+	BestMoveSAN string         `json:"bestmove_san,omitempty"`
 	PV          []string       `json:"pv,omitempty"`
 	PVKIF       []string       `json:"pv_kif,omitempty"`
+	PVSAN       []string       `json:"pv_san,omitempty"`
 	Depth       int            `json:"depth,omitempty"`
 	Nodes       int64          `json:"nodes,omitempty"`
 	Emulated    []string       `json:"emulated,omitempty"`
@@ -35,11 +38,16 @@ type Ply struct {
 	// Checkmate: the side to move is checkmated (the game's last
 	// position). It is evaluated by the rules; no engine is asked.
 	Checkmate bool `json:"checkmate,omitempty"`
+	// Draw: the game is drawn by the rules in this position (chess: the
+	// game's last position, "stalemate", "insufficient_material",
+	// "repetition" or "fifty_moves"); its eval is 0, no engine asked.
+	Draw string `json:"draw,omitempty"`
 	// The move played from this position (absent at the last), with the
 	// mover's loss of winning chances and its judgement once both this
 	// position and the next have an evaluation.
 	Move    string `json:"move,omitempty"`
 	MoveKIF string `json:"move_kif,omitempty"`
+	MoveSAN string `json:"move_san,omitempty"`
 	// BestEval is the evaluation (Black's side) of the position after the
 	// engine's best move, searched with the same limits as every position
 	// when the move played was another (see Judge).
@@ -106,14 +114,16 @@ type job struct {
 	engine string
 	limits session.Limits
 	th     Thresholds
-	kif    bool
-	// The game: its start (as sent to an engine, and parsed) and its
-	// moves, checked. Nothing per position is precomputed (store.go).
-	startSFEN string
-	start     shogi.Position
-	moves     []shogi.Move
-	mated     bool // the last position is checkmate
-	parallel  int
+	// notation: the moves' notation is shown (KIF for shogi, SAN for chess).
+	notation bool
+	// The game (its start and moves, checked; its rules) and its length.
+	// Nothing per position is precomputed (store.go).
+	g     game
+	plies int
+	// over: the game's last position is the end by the rules (checkmate,
+	// a draw): evaluated by them, no engine asked.
+	over     ending
+	parallel int
 	// follow is the grace of a followed job (Request.Follow), 0 if not.
 	follow time.Duration
 	// bytes is what the Manager counts for it: its worst case while it may
@@ -190,7 +200,7 @@ func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
 	}
 	engine := req.Engine
 	if engine == "" {
-		engine = m.svc.DefaultEngine
+		engine = m.svc.EngineFor(pos)
 	}
 	limits := req.Limits
 	if limits == nil || *limits == (session.Limits{}) {
@@ -217,9 +227,13 @@ func (m *Manager) newJob(client string, req *Request) (*job, *session.Error) {
 	if prof := m.svc.Pool.Profile(engine); prof != nil && prof.MateOnly {
 		return nil, &session.Error{Code: session.CodeUnsupported, Message: "engine " + engine + " only solves mates; use another engine", MoveIndex: -1}
 	}
-	j := &job{m: m, id: newID(), client: client, engine: engine, limits: *limits, th: th, kif: req.Notation == "kif",
-		startSFEN: strings.Clone(checked.USI.SFEN), start: *checked.Start, moves: slices.Clone(checked.Moves),
-		mated: checked.Pos.IsCheckmate(), status: StatusQueued, ended: make(chan struct{})}
+	g := gameOf(checked)
+	all := make([]string, g.plies())
+	for i := range all {
+		all[i] = g.move(i)
+	}
+	j := &job{m: m, id: newID(), client: client, engine: engine, limits: *limits, th: th, notation: req.Notation != "",
+		g: g, plies: g.plies(), over: g.ending(all), status: StatusQueued, ended: make(chan struct{})}
 	j.parallel = max(1, min(m.cfg.MaxParallel, cfg.Instances))
 	if req.Follow {
 		j.follow = m.cfg.FollowGrace
@@ -259,7 +273,7 @@ func (j *job) run() {
 		j.m.jobPaused(j, wait)
 		return
 	}
-	if j.m.st != nil && (j.lost || j.handback) && !j.failed && j.done < len(j.moves)+1 {
+	if j.m.st != nil && (j.lost || j.handback) && !j.failed && j.done < j.plies+1 {
 		j.mu.Unlock()
 		j.m.endedShared(j)
 		return
@@ -268,7 +282,7 @@ func (j *job) run() {
 	switch {
 	case j.failed:
 		status = StatusFailed
-	case j.done == len(j.moves)+1:
+	case j.done == j.plies+1:
 		status, why = StatusDone, nil
 	}
 	j.finishLocked(status, why)
@@ -319,7 +333,7 @@ func (j *job) closeNoMoreLocked() {
 func (j *job) take(w int) (int, bool) {
 	for {
 		j.mu.Lock()
-		if j.halt || j.pausing || (len(j.redo) == 0 && j.next > len(j.moves)) {
+		if j.halt || j.pausing || (len(j.redo) == 0 && j.next > j.plies) {
 			j.closeNoMoreLocked()
 			j.mu.Unlock()
 			return 0, false
@@ -328,13 +342,13 @@ func (j *job) take(w int) (int, bool) {
 		if len(j.redo) > 0 {
 			ply = j.redo[0]
 		}
-		if w == 0 || (ply == len(j.moves) && j.mated) || j.m.spare(j.engine) {
+		if w == 0 || (ply == j.plies && j.over != endNone) || j.m.spare(j.engine) {
 			if len(j.redo) > 0 {
 				j.redo = j.redo[1:]
 			} else {
 				j.next++
 			}
-			if len(j.redo) == 0 && j.next > len(j.moves) {
+			if len(j.redo) == 0 && j.next > j.plies {
 				j.closeNoMoreLocked()
 			}
 			j.mu.Unlock()
@@ -368,13 +382,13 @@ const maxPreempts = 2
 // the job was cancelled meanwhile, and a too_many_requests error when the
 // owner's engine time is spent (the position is then analysed again).
 func (j *job) analyse(ply int) (*result, *session.Error) {
-	if ply == len(j.moves) && j.mated {
+	if ply == j.plies && j.over != endNone {
 		j.m.m.positions.WithLabelValues("rules").Inc()
-		return checkmated(), nil
+		return ended(j.over), nil
 	}
 	moves := make([]string, ply, ply+1)
-	for i, m := range j.moves[:ply] {
-		moves[i] = m.String()
+	for i := range moves {
+		moves[i] = j.g.move(i)
 	}
 	res, err := j.search(moves, searchKey(ply, false))
 	if res == nil {
@@ -382,7 +396,7 @@ func (j *job) analyse(ply int) (*result, *session.Error) {
 	}
 	j.m.m.positions.WithLabelValues("engine").Inc()
 	r := resultOf(res)
-	extra := ply < len(j.moves) && r.kind != noScore && isMove(r.bestmove) && r.bestmove != j.moves[ply].String()
+	extra := ply < j.plies && r.kind != noScore && j.g.isMove(r.bestmove) && r.bestmove != j.g.move(ply)
 	j.mu.Lock()
 	j.searchedN++
 	if extra {
@@ -393,8 +407,8 @@ func (j *job) analyse(ply int) (*result, *session.Error) {
 		return r, nil
 	}
 	after := append(moves, r.bestmove)
-	if pos, errs := shogi.Load(j.startSFEN, after); len(errs) == 0 && pos.IsCheckmate() {
-		r.setBest(mated()) // the best move mates: no engine is asked
+	if end := j.g.ending(after); end != endNone {
+		r.setBest(ended(end).sideScore()) // the best move mates or draws: no engine is asked
 		return r, nil
 	}
 	res, err = j.search(after, searchKey(ply, true))
@@ -407,24 +421,12 @@ func (j *job) analyse(ply int) (*result, *session.Error) {
 	return r, nil
 }
 
-// mated is the score of a checkmated side to move.
-func mated() *session.Score {
-	zero := 0
-	return &session.Score{Mate: &zero, MateSign: "-"}
-}
-
-// isMove tells a move from bestmove's other answers (resign, win, none).
-func isMove(s string) bool {
-	_, err := shogi.ParseMove(s)
-	return err == nil
-}
-
 // search runs one search of the position after moves, with the job's
 // limits, waiting and retrying as a background job does. It returns nil,
 // nil when the job was cancelled meanwhile.
 func (j *job) search(moves []string, key string) (_ *session.AnalyzeResult, serr *session.Error) {
 	lim := j.limits
-	r := &session.Request{Position: &session.Position{SFEN: j.startSFEN, Moves: moves}, Engine: j.engine, Limits: &lim}
+	r := &session.Request{Position: j.g.position(moves), Engine: j.engine, Limits: &lim}
 	who := j.caller
 	who.FreshGame = true // independent searches, as the verdicts were measured
 	charged := false
@@ -516,7 +518,7 @@ func (j *job) store(ply int, r *result) {
 		return
 	}
 	if j.results == nil {
-		j.results = make([]*result, len(j.moves)+1)
+		j.results = make([]*result, j.plies+1)
 	}
 	if j.results[ply] != nil {
 		return
@@ -547,7 +549,7 @@ func (j *job) store(ply int, r *result) {
 
 // realBytesLocked is what the job holds now.
 func (j *job) realBytesLocked() int64 {
-	n := jobBytes + gameBytes(j.startSFEN, len(j.moves))
+	n := jobBytes + gameBytes(j.g.startLen(), j.plies)
 	if j.results != nil {
 		n += 8*int64(len(j.results)) + 16
 		for _, r := range j.results {
@@ -681,7 +683,7 @@ func (j *job) finishLocked(status string, why *session.Error) {
 			ev = session.ErrorEvent(s.id, why)
 		} else {
 			ev = &session.Event{Type: session.EventGameAnalysis, ID: s.id, Status: status,
-				Progress: &session.GameProgress{Done: j.done, Total: len(j.moves) + 1}}
+				Progress: &session.GameProgress{Done: j.done, Total: j.plies + 1}}
 			ev.Summary, _ = json.Marshal(j.summary)
 			if why != nil {
 				ev.Code, ev.Message = why.Code, why.Message
@@ -731,10 +733,14 @@ func (j *job) view() *View {
 	return v
 }
 
-// recordPosition reads a game record (package kifu: the same parser as
-// POST /v1/records/parse) into its start position and main line. A refused
-// record keeps kifu's code; its line goes into the message.
+// recordPosition reads a game record (package kifu, or chess/pgn for a
+// PGN text: the same parsers as POST /v1/records/parse) into its start
+// position and main line. A refused record keeps its parser's code; its
+// line goes into the message.
 func recordPosition(text string, maxMoves int) (*session.Position, *session.Error) {
+	if looksLikePGN(text) {
+		return pgnPosition(text, maxMoves)
+	}
 	rec, err := kifu.Parse([]byte(text), kifu.Options{MaxMoves: maxMoves})
 	if err != nil {
 		ke, ok := err.(*kifu.Error)
@@ -758,7 +764,7 @@ func recordPosition(text string, maxMoves int) (*session.Position, *session.Erro
 // first search — an engine starting — does not set the estimate), divided
 // by the searches running now.
 func (j *job) progressLocked() *session.GameProgress {
-	p := &session.GameProgress{Done: j.done, Total: len(j.moves) + 1}
+	p := &session.GameProgress{Done: j.done, Total: j.plies + 1}
 	if !j.finished.IsZero() {
 		return p
 	}

@@ -15,7 +15,9 @@ import (
 //	winrate(cp) = 1 / (1 + exp(-cp/600))
 //
 // A mate score is a win rate of 1 for the side that mates and 0 for the
-// side that is mated, whatever the distance.
+// side that is mated, whatever the distance. Chess engines' centipawns are
+// on another scale: a chess game's curve is lichess's (chessScale, 271.6
+// in place of 600), with the same thresholds.
 //
 // A move m played from a position P is compared with the engine's best
 // move b from the same P (see README, "How a verdict is computed"): both
@@ -64,7 +66,10 @@ const (
 
 // WinRate is the win rate for the side whose score s is, on the curve
 // above: 1 when it mates, 0 when it is mated, 0.5 without a score.
-func WinRate(s *session.Score) float64 {
+func WinRate(s *session.Score) float64 { return winRate(s, winRateScale) }
+
+// winRate is WinRate on the curve of the given scale (a game's: game.scale).
+func winRate(s *session.Score, scale float64) float64 {
 	if s == nil {
 		return 0.5
 	}
@@ -79,7 +84,7 @@ func WinRate(s *session.Score) float64 {
 	if s.CP == nil {
 		return 0.5
 	}
-	return 1 / (1 + math.Exp(-float64(*s.CP)/winRateScale))
+	return 1 / (1 + math.Exp(-float64(*s.CP)/scale))
 }
 
 // Chances are the winning chances 2·winrate − 1 of the side whose score s
@@ -91,7 +96,12 @@ func Chances(s *session.Score) float64 { return 2*WinRate(s) - 1 }
 // move played (both from the mover's side, from searches with the same
 // limits and the same side to move). drop is in win rate (0..1).
 func Judge(best, played *session.Score, th Thresholds) (drop float64, judgement string) {
-	drop = max(0, WinRate(best)-WinRate(played))
+	return judgeOn(best, played, th, winRateScale)
+}
+
+// judgeOn is Judge on the curve of the given scale (a game's).
+func judgeOn(best, played *session.Score, th Thresholds, scale float64) (drop float64, judgement string) {
+	drop = max(0, winRate(best, scale)-winRate(played, scale))
 	return drop, th.judge(drop)
 }
 

@@ -104,16 +104,23 @@ func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
 // storedRequest is what an instance needs to run a job it did not start.
 type storedRequest struct {
 	SFEN       string     `json:"sfen"`
+	FEN        string     `json:"fen,omitempty"` // a chess game's start, instead of SFEN
+	Variant    string     `json:"variant,omitempty"`
 	Moves      []string   `json:"moves"`
 	Engine     string     `json:"engine"`
 	Limits     limitsJSON `json:"limits"`
 	Thresholds Thresholds `json:"thresholds"`
 	KIF        bool       `json:"kif,omitempty"`
+	SAN        bool       `json:"san,omitempty"`
 }
+
+// startLen is the length of the game's start, for the memory bounds.
+func (r *storedRequest) startLen() int { return len(r.SFEN) + len(r.FEN) }
 
 // resultJSON is a result as stored.
 type resultJSON struct {
 	B   string `json:"b,omitempty"`
+	DR  uint8  `json:"dr,omitempty"` // a draw by the rules (ending)
 	PV  string `json:"pv,omitempty"`
 	N   int64  `json:"n,omitempty"`
 	D   int32  `json:"d,omitempty"`
@@ -130,7 +137,7 @@ type resultJSON struct {
 
 func encodeResult(r *result) string {
 	b, _ := json.Marshal(resultJSON{B: r.bestmove, PV: r.pv, N: r.nodes, D: r.depth, S: r.score, K: uint8(r.kind),
-		MS: r.mateSign, E: r.emulated, C: r.cached, CM: r.checkmate, BS: r.best, BK: uint8(r.bestKind), BMS: r.bestMateSign})
+		MS: r.mateSign, E: r.emulated, C: r.cached, CM: r.checkmate, DR: uint8(r.draw), BS: r.best, BK: uint8(r.bestKind), BMS: r.bestMateSign})
 	return string(b)
 }
 
@@ -139,11 +146,11 @@ func decodeResult(s string) (*result, error) {
 	if err := json.Unmarshal([]byte(s), &x); err != nil {
 		return nil, err
 	}
-	if x.K > uint8(mateScore) || x.BK > uint8(mateScore) || len(x.PV) > maxPV*8 || len(x.B) > 16 {
+	if x.K > uint8(mateScore) || x.BK > uint8(mateScore) || int(x.DR) >= len(drawNames) || x.DR == uint8(endCheckmate) || len(x.PV) > maxPV*8 || len(x.B) > 16 {
 		return nil, errors.New("games: a stored result out of bounds")
 	}
 	return &result{bestmove: x.B, pv: x.PV, nodes: x.N, depth: x.D, score: x.S, kind: scoreKind(x.K),
-		mateSign: x.MS, emulated: x.E, cached: x.C, checkmate: x.CM, best: x.BS, bestKind: scoreKind(x.BK),
+		mateSign: x.MS, emulated: x.E, cached: x.C, checkmate: x.CM, draw: ending(x.DR), best: x.BS, bestKind: scoreKind(x.BK),
 		bestMateSign: x.BMS}, nil
 }
 
@@ -437,12 +444,13 @@ func (s *store) run(sc *redis.Script, args ...any) (any, error) {
 }
 
 func (s *store) start(j *job, need int64, cfg *Config, now time.Time, pin bool) (string, error) {
-	moves := make([]string, len(j.moves))
-	for i, m := range j.moves {
-		moves[i] = m.String()
+	sr := storedRequest{Engine: j.engine,
+		Limits: limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes}, Thresholds: j.th}
+	j.g.store(&sr)
+	if j.notation {
+		sr.KIF, sr.SAN = sr.FEN == "", sr.FEN != ""
 	}
-	req, _ := json.Marshal(storedRequest{SFEN: j.startSFEN, Moves: moves, Engine: j.engine,
-		Limits: limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes}, Thresholds: j.th, KIF: j.kif})
+	req, _ := json.Marshal(sr)
 	p := ""
 	if pin {
 		p = s.pod

@@ -45,7 +45,7 @@ func (m *Manager) startShared(j *job, s *sub) *session.Error {
 	if closing {
 		return &session.Error{Code: session.CodeShuttingDown, Message: "the server is shutting down", MoveIndex: -1}
 	}
-	need := worstBytes(j.startSFEN, len(j.moves))
+	need := worstBytes(j.g.startLen(), j.plies)
 	now := time.Now()
 	res, err := m.st.start(j, need, &m.cfg, now, s != nil)
 	if err != nil {
@@ -172,7 +172,7 @@ func (m *Manager) take(id string) {
 		var serr *session.Error
 		if j, serr = m.jobOf(id, rec); serr != nil {
 			// Not runnable here (another configuration): it fails, once.
-			m.st.end(id, StatusFailed, &errorJSON{Code: serr.Code, Message: serr.Message}, worstBytes(rec.req.SFEN, len(rec.req.Moves)), m.cfg.Keep)
+			m.st.end(id, StatusFailed, &errorJSON{Code: serr.Code, Message: serr.Message}, worstBytes(rec.req.startLen(), len(rec.req.Moves)), m.cfg.Keep)
 			return
 		}
 		who := callers(rec.owner)
@@ -207,12 +207,15 @@ func (m *Manager) take(id string) {
 
 // jobOf builds job id from its record, checked as Start checks a request.
 func (m *Manager) jobOf(id string, rec *record) (*job, *session.Error) {
-	req := &Request{Position: &session.Position{SFEN: rec.req.SFEN, Moves: rec.req.Moves}, Engine: rec.req.Engine,
+	req := &Request{Position: &session.Position{SFEN: rec.req.SFEN, FEN: rec.req.FEN, Variant: rec.req.Variant, Moves: rec.req.Moves}, Engine: rec.req.Engine,
 		Limits: &session.Limits{MoveTimeMS: rec.req.Limits.MoveTimeMS, Depth: rec.req.Limits.Depth, Nodes: rec.req.Limits.Nodes}}
 	th := rec.req.Thresholds
 	req.Thresholds = &th
-	if rec.req.KIF {
+	switch {
+	case rec.req.KIF:
 		req.Notation = "kif"
+	case rec.req.SAN:
+		req.Notation = "san"
 	}
 	j, err := m.newJob(rec.owner, req)
 	if err != nil {
@@ -226,7 +229,7 @@ func (m *Manager) jobOf(id string, rec *record) (*job, *session.Error) {
 // the ones left to analyse.
 func (j *job) loadLocked(rec *record) {
 	if len(rec.results) > 0 && j.results == nil {
-		j.results = make([]*result, len(j.moves)+1)
+		j.results = make([]*result, j.plies+1)
 	}
 	for ply, r := range rec.results {
 		if j.results[ply] == nil {
@@ -235,12 +238,12 @@ func (j *job) loadLocked(rec *record) {
 		}
 	}
 	j.redo = j.redo[:0]
-	for ply := 0; ply <= len(j.moves); ply++ {
+	for ply := 0; ply <= j.plies; ply++ {
 		if j.results == nil || j.results[ply] == nil {
 			j.redo = append(j.redo, ply)
 		}
 	}
-	j.next = len(j.moves) + 1
+	j.next = j.plies + 1
 }
 
 // viewShared reads job id from the store: the job as this instance
@@ -350,7 +353,7 @@ func (m *Manager) endUnheld(id string, why *session.Error) {
 	if j == nil {
 		var serr *session.Error
 		if j, serr = m.jobOf(id, rec); serr != nil {
-			m.st.end(id, StatusCancelled, nil, worstBytes(rec.req.SFEN, len(rec.req.Moves)), m.cfg.Keep)
+			m.st.end(id, StatusCancelled, nil, worstBytes(rec.req.startLen(), len(rec.req.Moves)), m.cfg.Keep)
 			return
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/usid/usid/internal/redistest"
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/session"
 )
 
@@ -131,6 +132,33 @@ func TestSharedAnyInstance(t *testing.T) {
 	waitIdle(t)
 }
 
+// TestSharedChess: a chess game's job is stored with its FEN and SAN and
+// read on another instance like a shogi one; the instance that did not
+// start it shows its positions by the rules of chess.
+func TestSharedChess(t *testing.T) {
+	rs := redistest.Start(t)
+	a := newShared(t, rs.URL, nil, true)
+	b := newShared(t, rs.URL, nil, false) // reads, never runs
+	fen := "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1"
+	v, err := a.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{FEN: fen, Moves: []string{"f1f7"}},
+		Limits: &session.Limits{Nodes: 20_000}, Notation: "san"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = waitDone(t, []*Manager{a}, "c1", v.ID, 3) // ended
+	w, gerr := b.Get("c1", v.ID)
+	if v.Status != StatusDone || gerr != nil || len(w.Positions) != 2 {
+		t.Fatalf("%s; on the other instance: %+v %v", v.Status, w, gerr)
+	}
+	if p := w.Positions[0]; p.FEN != fen || p.MoveSAN != "Qf7" || p.Judgement != JudgementBlunder {
+		t.Errorf("ply 0 read on the other instance: %+v", p)
+	}
+	if p := w.Positions[1]; p.Draw != "stalemate" || p.SideToMove != "b" {
+		t.Errorf("ply 1 read on the other instance: %+v", p)
+	}
+	testwait.For(t, "stockfish idle", time.Minute, func() bool { return idle("stockfish") })
+}
+
 // TestSharedHandBack (issue 30): a drain hands a job nobody follows back
 // at once, with the positions analysed so far; another instance goes on
 // from the first position without a result. No search is charged twice:
@@ -228,7 +256,8 @@ func TestStoredResultRoundTrip(t *testing.T) {
 		{bestmove: "7g7f", pv: "7g7f 3c3d", nodes: 12345, depth: 17, score: -42, kind: cpScore, emulated: 5, cached: true,
 			best: 30, bestKind: cpScore},
 		{bestmove: "resign", kind: mateScore, score: 3, mateSign: '-', best: 1, bestKind: mateScore, bestMateSign: '+'},
-		checkmated(),
+		ended(endCheckmate),
+		ended(endRepetition),
 		{bestmove: "8h2b+"},
 	} {
 		got, err := decodeResult(encodeResult(r))
@@ -236,8 +265,10 @@ func TestStoredResultRoundTrip(t *testing.T) {
 			t.Errorf("round trip: got %+v (%v), want %+v", got, err, r)
 		}
 	}
-	if _, err := decodeResult(`{"k":9}`); err == nil {
-		t.Error("a stored result of an unknown kind was taken")
+	for _, bad := range []string{`{"k":9}`, `{"dr":9}`, `{"dr":1}`} {
+		if _, err := decodeResult(bad); err == nil {
+			t.Errorf("a stored result out of bounds was taken: %s", bad)
+		}
 	}
 }
 
@@ -250,7 +281,7 @@ func TestSharedBounds(t *testing.T) {
 	tweak := func(c *Config) {
 		c.Redis = &RedisConfig{URL: rs.URL, Lease: time.Second, Check: 50 * time.Millisecond}
 		c.MaxJobs, c.MaxRunning, c.MaxKept = 3, 1, 1
-		c.MaxBytesPerClient = 3 * worstBytes("startpos", len(opening)) // three long jobs' worth
+		c.MaxBytesPerClient = 3 * worstBytes(len("startpos"), len(opening)) // three long jobs' worth
 	}
 	a, b := newManager(t, tweak), newManager(t, tweak)
 	a.SetCallers(callersWith(nil))
@@ -324,14 +355,14 @@ func TestLeaseTakenAgain(t *testing.T) {
 	ctx := context.Background()
 	lease := "usid:games:lease:" + v.ID
 	a.st.cl.Del(ctx, lease) // it ran out
-	if ok, err := a.st.put(v.ID, 0, checkmated()); !ok || err != nil {
+	if ok, err := a.st.put(v.ID, 0, ended(endCheckmate)); !ok || err != nil {
 		t.Fatalf("put after the lease ran out, nobody else holding it: %v %v", ok, err)
 	}
 	if holder, _ := a.st.cl.Get(ctx, lease).Result(); holder != a.st.pod {
 		t.Errorf("lease held by %q, want %q again", holder, a.st.pod)
 	}
 	a.st.cl.Set(ctx, lease, b.st.pod, time.Minute) // b took it
-	if ok, err := a.st.put(v.ID, 1, checkmated()); ok || err != nil {
+	if ok, err := a.st.put(v.ID, 1, ended(endCheckmate)); ok || err != nil {
 		t.Errorf("put with another instance holding the lease: %v %v, want refused", ok, err)
 	}
 	if st, err := a.st.renew([]string{v.ID}); err != nil || st[0] != -1 {

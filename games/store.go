@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/usid/usid/session"
-	"github.com/usid/usid/shogi"
 )
 
 // What a job keeps, and its size. A job keeps the game (its start and its
@@ -47,7 +46,8 @@ type result struct {
 	mateSign  byte // '+', '-' or 0 (session.Score.MateSign)
 	emulated  uint8
 	cached    bool
-	checkmate bool // the side to move is checkmated: judged by the rules
+	checkmate bool   // the side to move is checkmated: judged by the rules
+	draw      ending // the game is drawn here by the rules (chess)
 	// The score of the position after bestmove, from its side to move,
 	// when the move played was another (noScore otherwise).
 	best         int32
@@ -126,9 +126,13 @@ func unpackScore(kind scoreKind, v int32, sign byte) *session.Score {
 	return nil
 }
 
-// checkmated is the result of a position whose side to move is mated.
-func checkmated() *result {
-	return &result{kind: mateScore, score: 0, mateSign: '-', checkmate: true}
+// ended is the result of a position where the game ends by the rules:
+// the side to move is mated (mate 0), or a draw (0).
+func ended(e ending) *result {
+	if e == endCheckmate {
+		return &result{kind: mateScore, score: 0, mateSign: '-', checkmate: true}
+	}
+	return &result{kind: cpScore, draw: e}
 }
 
 // sideScore is the side to move's score, or nil.
@@ -139,38 +143,41 @@ func (r *result) sideScore() *session.Score { return unpackScore(r.kind, r.score
 func (r *result) bestScore() *session.Score { return unpackScore(r.bestKind, r.best, r.bestMateSign) }
 
 // gameBytes is the size of a job's game: its start as sent to an engine
-// and its moves.
-func gameBytes(startSFEN string, moves int) int64 {
-	return int64(len(startSFEN)) + 16 + int64(4*moves) + 16
+// (startLen bytes) and its moves (4 bytes each, in either game), with
+// the game's own value.
+func gameBytes(startLen int, moves int) int64 {
+	return int64(startLen) + 16 + int64(4*moves) + 16 + gameValueBytes
 }
+
+// gameValueBytes is a game's value beside its start and moves: the
+// largest, chess's, with its start position.
+const gameValueBytes = int64(unsafe.Sizeof(chessGame{})) + 16
 
 // worstBytes is the most a job of the game can come to with every
 // position analysed.
-func worstBytes(startSFEN string, moves int) int64 {
+func worstBytes(startLen int, moves int) int64 {
 	positions := int64(moves + 1)
-	return jobBytes + gameBytes(startSFEN, moves) + 8*positions + 16 + positions*maxResultBytes
+	return jobBytes + gameBytes(startLen, moves) + 8*positions + 16 + positions*maxResultBytes
 }
 
 // renderLocked shows the job's positions: one entry per position, nil for
 // one not analysed yet. It replays the game from its start.
 func (j *job) renderLocked() []*Ply {
-	out := make([]*Ply, len(j.moves)+1)
+	out := make([]*Ply, j.plies+1)
 	if j.results == nil {
 		return out
 	}
-	pos := j.start
-	last := shogi.NoSquare
+	c := j.g.replay()
 	for i := range out {
 		if r := j.results[i]; r != nil {
 			var next *result
 			if i+1 < len(j.results) {
 				next = j.results[i+1]
 			}
-			out[i] = j.plyOf(i, &pos, last, r, next)
+			out[i] = j.plyOf(i, c, r, next)
 		}
-		if i < len(j.moves) {
-			pos.Play(j.moves[i]) // checked when the job was made
-			last = j.moves[i].To
+		if i < j.plies {
+			c.next()
 		}
 	}
 	return out
@@ -178,27 +185,25 @@ func (j *job) renderLocked() []*Ply {
 
 // renderOneLocked shows position i alone.
 func (j *job) renderOneLocked(i int) *Ply {
-	pos := j.start
-	last := shogi.NoSquare
-	for _, m := range j.moves[:i] {
-		pos.Play(m)
-		last = m.To
+	c := j.g.replay()
+	for range i {
+		c.next()
 	}
 	var next *result
 	if i+1 < len(j.results) {
 		next = j.results[i+1]
 	}
-	return j.plyOf(i, &pos, last, j.results[i], next)
+	return j.plyOf(i, c, j.results[i], next)
 }
 
-// plyOf shows position i (pos, reached by a move to last) with its result
-// r; next is the next position's, if analysed, for the judgement of the
-// move played.
-func (j *job) plyOf(i int, pos *shogi.Position, last shogi.Square, r, next *result) *Ply {
-	p := &Ply{Ply: i, SFEN: pos.SFEN(), SideToMove: "b", BestMove: r.bestmove, Depth: int(r.depth), Nodes: r.nodes,
+// plyOf shows position i (c, the game replayed to it) with its result r;
+// next is the next position's, if analysed, for the judgement of the move
+// played.
+func (j *job) plyOf(i int, c cursor, r, next *result) *Ply {
+	p := &Ply{Ply: i, BestMove: r.bestmove, Depth: int(r.depth), Nodes: r.nodes,
 		Cached: r.cached, Checkmate: r.checkmate}
-	if pos.Turn() == shogi.White {
-		p.SideToMove = "w"
+	if r.draw != endNone {
+		p.Draw = drawNames[r.draw]
 	}
 	for b, n := range emulatedNames {
 		if r.emulated&(1<<b) != 0 {
@@ -208,32 +213,26 @@ func (j *job) plyOf(i int, pos *shogi.Position, last shogi.Square, r, next *resu
 	if r.pv != "" {
 		p.PV = strings.Fields(r.pv)
 	}
-	if j.kif {
-		if m, err := pos.CheckMove(r.bestmove); err == nil {
-			p.BestMoveKIF = pos.KIF(m, last)
-		}
-		if len(p.PV) > 0 {
-			p.PVKIF, _ = pos.KIFLine(p.PV, last) // an engine's bad move cuts the notation short
-		}
+	if i < j.plies {
+		p.Move = j.g.move(i)
 	}
+	c.show(p, j.notation)
+	// Evaluations are from the side that moves first (evalSide): a score
+	// of the other side to move is turned round.
+	first := p.SideToMove == j.g.evalSide()
 	score := r.sideScore()
 	if score != nil {
 		p.Eval = score
-		if p.SideToMove == "w" {
+		if !first {
 			p.Eval = negate(score)
 		}
-		wr := round(WinRate(p.Eval), 4)
+		wr := round(winRate(p.Eval, j.g.scale()), 4)
 		p.WinRate = &wr
 	}
-	if i < len(j.moves) {
-		mv := j.moves[i]
-		p.Move = mv.String()
-		if j.kif {
-			p.MoveKIF = pos.KIF(mv, last)
-		}
+	if i < j.plies {
 		if bs := r.bestScore(); bs != nil {
 			p.BestEval = bs // from the opponent's side, who is to move there
-			if p.SideToMove == "b" {
+			if first {
 				p.BestEval = negate(bs)
 			}
 		}
@@ -258,7 +257,7 @@ func (j *job) judge(p *Ply, r, next *result) {
 	switch {
 	case r.bestmove == p.Move:
 		best = played // the engine's own choice loses nothing
-	case isMove(r.bestmove):
+	case j.g.isMove(r.bestmove):
 		bs := r.bestScore()
 		if bs == nil {
 			p.Unjudged = "no_evaluation"
@@ -271,7 +270,7 @@ func (j *job) judge(p *Ply, r, next *result) {
 		// win: 1).
 		best = score
 	}
-	drop, judgement := Judge(best, played, j.th)
+	drop, judgement := judgeOn(best, played, j.th, j.g.scale())
 	wl, loss := round(drop, 4), round(2*drop, 4)
 	p.WinRateLoss, p.Loss, p.Judgement = &wl, &loss, judgement
 }

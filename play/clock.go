@@ -4,11 +4,14 @@ import "time"
 
 // TimeControl is one side's time: main time, then byoyomi (a period each
 // move once the main time is spent) or a Fischer increment (added after
-// each move); neither: sudden death.
+// each move); neither: sudden death. Moves (chess) makes the main time a
+// period of that many moves, given again at the end of each (a classical
+// control: 40 moves in 90 minutes); the engine is told the moves to go.
 type TimeControl struct {
 	MainMS    int64 `json:"main_ms"`
 	ByoyomiMS int64 `json:"byoyomi_ms,omitempty"`
 	IncMS     int64 `json:"inc_ms,omitempty"`
+	Moves     int   `json:"moves,omitempty"`
 }
 
 // SideClock is what one side has left: MainMS of main time and, once that

@@ -3,6 +3,8 @@ package play
 import (
 	"testing"
 	"time"
+
+	"github.com/usid/usid/chess"
 )
 
 func TestSpend(t *testing.T) {
@@ -86,7 +88,7 @@ func TestGoTimes(t *testing.T) {
 		{TimeControl{ByoyomiMS: 1000}, 0, &Level{MoveTimeMS: 500}, 0, 0, 500, -1},
 		{TimeControl{ByoyomiMS: 1000}, 0, &Level{MoveTimeMS: 3000}, 0, 0, 800, -1},
 	} {
-		g := &game{m: m}
+		g := &game{m: m, b: &shogiBoard{}}
 		g.st.Human = "b"
 		g.st.TC = Sides{B: TimeControl{MainMS: 1000}, W: tt.engine}
 		g.st.Main = [2]int64{1000, tt.main}
@@ -109,7 +111,7 @@ func TestGoTimes(t *testing.T) {
 		{TimeControl{MainMS: 5000, ByoyomiMS: 1000}, 500, 1000, 0, 300},
 		{TimeControl{MainMS: 5000, IncMS: 2000}, 3000, 1000, 1800, -1},
 	} {
-		g := &game{m: m}
+		g := &game{m: m, b: &shogiBoard{}}
 		g.st.Human = "b"
 		g.st.TC = Sides{B: TimeControl{MainMS: 1000}, W: tt.engine}
 		g.st.Main = [2]int64{1000, tt.main}
@@ -117,6 +119,47 @@ func TestGoTimes(t *testing.T) {
 		if ms(r.BTime) != tt.b || ms(r.WTime) != tt.b || ms(r.Byoyomi) != tt.byo {
 			t.Errorf("%+v main %d, %d ms gone: btime %d wtime %d byoyomi %d; want %d %d %d",
 				tt.engine, tt.main, tt.gone, ms(r.BTime), ms(r.WTime), ms(r.Byoyomi), tt.b, tt.b, tt.byo)
+		}
+	}
+}
+
+// TestChessGoTimes: a chess engine is told each side's own clock (its own
+// less the margin), the increments and the moves to the end of its
+// period; a level's movetime is its whole time for one move.
+func TestChessGoTimes(t *testing.T) {
+	m := New(Config{EngineMargin: 200 * time.Millisecond})
+	ms := func(v *int64) int64 {
+		if v == nil {
+			return -1
+		}
+		return *v
+	}
+	for _, tt := range []struct {
+		engine           TimeControl
+		played           int
+		level            *Level
+		b, w, winc, binc int64
+		togo             int
+	}{
+		{TimeControl{MainMS: 60000, IncMS: 1000}, 0, nil, 30000, 59800, 1000, -1, 0},
+		{TimeControl{MainMS: 60000, Moves: 40}, 0, nil, 30000, 59800, -1, -1, 40},
+		{TimeControl{MainMS: 60000, Moves: 40}, 41, nil, 30000, 59800, -1, -1, 39},
+		{TimeControl{MainMS: 60000, IncMS: 1000}, 0, &Level{MoveTimeMS: 500}, 30000, 500, -1, -1, 1},
+	} {
+		g := &game{m: m, b: newChessBoard("startpos", chess.Startpos(), nil)}
+		g.st.Human, g.st.FEN = "b", "startpos"
+		g.st.TC = Sides{B: TimeControl{MainMS: 30000}, W: tt.engine}
+		g.st.Main = [2]int64{30000, 60000}
+		g.st.Played[1] = tt.played
+		g.st.Level = tt.level
+		r := g.goRequest("x", nil, false, 0)
+		togo := 0
+		if r.MovesToGo != nil {
+			togo = *r.MovesToGo
+		}
+		if ms(r.BTime) != tt.b || ms(r.WTime) != tt.w || r.Byoyomi != nil || ms(r.WInc) != tt.winc || ms(r.BInc) != tt.binc || togo != tt.togo || r.Position.FEN != "startpos" {
+			t.Errorf("%+v level %+v: btime %d wtime %d winc %d binc %d movestogo %d byoyomi %v; want %d %d %d %d %d",
+				tt.engine, tt.level, ms(r.BTime), ms(r.WTime), ms(r.WInc), ms(r.BInc), togo, r.Byoyomi, tt.b, tt.w, tt.winc, tt.binc, tt.togo)
 		}
 	}
 }

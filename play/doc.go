@@ -1,6 +1,11 @@
 // Package play runs games against the engine with clocks the server keeps:
 // a human (a page, over the WebSocket) plays one side from the initial
-// position, a handicap or any position, the engine the other. The server
+// position, a handicap or any position, the engine the other. Shogi and
+// chess games differ only in their rules, a board per game (board.go,
+// chess.go): a chess game ends by checkmate, stalemate, insufficient
+// material, the third repetition, the fifty-move rule, resignation or
+// time, and its engine is told UCI's clocks (wtime, btime, winc, binc,
+// movestogo). The server
 // counts both clocks (the human's runs from the moment the engine's move,
 // or the game's start, was sent until the human's move arrives), tells
 // the engine its time with go btime/wtime and byoyomi or binc/winc, lets

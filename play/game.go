@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/usid/usid/session"
-	"github.com/usid/usid/shogi"
 )
 
 const (
@@ -25,12 +23,10 @@ type game struct {
 	sess  *session.Session // drives the engine; closed when the game ends
 	stop  context.CancelFunc
 
-	mu     sync.Mutex
-	st     State
-	pos    shogi.Position // after st.Moves
-	lastTo shogi.Square
-	hist   *history
-	seq    int // search ids
+	mu  sync.Mutex
+	st  State
+	b   board // the rules, after st.Moves
+	seq int   // search ids
 
 	// The subscriber: the connection that gets the game's events.
 	emit    func(*session.Event)
@@ -51,31 +47,29 @@ type game struct {
 	resumed bool
 }
 
-func newGame(m *Manager, who session.Caller, st *State, start *shogi.Position, moves []shogi.Move) *game {
-	g := &game{m: m, owner: who.Client, who: who, st: *st, pos: *start, lastTo: shogi.NoSquare}
-	g.hist = newHistory(&g.pos)
-	for _, mv := range moves {
-		g.pos.Play(mv)
-		g.lastTo = mv.To
-		g.hist.add(&g.pos)
-	}
-	return g
+func newGame(m *Manager, who session.Caller, st *State, b board) *game {
+	return &game{m: m, owner: who.Client, who: who, st: *st, b: b}
 }
 
-func colorName(c shogi.Color) string { return "bw"[c : c+1] }
+// colorName is side c's letter: "b" (0) or "w" (1).
+func colorName(c int) string { return "bw"[c : c+1] }
 
-func colorOf(name string) shogi.Color {
+// colorOf is the index of side name ("b" 0, "w" 1).
+func colorOf(name string) int {
 	if name == "w" {
-		return shogi.White
+		return 1
 	}
-	return shogi.Black
+	return 0
 }
 
-func (g *game) humanColor() shogi.Color {
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// humanColor is the human's side, an index into "bw".
+func (g *game) humanColor() int {
 	if g.st.Human == "b" {
-		return shogi.Black
+		return 0
 	}
-	return shogi.White
+	return 1
 }
 
 // begin starts the engine's session and the first turn.
@@ -99,7 +93,7 @@ func (g *game) begin(ctx context.Context, id string, emit func(*session.Event)) 
 	g.setup = true
 	now := time.Now()
 	g.st.TurnStart = now
-	if g.pos.Turn() == g.humanColor() {
+	if g.b.turn() == g.humanColor() {
 		g.startTurn(now)
 	}
 	g.publish()
@@ -123,7 +117,7 @@ func (g *game) resume(ctx context.Context, id string, emit func(*session.Event))
 	}
 	g.sess.Serve(&session.Request{Type: session.TypeNewGame, ID: "newgame", Engine: g.st.Engine})
 	g.setup = true
-	g.resumed = g.pos.Turn() != g.humanColor()
+	g.resumed = g.b.turn() != g.humanColor()
 	g.armFlag()
 	g.publish()
 }
@@ -191,11 +185,11 @@ func (g *game) startTurn(now time.Time) {
 // turn starts the engine's search when it is the engine's turn, on the
 // clock it has left, and arms the flag.
 func (g *game) turn() {
-	if g.pos.Turn() != g.humanColor() && g.setup {
+	if g.b.turn() != g.humanColor() && g.setup {
 		g.search = "" // newgame's ready starts the turn again
 		return
 	}
-	if g.pos.Turn() != g.humanColor() {
+	if g.b.turn() != g.humanColor() {
 		g.seq++
 		g.search = "m" + strconv.Itoa(g.seq)
 		g.sess.Serve(g.goRequest(g.search, g.st.Moves, false, time.Since(g.st.TurnStart)))
@@ -207,7 +201,7 @@ func (g *game) turn() {
 // moves that end with the ponder move); spent is what the engine's clock
 // has run in this turn already (a turn taken over from another instance).
 func (g *game) goRequest(id string, moves []string, ponder bool, spent time.Duration) *session.Request {
-	eng := 1 - int(g.humanColor())
+	eng := 1 - g.humanColor()
 	// Both clocks say the engine's own time (and increment): Debian's
 	// Fairy-Stockfish 11.1 reads the opponent's clock as its own in USI
 	// (told btime 600000 wtime 0 byoyomi 1000 as White it thinks 3 s, told
@@ -223,7 +217,10 @@ func (g *game) goRequest(id string, moves []string, ponder bool, spent time.Dura
 	main := max(left-margin, 0)
 	b, w := main, main
 	r := &session.Request{Type: session.TypeGo, ID: id, Engine: g.st.Engine, Ponder: ponder,
-		Position: &session.Position{SFEN: g.st.SFEN, Moves: moves}, BTime: &b, WTime: &w}
+		Position: g.b.position(moves), BTime: &b, WTime: &w}
+	if g.st.FEN != "" {
+		return g.chessGo(r, eng, main)
+	}
 	switch {
 	case g.st.Level != nil && g.st.Level.MoveTimeMS > 0:
 		// A weaker engine: told it has a byoyomi of the level's time only
@@ -250,7 +247,7 @@ func (g *game) armFlag() {
 	if g.flag != nil {
 		g.flag.Stop()
 	}
-	c := int(g.pos.Turn())
+	c := g.b.turn()
 	ply, began := len(g.st.Moves), g.st.TurnStart
 	d := allowance(g.st.TC.of(c), g.st.Main[c], g.m.cfg.Lag) - time.Since(began) + time.Millisecond
 	g.flag = time.AfterFunc(d, func() {
@@ -259,11 +256,17 @@ func (g *game) armFlag() {
 		if g.st.Status != statusPlaying || len(g.st.Moves) != ply || !g.st.TurnStart.Equal(began) {
 			return // moved meanwhile
 		}
-		g.timeLoss(shogi.Color(c))
+		g.timeLoss(c)
 	})
 }
 
-func (g *game) timeLoss(c shogi.Color) {
+// timeLoss ends the game lost on time by side c; a draw when its
+// opponent has no way to win (a chess side with its king alone).
+func (g *game) timeLoss(c int) {
+	if g.b.cannotWin(c ^ 1) {
+		g.end(&Result{Reason: "time", End: "time_up", Detail: "the opponent cannot win: a draw"})
+		return
+	}
 	g.end(&Result{Winner: colorName(c ^ 1), Reason: "time", End: "time_up"})
 }
 
@@ -279,7 +282,7 @@ func (g *game) engineEvent(ev *session.Event) {
 		g.end(&Result{Reason: "aborted", End: "abort", Detail: ev.Code + ": " + ev.Message})
 	case ev.ID == "newgame" && ev.Type == session.EventReady:
 		g.setup = false
-		if g.pos.Turn() != g.humanColor() && g.search == "" {
+		if g.b.turn() != g.humanColor() && g.search == "" {
 			if g.resumed {
 				g.turn() // on the clock as it stands since the turn began
 			} else {
@@ -312,9 +315,9 @@ func (g *game) engineEvent(ev *session.Event) {
 
 func (g *game) engineMoved(ev *session.Event) {
 	now := time.Now()
-	c := g.pos.Turn()
+	c := g.b.turn()
 	g.search, g.resumed = "", false
-	next, flagged := spend(g.st.TC.of(int(c)), g.st.Main[c], now.Sub(g.st.TurnStart), g.m.cfg.Lag)
+	next, flagged := spend(g.st.TC.of(c), g.st.Main[c], now.Sub(g.st.TurnStart), g.m.cfg.Lag)
 	if flagged {
 		g.timeLoss(c)
 		return
@@ -328,12 +331,12 @@ func (g *game) engineMoved(ev *session.Event) {
 		g.declare(c)
 		return
 	}
-	m, err := g.pos.CheckMove(ev.Move)
+	note, err := g.b.check(ev.Move)
 	if err != nil { // the session checked it; never expected
 		g.end(&Result{Reason: "aborted", End: "abort", Detail: "engine_error: illegal move " + ev.Move})
 		return
 	}
-	if !g.played(m, now.Sub(g.st.TurnStart)) {
+	if !g.played(ev.Move, note, now.Sub(g.st.TurnStart)) {
 		return
 	}
 	g.startTurn(now)
@@ -345,32 +348,17 @@ func (g *game) engineMoved(ev *session.Event) {
 	g.publish()
 }
 
-// played records m, taking took, and ends the game if m ended it; it
-// reports whether the game goes on.
-func (g *game) played(m shogi.Move, took time.Duration) bool {
-	g.st.Moves = append(g.st.Moves, m.String())
-	g.st.MovesKIF = append(g.st.MovesKIF, g.pos.KIF(m, g.lastTo))
+// played records move (checked; note is its notation), taking took, and
+// ends the game if the move ended it; it reports whether the game goes on.
+func (g *game) played(move, note string, took time.Duration) bool {
+	mover := g.b.turn()
+	g.st.Moves = append(g.st.Moves, move)
+	notes := g.b.notes(&g.st)
+	*notes = append(*notes, note)
 	g.st.TimesMS = append(g.st.TimesMS, took.Milliseconds())
-	mover := g.pos.Turn()
-	g.pos.Play(m)
-	g.lastTo = m.To
-	g.hist.add(&g.pos)
-	first := g.startColor()
-	if len(g.pos.LegalMoves()) == 0 {
-		g.end(&Result{Winner: colorName(mover), Reason: "checkmate", End: "mate"})
-		return false
-	}
-	if rep, checker := g.hist.repetition(func(i int) shogi.Color { return first ^ shogi.Color((i-1)&1) }); rep {
-		if checker == noColor {
-			g.end(&Result{Reason: "repetition", End: "repetition"})
-			return false
-		}
-		// The record's ending is worded from the side to move.
-		end := "illegal_win"
-		if shogi.Color(checker) == g.pos.Turn() {
-			end = "illegal_loss"
-		}
-		g.end(&Result{Winner: colorName(shogi.Color(checker) ^ 1), Reason: "perpetual_check", End: end})
+	g.periodEnd(mover)
+	if r := g.b.play(move); r != nil {
+		g.end(r)
 		return false
 	}
 	if len(g.st.Moves)-g.st.Pre >= g.m.cfg.MaxPlies {
@@ -380,22 +368,14 @@ func (g *game) played(m shogi.Move, took time.Duration) bool {
 	return true
 }
 
-// startColor is the side to move at the start.
-func (g *game) startColor() shogi.Color {
-	if len(g.st.Moves)%2 == 0 {
-		return g.pos.Turn()
+// declare judges side c's declaration of a win (入玉宣言, by the 27-point
+// rule: a win, else a loss).
+func (g *game) declare(c int) {
+	r := g.b.declare(c)
+	if r == nil { // a game without declarations; never asked
+		r = &Result{Reason: "aborted", End: "abort", Detail: "a declaration in a game without them"}
 	}
-	return g.pos.Turn() ^ 1
-}
-
-// declare judges side c's 入玉宣言: a win by the 27-point rule, else a loss.
-func (g *game) declare(c shogi.Color) {
-	ok, points, why := declarationPoints(&g.pos, c)
-	if ok {
-		g.end(&Result{Winner: colorName(c), Reason: "declaration", End: "declare_win", Detail: strconv.Itoa(points) + " points"})
-		return
-	}
-	g.end(&Result{Winner: colorName(c ^ 1), Reason: "illegal_declaration", End: "illegal_loss", Detail: why})
+	g.end(r)
 }
 
 // humanMove serves play_move.
@@ -406,20 +386,19 @@ func (g *game) humanMove(ctx context.Context, req *session.Request, emit func(*s
 		return err
 	}
 	now := time.Now()
-	c := g.pos.Turn()
-	next, flagged := spend(g.st.TC.of(int(c)), g.st.Main[c], now.Sub(g.st.TurnStart), g.m.cfg.Lag)
+	c := g.b.turn()
+	next, flagged := spend(g.st.TC.of(c), g.st.Main[c], now.Sub(g.st.TurnStart), g.m.cfg.Lag)
 	if flagged {
 		g.timeLoss(c)
 		g.answer(ctx, req.ID, emit)
 		return nil
 	}
-	m, err := g.pos.CheckMove(req.Move)
+	note, err := g.b.check(req.Move)
 	if err != nil {
-		e := err.(*shogi.Error)
-		return &session.Error{Code: string(e.Code), Message: e.Message, MoveIndex: -1}
+		return err
 	}
 	g.st.Main[c] = next
-	if g.played(m, now.Sub(g.st.TurnStart)) {
+	if g.played(req.Move, note, now.Sub(g.st.TurnStart)) {
 		if g.ponderID != "" && !g.ponderDone && req.Move == g.ponderMove {
 			// The engine thought on this very move: it plays on its clock
 			// from now.
@@ -442,7 +421,7 @@ func (g *game) humanTurn() *session.Error {
 	switch {
 	case g.st.Status != statusPlaying:
 		return newError(session.CodeInvalidField, "game %s has ended", g.st.ID)
-	case g.pos.Turn() != g.humanColor():
+	case g.b.turn() != g.humanColor():
 		return newError(session.CodeInvalidField, "it is the engine's turn")
 	}
 	return nil
@@ -461,8 +440,11 @@ func (g *game) humanEnds(ctx context.Context, req *session.Request, emit func(*s
 		if err := g.humanTurn(); err != nil {
 			return err
 		}
-		c := g.pos.Turn()
-		if _, flagged := spend(g.st.TC.of(int(c)), g.st.Main[c], time.Since(g.st.TurnStart), g.m.cfg.Lag); flagged {
+		c := g.b.turn()
+		if g.b.declare(c) == nil {
+			return newError(session.CodeUnsupported, "this game has no declaration of a win")
+		}
+		if _, flagged := spend(g.st.TC.of(c), g.st.Main[c], time.Since(g.st.TurnStart), g.m.cfg.Lag); flagged {
 			g.timeLoss(c)
 		} else {
 			g.declare(c)
@@ -481,7 +463,7 @@ func (g *game) humanEnds(ctx context.Context, req *session.Request, emit func(*s
 func (g *game) resignation() *Result {
 	h := g.humanColor()
 	r := &Result{Winner: colorName(h ^ 1), Reason: "resign", End: "resign"}
-	if g.pos.Turn() != h {
+	if g.b.turn() != h && g.st.FEN == "" { // (a PGN result names the winner either way)
 		names := [2]string{"先手", "後手"}
 		if g.st.Handicap != "" {
 			names = [2]string{"下手", "上手"}
@@ -509,9 +491,10 @@ func (g *game) end(r *Result) {
 		return
 	}
 	now := time.Now()
+	r.End = g.b.record(r)
 	// The side to move's clock stops where it stands.
-	c := g.pos.Turn()
-	g.st.Main[c] = view(g.st.TC.of(int(c)), g.st.Main[c], now.Sub(g.st.TurnStart)).MainMS
+	c := g.b.turn()
+	g.st.Main[c] = view(g.st.TC.of(c), g.st.Main[c], now.Sub(g.st.TurnStart)).MainMS
 	g.st.Status, g.st.Result, g.st.Ended = statusEnded, r, now
 	g.st.TurnStart = now
 	if g.flag != nil {
@@ -581,10 +564,9 @@ func stateEvent(id string, st *State, now time.Time) *session.Event {
 }
 
 func sideToMove(st *State) int {
-	first := 0
-	// "<board> <turn> <hands> <n>": the turn is the second field.
-	if f := strings.Fields(st.SFEN); len(f) >= 2 && f[1] == "w" {
-		first = 1
+	first := startTurnOf(st.SFEN)
+	if st.FEN != "" {
+		first = startTurnOf(st.FEN)
 	}
 	return (first + len(st.Moves)) % 2
 }
@@ -628,4 +610,49 @@ func (g *game) detach(ctx context.Context) {
 			g.end(&Result{Winner: colorName(g.humanColor() ^ 1), Reason: "abandoned", End: "abort"})
 		}
 	})
+}
+
+// chessGo sets a chess engine's clocks as UCI has them: each side's own
+// time (the engine's less the margin), the increments, and the moves to
+// the next time control. A level's movetime is told as the engine's whole
+// time for one move (movestogo 1), while its real clock runs as usual.
+func (g *game) chessGo(r *session.Request, eng int, main int64) *session.Request {
+	t := [2]int64{g.st.Main[0], g.st.Main[1]}
+	t[eng] = main
+	if l := g.st.Level; l != nil && l.MoveTimeMS > 0 {
+		t[eng] = max(min(l.MoveTimeMS, main), 1)
+		one := 1
+		r.MovesToGo = &one
+	} else {
+		if inc := g.st.TC.B.IncMS; inc > 0 {
+			r.BInc = &inc
+		}
+		if inc := g.st.TC.W.IncMS; inc > 0 {
+			r.WInc = &inc
+		}
+		if n := g.toGo(eng); n > 0 {
+			r.MovesToGo = &n
+		}
+	}
+	r.BTime, r.WTime = &t[0], &t[1]
+	return r
+}
+
+// toGo is side c's moves to the end of its time control's period, or 0
+// when its control has no periods.
+func (g *game) toGo(c int) int {
+	tc := g.st.TC.of(c)
+	if tc.Moves <= 0 {
+		return 0
+	}
+	return tc.Moves - g.st.Played[c]%tc.Moves
+}
+
+// periodEnd counts a move of side c; at the end of a period of its time
+// control (TimeControl.Moves moves) its main time is given again.
+func (g *game) periodEnd(c int) {
+	g.st.Played[c]++
+	if tc := g.st.TC.of(c); tc.Moves > 0 && g.st.Played[c]%tc.Moves == 0 {
+		g.st.Main[c] += tc.MainMS
+	}
 }

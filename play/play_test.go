@@ -16,7 +16,10 @@ import (
 	"github.com/usid/usid/shogi"
 )
 
-const fairyPath = "/usr/games/fairy-stockfish"
+const (
+	fairyPath     = "/usr/games/fairy-stockfish"
+	stockfishPath = "/usr/games/stockfish"
+)
 
 var (
 	shared *pool.Pool
@@ -29,7 +32,9 @@ func TestMain(m *testing.M) {
 	fake := func(name, mode string) pool.EngineConfig {
 		return pool.EngineConfig{Name: name, Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + mode}}
 	}
-	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish"}, []pool.EngineConfig{
+	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish", stockfishPath: "stockfish"}, []pool.EngineConfig{
+		// A chess engine with a minimal entry (the dialect is learned).
+		{Name: "stockfish", Path: stockfishPath, Options: map[string]string{"Hash": "16", "Threads": "1"}},
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: &lo, Max: &hi}}},
 		fake("resigner", fakeengine.BestMoveAs+"=resign"),

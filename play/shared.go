@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/usid/usid/chess"
 	"github.com/usid/usid/session"
 )
 
@@ -146,10 +147,9 @@ func (m *Manager) takeOver(ctx context.Context, who session.Caller, req *session
 func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqID string, emit func(*session.Event)) *session.Error {
 	// A state read back is checked as a request is: its game replayed by
 	// the rules, its sizes within the bounds a game can reach here.
-	maxMoves := max(m.cfg.Service.Caps.MaxMoves, 1024) + m.cfg.MaxPlies
-	chk, perr := session.CheckPosition(&session.Position{SFEN: st.SFEN, Moves: st.Moves}, maxMoves)
-	if perr == nil && (len(st.MovesKIF) != len(st.Moves) || len(st.TimesMS) != len(st.Moves) || st.Pre > len(st.Moves) ||
-		(st.Human != "b" && st.Human != "w") || len(chk.Pos.LegalMoves()) == 0) {
+	b, perr := m.boardOf(st)
+	if perr == nil && (len(*b.notes(st)) != len(st.Moves) || len(st.TimesMS) != len(st.Moves) || st.Pre > len(st.Moves) ||
+		(st.Human != "b" && st.Human != "w") || b.over() != nil) {
 		perr = newError(session.CodeInvalidField, "game %s: its stored state does not hold together", clipID(st.ID))
 	}
 	if perr != nil { // never expected: usid wrote it, checked as it was played
@@ -165,9 +165,35 @@ func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqI
 	}
 	m.playing[who.Client]++
 	m.total++
-	g := newGame(m, who, st, chk.Start, chk.Moves)
+	g := newGame(m, who, st, b)
 	m.games[st.ID] = g
 	m.mu.Unlock()
 	g.resume(ctx, reqID, emit)
 	return nil
+}
+
+// boardOf replays a stored game by its rules, checked as a request's
+// position is (sizes within what a game can reach here): its board.
+func (m *Manager) boardOf(st *State) (board, *session.Error) {
+	maxMoves := max(m.cfg.Service.Caps.MaxMoves, 1024) + m.cfg.MaxPlies
+	pos := &session.Position{SFEN: st.SFEN, Moves: st.Moves}
+	if st.FEN != "" {
+		pos = &session.Position{FEN: st.FEN, Variant: st.Variant, Moves: st.Moves}
+	}
+	chk, perr := session.CheckPosition(pos, maxMoves)
+	if perr != nil {
+		return nil, perr
+	}
+	if chk.Game() != session.GameChess {
+		return newShogiBoard(chk.USI.SFEN, chk.Start, chk.Moves), nil
+	}
+	variant := chess.Standard
+	if chk.Chess960() {
+		variant = chess.Chess960
+	}
+	start, err := chess.ParseFEN(st.FEN, variant)
+	if err != nil { // checked by CheckPosition
+		return nil, newError(session.CodeInvalidField, "position.fen: %v", err)
+	}
+	return newChessBoard(st.FEN, start, st.Moves), nil
 }

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/usid/usid/chess"
 	"github.com/usid/usid/kifu"
 	"github.com/usid/usid/probe"
 	"github.com/usid/usid/session"
-	"github.com/usid/usid/shogi"
 )
 
 // Options are play_start's settings (the request's "play").
@@ -62,6 +62,24 @@ func (o *Options) check(c session.Caps) *session.Error {
 	return nil
 }
 
+// checkChess refuses what chess clocks do not have: a byoyomi; a period
+// of moves is 1..1000 moves.
+func (o *Options) checkChess() *session.Error {
+	for i, tc := range []TimeControl{o.Clock.B, o.Clock.W} {
+		side := "play.clock." + "bw"[i:i+1]
+		if tc.ByoyomiMS > 0 {
+			return newError(session.CodeInvalidField, "%s.byoyomi_ms: chess clocks have increments (inc_ms) and periods of moves (moves), no byoyomi", side)
+		}
+		if tc.Moves < 0 || tc.Moves > 1000 {
+			return newError(session.CodeInvalidField, "%s.moves %d: want 1..1000", side, tc.Moves)
+		}
+		if tc.Moves > 0 && tc.MainMS == 0 {
+			return newError(session.CodeInvalidField, "%s: a period of moves needs main_ms", side)
+		}
+	}
+	return nil
+}
+
 // start serves play_start.
 func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Request, emit func(*session.Event)) *session.Error {
 	svc := m.cfg.Service
@@ -77,7 +95,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	}
 	engine := req.Engine
 	if engine == "" {
-		engine = svc.DefaultEngine
+		engine = svc.EngineFor(req.Position)
 	}
 	if svc.Pool == nil || !slices.Contains(svc.Pool.Engines(), engine) {
 		return newError(session.CodeUnknownEngine, "no engine named %q", clipID(engine))
@@ -92,7 +110,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 		if sfen == "" || o.Handicap == "平手" {
 			return newError(session.CodeInvalidField, "play.handicap %q: not a handicap this server knows", clipID(o.Handicap))
 		}
-		if pos != nil && (pos.SFEN != "" || len(pos.Moves) > 0) {
+		if pos != nil && (pos.SFEN != "" || pos.FEN != "" || len(pos.Moves) > 0) {
 			return newError(session.CodeInvalidField, "a handicap game starts from the handicap's position: send no position")
 		}
 		pos = &session.Position{SFEN: sfen}
@@ -101,8 +119,49 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	if perr != nil {
 		return perr
 	}
-	if len(chk.Pos.LegalMoves()) == 0 {
-		return newError(session.CodeInvalidField, "the game is over in that position: the side to move has no legal move")
+	if prof != nil && prof.Game() != chk.Game() {
+		return newError(session.CodeGameMismatch, "engine %s plays %s; the position is of %s", engine, prof.Game(), chk.Game())
+	}
+	st := &State{Owner: who.Client}
+	st.Moves, st.TimesMS = []string{}, []int64{}
+	var b board
+	if chk.Game() == session.GameChess {
+		if err := o.checkChess(); err != nil {
+			return err
+		}
+		fen := chk.USI.FEN
+		if fen == "startpos" {
+			fen = chess.StartFEN
+		}
+		variant := chess.Standard
+		if chk.Chess960() {
+			variant = chess.Chess960
+		}
+		start, err := chess.ParseFEN(fen, variant)
+		if err != nil { // checked by CheckPosition
+			return newError(session.CodeInvalidField, "position.fen: %v", err)
+		}
+		b, st.FEN = newChessBoard(chk.USI.FEN, start, nil), start.FEN()
+		if variant == chess.Chess960 {
+			st.Variant = session.Variant960
+		}
+	} else {
+		if o.Clock.B.Moves > 0 || o.Clock.W.Moves > 0 {
+			return newError(session.CodeInvalidField, "play.clock: moves (a period of moves) is for chess clocks; shogi has byoyomi")
+		}
+		b, st.SFEN, st.MovesKIF = newShogiBoard(chk.USI.SFEN, chk.Start, nil), chk.USI.SFEN, []string{}
+	}
+	// The position's moves, written in the game's notation, not timed.
+	for _, mv := range chk.USI.Moves {
+		note, _ := b.check(mv) // checked by CheckPosition
+		st.Moves = append(st.Moves, mv)
+		notes := b.notes(st)
+		*notes = append(*notes, note)
+		st.TimesMS = append(st.TimesMS, 0)
+		b.play(mv)
+	}
+	if r := b.over(); r != nil {
+		return newError(session.CodeInvalidField, "the game is over in that position (%s)", r.Reason)
 	}
 	engSide := 1
 	if o.Side == "w" {
@@ -119,22 +178,10 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	if err := m.admit(who.Client); err != nil {
 		return err
 	}
-	st := &State{Owner: who.Client}
 	st.ID = newID()
 	st.Engine, st.Human, st.Handicap, st.TC, st.Level = engine, o.Side, o.Handicap, o.Clock, o.Level
 	st.Ponder = o.Ponder && prof != nil && prof.PonderOption != ""
-	st.SFEN = chk.USI.SFEN
-	st.Moves, st.MovesKIF, st.TimesMS = []string{}, []string{}, []int64{}
-	p := *chk.Start
-	last := shogi.NoSquare
-	for _, mv := range chk.Moves {
-		st.Moves = append(st.Moves, mv.String())
-		st.MovesKIF = append(st.MovesKIF, p.KIF(mv, last))
-		st.TimesMS = append(st.TimesMS, 0)
-		p.Play(mv)
-		last = mv.To
-	}
-	st.Pre = len(chk.Moves)
+	st.Pre = len(chk.USI.Moves)
 	st.Main = [2]int64{o.Clock.B.MainMS, o.Clock.W.MainMS}
 	st.Status = statusPlaying
 	st.TurnStart = time.Now()
@@ -155,7 +202,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 			return newError(session.CodeTooManyRequests, "the service plays %d games, as many as it may; retry later", m.cfg.MaxGames)
 		}
 	}
-	g := newGame(m, who, st, chk.Start, chk.Moves)
+	g := newGame(m, who, st, b)
 	m.register(g)
 	g.begin(ctx, req.ID, emit)
 	return nil

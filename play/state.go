@@ -11,14 +11,17 @@ import (
 type Public struct {
 	ID       string `json:"game"`
 	Engine   string `json:"engine"`
-	Human    string `json:"human"` // "b" or "w"
-	SFEN     string `json:"sfen"`  // the start
+	Human    string `json:"human"`             // "b" or "w"
+	SFEN     string `json:"sfen,omitempty"`    // the start (shogi)
+	FEN      string `json:"fen,omitempty"`     // the start (chess)
+	Variant  string `json:"variant,omitempty"` // chess960
 	Handicap string `json:"handicap,omitempty"`
 	// Moves from the start; the first Pre came with the position and were
 	// not played in this game (no time).
 	Moves    []string `json:"moves"`
-	MovesKIF []string `json:"moves_kif"`
-	TimesMS  []int64  `json:"times_ms"` // per move, as the server counted it
+	MovesKIF []string `json:"moves_kif,omitempty"` // shogi
+	MovesSAN []string `json:"moves_san,omitempty"` // chess
+	TimesMS  []int64  `json:"times_ms"`            // per move, as the server counted it
 	Pre      int      `json:"pre"`
 	TC       Sides    `json:"time_control"`
 	Level    *Level   `json:"level,omitempty"`
@@ -43,8 +46,13 @@ func (s *Sides) of(c int) TimeControl {
 // Result is how a game ended.
 type Result struct {
 	Winner string `json:"winner"` // "b", "w", or "" (draw, aborted)
-	Reason string `json:"reason"` // resign, checkmate, time, repetition, perpetual_check, declaration, illegal_declaration, max_moves, abandoned, aborted
-	// End is the record's ending as POST /v1/records/export takes it.
+	// Reason: resign, checkmate, time, repetition, perpetual_check,
+	// declaration, illegal_declaration, max_moves, abandoned, aborted; in
+	// chess also stalemate, insufficient_material, fifty_moves
+	// (repetition: the same position a third time).
+	Reason string `json:"reason"`
+	// End is the record's ending as POST /v1/records/export takes it: KIF's
+	// word (shogi) or the PGN result (chess: 1-0, 0-1, 1/2-1/2, *).
 	End    string `json:"end"`
 	Detail string `json:"detail,omitempty"`
 	// Comment is the record's comment about the ending where End alone
@@ -67,6 +75,7 @@ type State struct {
 	Public
 	Owner     string    `json:"owner"`
 	Main      [2]int64  `json:"main_ms"` // main time left at TurnStart, Black's and White's
+	Played    [2]int    `json:"played"`  // moves each side played in this game (TimeControl.Moves)
 	TurnStart time.Time `json:"turn_start"`
 	Ended     time.Time `json:"ended,omitzero"`
 }

@@ -246,6 +246,23 @@ func (l *Lease) SearchMode(analysis bool) error {
 	return nil
 }
 
+// Chess960 sets UCI_Chess960 on an engine that advertises it: true for a
+// Chess960 position (castling written king-takes-rook, X-FEN or
+// Shredder-FEN castling rights), false for a standard one. Like
+// SearchMode, it sends only a change, and the value stays across leases:
+// every chess search sets the one it needs.
+func (l *Lease) Chess960(on bool) error {
+	name, ok := l.HasOption("UCI_Chess960")
+	if !ok {
+		return nil
+	}
+	want := strconv.FormatBool(on)
+	if cur, _ := l.in.eng.OptionValue(name); cur == want {
+		return nil
+	}
+	return l.in.eng.SetOption(name, want)
+}
+
 // HasOption reports whether the leased engine advertises an option under
 // name or its alias, and under which name.
 func (l *Lease) HasOption(name string) (string, bool) {

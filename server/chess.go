@@ -27,10 +27,15 @@ func (s *Server) validateChess(w http.ResponseWriter, r *http.Request, p *sessio
 		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "position.moves: more than the allowed moves", MoveIndex: -1})
 		return
 	}
-	resp := chessValidateResponse{Verdict: chess.Inspect(p.FEN, p.Moves, chess.Standard)}
+	variant, verr := p.ChessVariant()
+	if verr != nil {
+		s.problem(w, r, verr)
+		return
+	}
+	resp := chessValidateResponse{Verdict: chess.Inspect(p.FEN, p.Moves, variant)}
 	if notation == "san" {
 		resp.MovesSAN = []string{}
-		if start, errs := chess.Load(p.FEN, nil, chess.Standard); errs == nil {
+		if start, errs := chess.Load(p.FEN, nil, variant); errs == nil {
 			for _, m := range p.Moves {
 				mv, err := start.CheckMove(m)
 				if err != nil {

@@ -58,6 +58,7 @@ func chessEnv(t *testing.T) *env {
 			{Name: "falsemate", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCIFalseMate},
 				Capabilities: pool.Capabilities{CheckmateAnswer: ptr(true)}},
 			{Name: "illegalchess", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCIIllegal}},
+			{Name: "no960", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCINo960}},
 			{Name: "shogifake", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.Normal}},
 		}, func(c *session.Config) {
 			chessCache, chessErr = evalcache.New(evalcache.Config{}, prometheus.NewRegistry())

@@ -161,7 +161,12 @@ func pliesOf(p shogi.Position, last shogi.Square, line []kifu.Move) []plyJSON {
 // exportRequest is the body of POST /v1/records/export. Header and plies
 // take what /v1/records/parse answers (minus each ply's kif and line).
 type exportRequest struct {
-	SFEN    string        `json:"sfen"`
+	SFEN string `json:"sfen"`
+	// FEN, or Format "pgn", makes it a chess game, written as PGN
+	// (exportPGN).
+	FEN     string        `json:"fen"`
+	Variant string        `json:"variant"` // a chess game's: "chess960" or ""
+	Format  string        `json:"format"`
 	Header  *exportHeader `json:"header"`
 	Comment string        `json:"comment"`
 	End     string        `json:"end"`
@@ -214,6 +219,23 @@ func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request) {
 	var req exportRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.problem(w, r, err)
+		return
+	}
+	switch {
+	case req.Format != "" && req.Format != "kif" && req.Format != "pgn":
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: `format: "kif" (shogi, the default) or "pgn" (chess)`, MoveIndex: -1})
+		return
+	case req.FEN != "" && req.SFEN != "":
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "give sfen (shogi) or fen (chess), not both", MoveIndex: -1})
+		return
+	case req.FEN != "" && req.Format == "kif", req.SFEN != "" && req.Format == "pgn":
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "format: KIF is for shogi (sfen), PGN for chess (fen)", MoveIndex: -1})
+		return
+	case req.Variant != "" && req.FEN == "" && req.Format != "pgn":
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "variant is for chess games (fen)", MoveIndex: -1})
+		return
+	case req.FEN != "" || req.Format == "pgn":
+		s.exportPGN(w, r, &req)
 		return
 	}
 	rec, err := s.exportRecordOf(&req)

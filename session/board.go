@@ -44,12 +44,16 @@ type board interface {
 	notate(line []string) []string
 	// noMove is the best move that means the engine has none to play.
 	noMove(move string) bool
+	// chess960 reports a Chess960 position (the engine must be told
+	// UCI_Chess960; its castling is king-takes-rook).
+	chess960() bool
 }
 
 // shogiBoard is a shogi position (Checked's Start, Moves and Pos).
 type shogiBoard struct{ c *Checked }
 
 func (b shogiBoard) game() string      { return GameShogi }
+func (b shogiBoard) chess960() bool    { return false }
 func (b shogiBoard) whiteToMove() bool { return b.c.Pos.Turn() == shogi.White }
 func (b shogiBoard) noMove(m string) bool {
 	return m == usi.MoveResign || m == usi.MoveWin
@@ -120,13 +124,18 @@ type chessBoard struct {
 func (b *chessBoard) game() string         { return GameChess }
 func (b *chessBoard) whiteToMove() bool    { return b.pos.Turn() == chess.White }
 func (b *chessBoard) noMove(m string) bool { return m == usi.MoveNone }
+func (b *chessBoard) chess960() bool       { return b.start.Variant() == chess.Chess960 }
 
 // key: the FEN without the move number. The 50-move counter stays in:
 // engines scale their evaluation by it (Stockfish does), so two positions
 // that differ in it are two questions.
 func (b *chessBoard) key() string {
 	fen := b.pos.FEN()
-	return "chess " + fen[:bytes.LastIndexByte([]byte(fen), ' ')]
+	game := "chess "
+	if b.chess960() {
+		game = "chess960 " // the same FEN, other castling rules
+	}
+	return game + fen[:bytes.LastIndexByte([]byte(fen), ' ')]
 }
 
 // repeats: only the positions since the last capture or pawn move can come

@@ -7,6 +7,7 @@ package session
 import (
 	"fmt"
 
+	"github.com/usid/usid/probe"
 	"github.com/usid/usid/usi"
 )
 
@@ -15,16 +16,26 @@ import (
 const CodeGameMismatch = "game_mismatch"
 
 // engineOf is the engine for a position of game that names none: the
-// first engine of that game (for a mate, one that does mate searches), as
-// far as the probes have told; else the default engine, whose mismatch is
-// then refused.
-func (c *Service) engineOf(game string, mate bool) string {
+// first engine of that game (for a mate, one that does mate searches; for
+// a Chess960 position, one that advertises UCI_Chess960), as far as the
+// probes have told; else the default engine, whose mismatch is then
+// refused.
+func (c *Service) engineOf(game string, mate, chess960 bool) string {
 	if c.Pool != nil {
 		for _, n := range c.Pool.Engines() {
-			if p := c.Pool.Profile(n); p != nil && p.Game() == game && (!mate || p.Checkmate) {
+			if p := c.Pool.Profile(n); p != nil && p.Game() == game && (!mate || p.Checkmate) && (!chess960 || p.Chess960) {
 				return n
 			}
 		}
+	}
+	return c.DefaultEngine
+}
+
+// EngineFor is the engine a request naming none gets for position p: the
+// first engine of a chess position's game, DefaultEngine for shogi.
+func (c *Service) EngineFor(p *Position) string {
+	if p.Game() == GameChess {
+		return c.engineOf(GameChess, false, p.Variant == Variant960)
 	}
 	return c.DefaultEngine
 }
@@ -35,8 +46,20 @@ func (c *Service) sameGame(j *job) *Error {
 	if c.Pool == nil {
 		return nil
 	}
-	if p := c.Pool.Profile(j.engine); p != nil && p.Game() != j.pos.Game() {
-		return gameMismatch(j, p.Game())
+	if p := c.Pool.Profile(j.engine); p != nil {
+		if p.Game() != j.pos.Game() {
+			return gameMismatch(j, p.Game())
+		}
+		return no960(j, p)
+	}
+	return nil
+}
+
+// no960 refuses a Chess960 position for an engine that does not advertise
+// UCI_Chess960 (CodeUnsupported).
+func no960(j *job, p *probe.Profile) *Error {
+	if j.pos.board.chess960() && !p.Chess960 {
+		return errorf(CodeUnsupported, "engine %s does not advertise UCI_Chess960: it cannot take a Chess960 position", j.engine)
 	}
 	return nil
 }

@@ -55,3 +55,33 @@ func TestChessBoard(t *testing.T) {
 		t.Errorf("illegal second move: %+v", err)
 	}
 }
+
+// TestChess960Board: a Chess960 position is read by its rules (castling
+// king-takes-rook, Shredder-FEN rights), keyed apart from the same FEN
+// read as standard chess, and sent to the engine as its full FEN (never
+// "startpos"); an unknown variant, or one on a shogi position, is refused.
+func TestChess960Board(t *testing.T) {
+	fen := "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
+	std, err := CheckPosition(&Position{FEN: fen}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := CheckPosition(&Position{FEN: fen, Variant: Variant960, Moves: []string{"e1h1"}}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Chess960() || std.Chess960() || !strings.HasPrefix(c.board.key(), "chess960 ") {
+		t.Errorf("960 %v key %q; standard %v", c.Chess960(), c.board.key(), std.Chess960())
+	}
+	if _, err := CheckPosition(&Position{FEN: fen, Moves: []string{"e1h1"}}, 10); err == nil {
+		t.Error("king-takes-rook castling taken as standard chess")
+	}
+	if s, err := CheckPosition(&Position{FEN: "startpos", Variant: Variant960}, 10); err != nil || s.USI.FEN == "startpos" || !s.Chess960() {
+		t.Errorf("the standard start as Chess960: %+v %v", s, err)
+	}
+	for _, p := range []*Position{{FEN: fen, Variant: "crazyhouse"}, {Variant: Variant960}} {
+		if _, err := CheckPosition(p, 10); err == nil || err.Code != CodeInvalidField {
+			t.Errorf("%+v: %v, want invalid_field", p, err)
+		}
+	}
+}

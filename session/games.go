@@ -76,11 +76,6 @@ func (c *Service) CheckGameAnalysis(r *Request) (*Checked, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	if j.pos.Game() != GameShogi {
-		// The verdicts were calibrated on shogi engines' scores; a chess
-		// game's analysis waits for its own calibration.
-		return nil, errorf(CodeUnsupported, "whole-game analysis takes shogi games only; analyse a chess position with analyze")
-	}
 	if !j.bounded {
 		return nil, errorf(CodeInvalidField, "limits: set movetime_ms, depth or nodes for each position (at most %v of movetime)", c.Caps.MaxMoveTime)
 	}

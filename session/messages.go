@@ -62,6 +62,25 @@ type Position struct {
 	SFEN  string   `json:"sfen"`
 	FEN   string   `json:"fen,omitempty"`
 	Moves []string `json:"moves"`
+	// Variant of a chess position: "chess960" (Fischer random: X-FEN or
+	// Shredder-FEN castling rights, castling written king-takes-rook,
+	// e1h1), or "" / "standard".
+	Variant string `json:"variant,omitempty"`
+}
+
+// Variant960 is Position.Variant's value for Chess960.
+const Variant960 = "chess960"
+
+// ChessVariant is the rules of a chess position's variant, or an error
+// for a variant usid does not know.
+func (p *Position) ChessVariant() (chess.Variant, *Error) {
+	switch p.Variant {
+	case "", "standard":
+		return chess.Standard, nil
+	case Variant960:
+		return chess.Chess960, nil
+	}
+	return chess.Standard, errorf(CodeInvalidField, "position.variant %q: \"standard\" or \"chess960\"", clip(p.Variant))
 }
 
 // Game is the game the position is of: GameChess when it has a FEN.
@@ -244,6 +263,9 @@ type Checked struct {
 // Game is the position's game (GameShogi, GameChess).
 func (c *Checked) Game() string { return c.board.game() }
 
+// Chess960 reports a Chess960 position (Position.Variant).
+func (c *Checked) Chess960() bool { return c.board.chess960() }
+
 // CheckPosition validates a client position with the rules of its game
 // (shogi for an SFEN, chess for a FEN). maxMoves caps the move list.
 func CheckPosition(p *Position, maxMoves int) (*Checked, *Error) {
@@ -255,6 +277,9 @@ func CheckPosition(p *Position, maxMoves int) (*Checked, *Error) {
 			return nil, errorf(CodeInvalidField, "position: give sfen (shogi) or fen (chess), not both")
 		}
 		return checkChess(p, maxMoves)
+	}
+	if p.Variant != "" {
+		return nil, errorf(CodeInvalidField, "position.variant is for chess positions (fen)")
 	}
 	sfen := p.SFEN
 	if sfen == "" {
@@ -305,7 +330,11 @@ func checkChess(p *Position, maxMoves int) (*Checked, *Error) {
 	if fen == "startpos" {
 		fen = chess.StartFEN
 	}
-	start, err := chess.ParseFEN(fen, chess.Standard)
+	variant, verr := p.ChessVariant()
+	if verr != nil {
+		return nil, verr
+	}
+	start, err := chess.ParseFEN(fen, variant)
 	if err != nil {
 		return nil, fromRules(err.(*chess.Error))
 	}
@@ -328,7 +357,7 @@ func checkChess(p *Position, maxMoves int) (*Checked, *Error) {
 	}
 	b.pos = &pos
 	c := &Checked{board: b, USI: usi.Position{FEN: start.FEN(), Moves: moves}}
-	if p.FEN == "startpos" || start.FEN() == chess.StartFEN {
+	if variant == chess.Standard && (p.FEN == "startpos" || start.FEN() == chess.StartFEN) {
 		c.USI.FEN = "startpos"
 	}
 	return c, nil

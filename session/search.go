@@ -107,7 +107,7 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 	if j.engine == "" {
 		j.engine = c.DefaultEngine
 		if game == GameChess {
-			j.engine = c.engineOf(GameChess, r.Type == TypeMate)
+			j.engine = c.engineOf(GameChess, r.Type == TypeMate, pos.Chess960())
 		} else if r.Type == TypeMate {
 			j.engine, j.autoMate = c.mateEngine(), c.MateEngine == "" && c.Pool != nil
 		}
@@ -335,6 +335,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	if prof.Game() != j.pos.Game() {
 		return errorEvent(j.id, gameMismatch(j, prof.Game())), false
 	}
+	if err := no960(j, prof); err != nil {
+		return errorEvent(j.id, err), false
+	}
 	p, perr := c.plan(j, prof)
 	if perr != nil {
 		return errorEvent(j.id, perr), false
@@ -352,6 +355,12 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			if err := lease.SetManagedOption(name, strconv.Itoa(j.multipv)); err != nil {
 				return errorEvent(j.id, errorf(CodeEngineError, "setting MultiPV: %v", err)), true
 			}
+		}
+	}
+	if j.pos.Game() == GameChess && prof.Chess960 {
+		// Every chess search says which castling the engine speaks.
+		if err := lease.Chess960(j.pos.board.chess960()); err != nil {
+			return errorEvent(j.id, errorf(CodeEngineError, "setting UCI_Chess960: %v", err)), true
 		}
 	}
 	if j.kind != jobMate {

@@ -19,6 +19,7 @@ import (
 const (
 	UCIFalseMate = "uci-false-mate" // go mate N answers "score mate 1" and a move that does not mate
 	UCIIllegal   = "uci-illegal"    // a plain go answers bestmove a1a8 (illegal from the start position)
+	UCINo960     = "uci-no960"      // advertises no UCI_Chess960 (an engine that cannot take Chess960)
 )
 
 // EnvLog names a file the UCI modes append every line they read to, so
@@ -72,10 +73,11 @@ func mainUCI(mode string) int {
 			say("id name Fake chess engine", "id author usid tests",
 				"option name Hash type spin default 16 min 1 max 33554432",
 				"option name MultiPV type spin default 1 min 1 max 500",
-				"option name Ponder type check default false",
-				"option name UCI_Chess960 type check default false",
-				"option name UCI_AnalyseMode type check default false",
-				"uciok")
+				"option name Ponder type check default false")
+			if mode != UCINo960 {
+				say("option name UCI_Chess960 type check default false")
+			}
+			say("option name UCI_AnalyseMode type check default false", "uciok")
 		case "isready":
 			say("readyok")
 		case "position":
