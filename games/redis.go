@@ -2,8 +2,6 @@ package games
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -11,40 +9,16 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/usid/usid/internal/redislease"
 )
 
-// RedisConfig keeps jobs in Redis (Config.Redis), shared by every instance
-// using the same server and prefix. Zero fields take the defaults shown.
-type RedisConfig struct {
-	URL    string // redis://[:password@]host:port/db; required
-	Prefix string // key prefix ("usid:games:")
-	// Lease is how long a job stays held by an instance that stops renewing
-	// it (5s): an instance that dies loses its jobs to another after it.
-	Lease time.Duration
-	// Check is how often an instance renews its leases, reads their cancel
-	// flags and looks for jobs to take (250ms): a DELETE on another
-	// instance reaches the search within it.
-	Check time.Duration
-	// Timeout bounds one call (1s).
-	Timeout time.Duration
-}
+// RedisConfig keeps jobs in Redis, shared by every instance using the
+// same server and prefix (default RedisPrefix); see internal/redislease.
+type RedisConfig = redislease.Config
 
-// WithDefaults returns c with its zero fields set to the defaults.
-func (c RedisConfig) WithDefaults() RedisConfig {
-	if c.Prefix == "" {
-		c.Prefix = "usid:games:"
-	}
-	if c.Lease <= 0 {
-		c.Lease = 5 * time.Second
-	}
-	if c.Check <= 0 {
-		c.Check = 250 * time.Millisecond
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = time.Second
-	}
-	return c
-}
+// RedisPrefix is the default key prefix.
+const RedisPrefix = "usid:games:"
 
 // store is the shared job table in Redis. Keys, under the prefix:
 //
@@ -78,18 +52,11 @@ type store struct {
 }
 
 func newStore(cfg RedisConfig) (*store, error) {
-	if cfg.URL == "" {
-		return nil, errors.New("games: redis url is required")
-	}
-	opt, err := redis.ParseURL(cfg.URL)
+	cl, cfg, pod, err := redislease.Open(cfg, RedisPrefix, "games")
 	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.WithDefaults()
-	opt.ReadTimeout, opt.WriteTimeout = cfg.Timeout, cfg.Timeout
-	b := make([]byte, 8)
-	rand.Read(b)
-	return &store{cl: redis.NewClient(opt), p: cfg.Prefix, pod: hex.EncodeToString(b),
+	return &store{cl: cl, p: cfg.Prefix, pod: pod,
 		lease: cfg.Lease, check: cfg.Check, timeout: cfg.Timeout}, nil
 }
 

@@ -2,49 +2,22 @@ package play
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/usid/usid/internal/redislease"
 )
 
-// RedisConfig keeps games in Redis (NewRedisStore), shared by every
-// instance using the same server and prefix. Zero fields take the defaults
-// shown.
-type RedisConfig struct {
-	URL    string // redis://[:password@]host:port/db; required
-	Prefix string // key prefix ("usid:play:")
-	// Lease is how long a game stays with an instance that stops renewing
-	// it (5s): a resume on another instance takes over a game whose
-	// instance died after it.
-	Lease time.Duration
-	// Check is how often an instance renews its leases and reads whether
-	// another instance asks for a game (250ms).
-	Check time.Duration
-	// Timeout bounds one call (1s).
-	Timeout time.Duration
-}
+// RedisConfig keeps games in Redis, shared by every instance using the
+// same server and prefix (default RedisPrefix); see internal/redislease.
+type RedisConfig = redislease.Config
 
-// WithDefaults returns c with its zero fields set to the defaults.
-func (c RedisConfig) WithDefaults() RedisConfig {
-	if c.Prefix == "" {
-		c.Prefix = "usid:play:"
-	}
-	if c.Lease <= 0 {
-		c.Lease = 5 * time.Second
-	}
-	if c.Check <= 0 {
-		c.Check = 250 * time.Millisecond
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = time.Second
-	}
-	return c
-}
+// RedisPrefix is the default key prefix.
+const RedisPrefix = "usid:play:"
 
 // ErrNotHeld is Save's answer when this instance no longer holds the
 // game's lease: another instance drives it now.
@@ -107,18 +80,11 @@ type RedisStore struct {
 
 // NewRedisStore connects to cfg.URL (lazily: the first call dials).
 func NewRedisStore(cfg RedisConfig) (*RedisStore, error) {
-	if cfg.URL == "" {
-		return nil, errors.New("play: redis url is required")
-	}
-	opt, err := redis.ParseURL(cfg.URL)
+	cl, cfg, pod, err := redislease.Open(cfg, RedisPrefix, "play")
 	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.WithDefaults()
-	opt.ReadTimeout, opt.WriteTimeout = cfg.Timeout, cfg.Timeout
-	b := make([]byte, 8)
-	rand.Read(b)
-	return &RedisStore{cl: redis.NewClient(opt), p: cfg.Prefix, pod: hex.EncodeToString(b),
+	return &RedisStore{cl: cl, p: cfg.Prefix, pod: pod,
 		lease: cfg.Lease, check: cfg.Check, timeout: cfg.Timeout}, nil
 }
 

@@ -83,19 +83,27 @@ func (m *Main) openBudgets(a *server.Access, reg prometheus.Registerer) error {
 	return nil
 }
 
+// orAccessRedis is own, a section's Redis URL, or where it is unset the
+// budgets' (access.redis, or the file access.redis_url_file names); ""
+// keeps the section's state in this process.
+func (m *Main) orAccessRedis(own string) (string, error) {
+	if own != "" {
+		return own, nil
+	}
+	url, err := redisURL(m.Config.Access.Redis, m.Config.Access.RedisFile)
+	if err != nil {
+		return "", fmt.Errorf("access.redis_url_file: %w", err)
+	}
+	return url, nil
+}
+
 // gamesRedis is where game jobs live: games.redis, else access.redis
 // (the budgets' Redis); nil keeps them in this process.
 func (m *Main) gamesRedis() (*games.RedisConfig, error) {
 	c := m.Config
-	url := c.Games.Redis
-	if url == "" {
-		var err error
-		if url, err = redisURL(c.Access.Redis, c.Access.RedisFile); err != nil {
-			return nil, fmt.Errorf("access.redis_url_file: %w", err)
-		}
-	}
-	if url == "" {
-		return nil, nil
+	url, err := m.orAccessRedis(c.Games.Redis)
+	if url == "" || err != nil {
+		return nil, err
 	}
 	return &games.RedisConfig{URL: url, Prefix: c.Games.RedisPrefix, Lease: c.Games.Lease}, nil
 }
@@ -104,15 +112,9 @@ func (m *Main) gamesRedis() (*games.RedisConfig, error) {
 // access.redis; nil keeps them in this process.
 func (m *Main) playStore() (play.Store, error) {
 	c := m.Config
-	url := c.Play.Redis
-	if url == "" {
-		var err error
-		if url, err = redisURL(c.Access.Redis, c.Access.RedisFile); err != nil {
-			return nil, fmt.Errorf("access.redis_url_file: %w", err)
-		}
-	}
-	if url == "" {
-		return nil, nil
+	url, err := m.orAccessRedis(c.Play.Redis)
+	if url == "" || err != nil {
+		return nil, err
 	}
 	s, err := play.NewRedisStore(play.RedisConfig{URL: url, Prefix: c.Play.RedisPrefix, Lease: c.Play.Lease})
 	if err != nil {

@@ -160,13 +160,13 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	want.Games.MaxPerClient, want.Games.MaxJobs, want.Games.MaxRunning = g.MaxPerClient, g.MaxJobs, g.MaxRunning
 	want.Games.MaxParallel, want.Games.Keep, want.Games.MaxKept = g.MaxParallel, g.Keep, g.MaxKept
 	want.Games.DefaultMoveTime, want.Games.FollowGrace = g.DefaultMoveTime, g.FollowGrace
-	gr := games.RedisConfig{}.WithDefaults()
+	gr := games.RedisConfig{}.WithDefaults(games.RedisPrefix)
 	want.Games.RedisPrefix, want.Games.Lease = gr.Prefix, gr.Lease
 	want.Games.MaxKBClient, want.Games.MaxMB = g.MaxBytesPerClient>>10, g.MaxBytes>>20
 	pl := play.Config{}.WithDefaults()
 	want.Play.Grace, want.Play.Keep, want.Play.Lag, want.Play.EngineMargin = pl.Grace, pl.Keep, pl.Lag, pl.EngineMargin
 	want.Play.MaxPerClient, want.Play.MaxGames, want.Play.MaxKept, want.Play.MaxPlies = pl.MaxPerClient, pl.MaxGames, pl.MaxKept, pl.MaxPlies
-	pr := play.RedisConfig{}.WithDefaults()
+	pr := play.RedisConfig{}.WithDefaults(play.RedisPrefix)
 	want.Play.RedisPrefix, want.Play.Lease = pr.Prefix, pr.Lease
 	if g.MaxBytesPerClient%(1<<10) != 0 || g.MaxBytes%(1<<20) != 0 {
 		t.Errorf("games' default byte bounds %d, %d are no whole number of KiB, MiB", g.MaxBytesPerClient, g.MaxBytes)
