@@ -600,6 +600,11 @@ $('#pv-lines').addEventListener('pointerup', (e) => {
 
 // --- playing the engine (play.js) ----------------------------------------
 
+// initialLoad is the page's first position being loaded (from the URL, or
+// the start): a resumed game is shown after it, or it would replace the
+// game's moves with the URL's older ones.
+let initialLoad = Promise.resolve();
+
 const play = new PlayPanel($('#play-panel'), {
   sock, game,
   engine: () => engineInfo.get(engineSelect.value),
@@ -607,6 +612,7 @@ const play = new PlayPanel($('#play-panel'), {
   flip: (side) => { if (flipped !== (side === 'w')) flip(); },
   refresh: () => showPosition(),
   hold: () => board.setLegal(null),
+  loaded: () => initialLoad,
 });
 
 // --- start ---------------------------------------------------------------
@@ -636,5 +642,5 @@ if (restored) {
   game.loadRecord(restored.rec);
   if (restored.moves.length) game.playLine(restored.moves);
   if (Number.isInteger(fromHash.ply)) game.goto(fromHash.ply);
-} else if (fromHash) loadText(fromHash.text, fromHash.ply);
-else game.load('startpos', []);
+} else if (fromHash) initialLoad = loadText(fromHash.text, fromHash.ply);
+else initialLoad = game.load('startpos', []);

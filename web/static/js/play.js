@@ -37,7 +37,8 @@ export function clockText(main, byo, hasByoyomi) {
 export class PlayPanel {
   // deps: sock, game, engine() (the chosen engine's /v1/engines entry),
   // onStart() (stop the analysis), flip(side), refresh() (redraw the board),
-  // hold() (the board takes no move until the next refresh).
+  // hold() (the board takes no move until the next refresh), loaded() (a
+  // promise of the page's first position: a game is shown after it).
   constructor(root, deps) {
     Object.assign(this, deps);
     this.root = root;
@@ -213,7 +214,7 @@ export class PlayPanel {
       g.moves.every((mv, i) => mv === s.moves[i]);
     const held = whole || !same(this.game);
     if (held) this.hold();
-    this.chain = this.chain.then(async () => {
+    this.chain = this.chain.then(() => this.loaded?.()).catch(() => {}).then(async () => {
       const g = this.game;
       const line = g.moves || [];
       const prefix = g.root === root && line.length <= s.moves.length && line.every((mv, i) => mv === s.moves[i]);
