@@ -86,7 +86,9 @@ func TestSharedAnyInstance(t *testing.T) {
 	a := newShared(t, rs.URL, nil, true)
 	b := newShared(t, rs.URL, nil, true)
 	moves := opening[:6]
-	v, err := a.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: moves}, Limits: &session.Limits{MoveTimeMS: 50}})
+	// A nodes limit: every search reports an evaluation however busy the
+	// machine (at 50 ms a stress run's engine answered before its first).
+	v, err := a.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: moves}, Limits: &session.Limits{Nodes: 5000}})
 	if err != nil {
 		t.Fatal(err)
 	}
