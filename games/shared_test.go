@@ -191,19 +191,24 @@ func TestSharedHandBack(t *testing.T) {
 	checkAnalysis(t, v, "startpos", moves)
 	started, charged := searches(t, rs.URL, v.ID)
 	twice := 0
+	plies := map[string]bool{} // positions with a search done twice
 	for k, n := range started {
 		if n > 1 {
 			twice++
+			plies[k[1:]] = true // p4 (the position) or b4 (after its best move): position 4
 		}
 		if !charged[k] {
 			t.Errorf("search %s started %d times, never charged", k, n)
 		}
 	}
-	// The job analyses at most two positions at once (two engines).
-	if twice > 2 {
-		t.Errorf("%d searches done twice, want at most the 2 in flight at the drain: %v", twice, started)
+	// The job analyses at most two positions at once (two engines); a
+	// position in flight at the drain is searched again whole (its two
+	// searches, the one done and the one cut: its result is stored with
+	// both), as deploy's TestThreePods counts.
+	if len(plies) > 2 {
+		t.Errorf("%d positions searched twice, want at most the 2 in flight at the drain: %v", len(plies), started)
 	}
-	t.Logf("%d positions before the drain, %d after it; %d searches, %d done twice", before.Progress.Done, back.Progress.Done, len(started), twice)
+	t.Logf("%d positions before the drain, %d after it; %d searches, %d done twice, on %d positions", before.Progress.Done, back.Progress.Done, len(started), twice, len(plies))
 }
 
 // TestSharedLeaseExpiry (issue 30): an instance that stops renewing its
