@@ -74,23 +74,8 @@ func (g *game) humanColor() int {
 
 // begin starts the engine's session and the first turn.
 func (g *game) begin(ctx context.Context, id string, emit func(*session.Event)) {
-	g.sess = g.m.cfg.Service.NewSession()
-	g.sess.SetCaller(g.who)
-	lctx, cancel := context.WithCancel(context.Background())
-	g.stop = cancel
-	g.m.sessions.Add(1)
-	go g.loop(lctx)
-	g.mu.Lock()
+	g.setUp(ctx, id, emit)
 	defer g.mu.Unlock()
-	g.attachLocked(ctx, id, emit)
-	if l := g.st.Level; l != nil && l.Option != "" {
-		g.sess.Serve(&session.Request{Type: session.TypeSetOption, ID: "level", Engine: g.st.Engine, Name: l.Option, Value: l.Value})
-	}
-	// The engine's new game (usinewgame, and isready where its profile
-	// allows) before its first search, so that its clock does not pay for
-	// it: an engine to move starts thinking once the game is set up.
-	g.sess.Serve(&session.Request{Type: session.TypeNewGame, ID: "newgame", Engine: g.st.Engine})
-	g.setup = true
 	now := time.Now()
 	g.st.TurnStart = now
 	if g.b.turn() == g.humanColor() {
@@ -103,6 +88,19 @@ func (g *game) begin(ctx context.Context, id string, emit func(*session.Event)) 
 // session and new game, the clock of the side to move running on from the
 // turn's start as saved (its timer armed now), the subscriber told.
 func (g *game) resume(ctx context.Context, id string, emit func(*session.Event)) {
+	g.setUp(ctx, id, emit)
+	defer g.mu.Unlock()
+	g.resumed = g.b.turn() != g.humanColor()
+	g.armFlag()
+	g.publish()
+}
+
+// setUp starts the engine's session (its events read by loop), attaches
+// the subscriber, and asks for the level and the engine's new game
+// (usinewgame, and isready where its profile allows) before any search, so
+// that the engine's clock does not pay for them: an engine to move starts
+// thinking once newgame is ready. It returns with g.mu held.
+func (g *game) setUp(ctx context.Context, id string, emit func(*session.Event)) {
 	g.sess = g.m.cfg.Service.NewSession()
 	g.sess.SetCaller(g.who)
 	lctx, cancel := context.WithCancel(context.Background())
@@ -110,16 +108,12 @@ func (g *game) resume(ctx context.Context, id string, emit func(*session.Event))
 	g.m.sessions.Add(1)
 	go g.loop(lctx)
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.attachLocked(ctx, id, emit)
 	if l := g.st.Level; l != nil && l.Option != "" {
 		g.sess.Serve(&session.Request{Type: session.TypeSetOption, ID: "level", Engine: g.st.Engine, Name: l.Option, Value: l.Value})
 	}
 	g.sess.Serve(&session.Request{Type: session.TypeNewGame, ID: "newgame", Engine: g.st.Engine})
 	g.setup = true
-	g.resumed = g.b.turn() != g.humanColor()
-	g.armFlag()
-	g.publish()
 }
 
 // live reports whether g is in progress on this instance.
