@@ -1,12 +1,12 @@
 // The analysis board's controls follow the engine's profile (/v1/engines);
 // live analysis limits; Space; #pos on hashchange; whole PV lines, stable
-// PV clicks while lines redraw; the layout at desktop and phone sizes.
+// PV clicks while lines redraw; the layout. Each at desktop and phone sizes.
 // Real chromium, real usid, fairy-stockfish (MultiPV) and gpsusi (no
 // MultiPV, mate search).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openBoard, screenshot, takeProblems, baseURL, moveTexts } from './lib.mjs';
+import { launch, openBoard, screenshot, takeProblems, baseURL, moveTexts, SIZES } from './lib.mjs';
 
 const FAIRY = process.env.USID_ANALYSIS_ENGINE || 'fairy';
 const GPS = process.env.USID_MATE_ENGINE || 'gps';
@@ -14,12 +14,17 @@ const GPS = process.env.USID_MATE_ENGINE || 'gps';
 const state = (page) => page.getAttribute('[data-testid="analysis-status"]', 'data-state');
 const waitState = (page, ...s) => page.waitForFunction((want) => want.includes(document.querySelector('[data-testid="analysis-status"]').dataset.state), s, { timeout: 60_000 });
 
+// atBothSizes runs a test at desktop and at phone size (touch).
+function atBothSizes(name, options, fn) {
+  for (const [size, opts] of Object.entries(SIZES)) test(`${size}: ${name}`, options, () => fn(size, opts));
+}
+
 async function engines(page) {
   await page.waitForFunction(() => [...document.querySelectorAll('#engine option')].some((o) => o.value));
 }
 
-test('Lines only where the engine has MultiPV; mate search only where it solves mates', { timeout: 90_000 }, async () => {
-  const browser = await launch({ width: 1366, height: 900 });
+atBothSizes('Lines only where the engine has MultiPV; mate search only where it solves mates', { timeout: 90_000 }, async (size, opts) => {
+  const browser = await launch(opts);
   try {
     // A position out of gps's opening book, so that it searches.
     const page = await openBoard(browser.context, '#pos=sfen_ln1g1g1nl/1ks2r3/1ppppsbpp/p4pp2/9/P1P1P1P1P/1P1PSP1P1/1BK1G2R1/LNSG3NL_b_-_1&ply=0');
@@ -60,8 +65,8 @@ test('Lines only where the engine has MultiPV; mate search only where it solves 
   }
 });
 
-test('a live analysis limit ends the search by itself; Space starts and stops; whole lines wrap', { timeout: 90_000 }, async () => {
-  const browser = await launch({ width: 1366, height: 900 });
+atBothSizes('a live analysis limit ends the search by itself; Space starts and stops; whole lines wrap', { timeout: 90_000 }, async (size, opts) => {
+  const browser = await launch(opts);
   try {
     const page = await openBoard(browser.context, '#pos=startpos_moves_7g7f_3c3d&ply=2');
     await engines(page);
@@ -79,11 +84,11 @@ test('a live analysis limit ends the search by itself; Space starts and stops; w
     });
     assert.ok(boxes.moves.length >= 5, `a depth-10 line shows ${boxes.moves.length} moves`);
     assert.ok(boxes.moves.every((r) => r <= boxes.right + 1), 'no move is cut off');
-    await screenshot(page, 'board-lines-desktop');
+    await screenshot(page, `board-lines-${size}`);
 
     // Space starts an unlimited search and stops it; the lines stay whole.
     await page.selectOption('[data-testid="live-limit"]', '');
-    await page.locator('body').click({ position: { x: 5, y: 880 } });
+    await page.evaluate(() => document.activeElement?.blur());
     await page.keyboard.press('Space');
     await waitState(page, 'searching');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="pv-line"]').length === 2);
@@ -104,8 +109,8 @@ test('a live analysis limit ends the search by itself; Space starts and stops; w
   }
 });
 
-test('PV clicks are not lost while the lines redraw', { timeout: 120_000 }, async () => {
-  const browser = await launch({ width: 1366, height: 900 });
+atBothSizes('PV clicks are not lost while the lines redraw', { timeout: 120_000 }, async (size, opts) => {
+  const browser = await launch(opts);
   try {
     const page = await openBoard(browser.context, '#pos=startpos_moves_7g7f_3c3d&ply=2');
     await engines(page);
@@ -117,21 +122,30 @@ test('PV clicks are not lost while the lines redraw', { timeout: 120_000 }, asyn
       // As a player does: the mouse comes over the lines, then presses a
       // move of the second line and lets go after a pause.
       const panel = await page.evaluate(() => { const r = document.querySelector('#pv-lines').getBoundingClientRect(); return { x: r.x + 3, y: r.y + 3 }; });
-      await page.mouse.move(panel.x, panel.y);
-      const b = await page.evaluate(() => {
-        const r = document.querySelector('[data-testid="pv-line"][data-multipv="2"] [data-testid="pv-move"]').getBoundingClientRect();
-        return { x: r.x, y: r.y, width: r.width, height: r.height };
+      const target = () => page.evaluate(() => {
+        const el = document.querySelector('[data-testid="pv-line"][data-multipv="2"] [data-testid="pv-move"]');
+        el.scrollIntoView({ block: 'nearest' });
+        const r = el.getBoundingClientRect();
+        return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
       });
-      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
-      await page.mouse.down();
-      await page.waitForFunction(() => true, null, { polling: 'raf' });
-      await page.waitForTimeout(150);
-      await page.mouse.up();
+      if (size === 'phone') {
+        // A finger: one tap on a move of the second line.
+        const b = await target();
+        await page.touchscreen.tap(b.x, b.y);
+      } else {
+        await page.mouse.move(panel.x, panel.y);
+        const b = await target();
+        await page.mouse.move(b.x, b.y);
+        await page.mouse.down();
+        await page.waitForFunction(() => true, null, { polling: 'raf' });
+        await page.waitForTimeout(150);
+        await page.mouse.up();
+      }
       // The click played the line up to the move under the pointer (the
       // lines may have moved meanwhile): the board shows a later position.
       await page.waitForFunction(() => !document.querySelector('[data-testid="move"][data-ply="2"].current'), null, { timeout: 5_000 })
         .catch(() => { throw new Error(`click ${i + 1} of 6 was lost`); });
-      await page.mouse.move(5, 5);
+      if (size === 'desktop') await page.mouse.move(5, 5);
       // Back to move 2 (a synthetic click: the move list itself is redrawn
       // when the played line's notation arrives).
       await page.evaluate(() => document.querySelector('[data-testid="move"][data-ply="2"]').click());
@@ -143,8 +157,8 @@ test('PV clicks are not lost while the lines redraw', { timeout: 120_000 }, asyn
   }
 });
 
-test('#pos applies when the URL changes', async () => {
-  const browser = await launch({ width: 1366, height: 900 });
+atBothSizes('#pos applies when the URL changes', {}, async (size, opts) => {
+  const browser = await launch(opts);
   try {
     const page = await openBoard(browser.context);
     await page.evaluate(() => { location.hash = '#pos=startpos_moves_2g2f_8c8d_2f2e&ply=3'; });
@@ -159,7 +173,7 @@ test('#pos applies when the URL changes', async () => {
   }
 });
 
-for (const [size, opts] of Object.entries({ desktop: { width: 1366, height: 900 }, phone: { width: 390, height: 844, mobile: true } })) {
+for (const [size, opts] of Object.entries(SIZES)) {
   test(`layout at ${size} size: lines and moves beside the board (desktop) or right under it (phone)`, { timeout: 60_000 }, async () => {
     const browser = await launch(opts);
     try {
@@ -186,8 +200,8 @@ for (const [size, opts] of Object.entries({ desktop: { width: 1366, height: 900 
   });
 }
 
-test('a record shows how the game ended; a variation is made the main line or deleted', { timeout: 60_000 }, async () => {
-  const browser = await launch({ width: 1366, height: 900, locale: 'ja-JP' });
+atBothSizes('a record shows how the game ended; a variation is made the main line or deleted', { timeout: 60_000 }, async (size, opts) => {
+  const browser = await launch({ ...opts, locale: 'ja-JP' });
   try {
     const page = await openBoard(browser.context);
     const kif = '手合割：平手\n先手：A\n後手：B\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 投了\n';
@@ -220,8 +234,8 @@ test('a record shows how the game ended; a variation is made the main line or de
   }
 });
 
-test('a reload keeps the record: header, comments and the shown move', { timeout: 60_000 }, async () => {
-  const browser = await launch({ width: 1366, height: 900 });
+atBothSizes('a reload keeps the record: header, comments and the shown move', { timeout: 60_000 }, async (size, opts) => {
+  const browser = await launch(opts);
   try {
     const page = await openBoard(browser.context);
     const kif = '手合割：平手\n先手：羽生\n後手：藤井\n手数----指手---------消費時間--\n   1 ７六歩(77)\n*角道を開ける\n   2 ３四歩(33)\n   3 ２六歩(27)\n';
@@ -248,8 +262,8 @@ test('a reload keeps the record: header, comments and the shown move', { timeout
   }
 });
 
-test('a broken record offers the moves before the line in error', { timeout: 60_000 }, async () => {
-  const browser = await launch({ width: 1366, height: 900 });
+atBothSizes('a broken record offers the moves before the line in error', { timeout: 60_000 }, async (size, opts) => {
+  const browser = await launch(opts);
   try {
     const page = await openBoard(browser.context);
     const kif = '手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ９九飛(28)\n   4 ８四歩(83)\n';

@@ -4,9 +4,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openBoard, screenshot, takeProblems } from './lib.mjs';
+import { launch, openBoard, screenshot, takeProblems, SIZES } from './lib.mjs';
 
-const SIZES = { desktop: { width: 1366, height: 900 }, phone: { width: 390, height: 844, mobile: true } };
 
 async function checked(page, state) {
   await page.waitForSelector(`[data-testid="editor-check"][data-state="${state}"]`);

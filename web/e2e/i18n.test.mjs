@@ -4,61 +4,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openBoard, clickSquare, screenshot, takeProblems, baseURL, moveTexts } from './lib.mjs';
+import { launch, openBoard, clickSquare, screenshot, takeProblems, baseURL, moveTexts, SIZES } from './lib.mjs';
+import { checkLanguage } from './lang.mjs';
 
 const ANALYSIS = process.env.USID_ANALYSIS_ENGINE || 'fairy';
 const MATE = process.env.USID_MATE_ENGINE || 'gps';
 const SEED = '9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1';
-const SIZES = { desktop: { width: 1366, height: 900 }, phone: { width: 390, height: 844, mobile: true } };
-
-// Latin words a Japanese page may show: names of formats, protocols and
-// keys, the language chooser's "English", the product's name; engine names
-// and versions come from /v1/engines.
-const ALLOWED = new Set(['usid', 'API', 'SFEN', 'USI', 'KIF', 'KI2', 'CSA', 'HTTP', 'Home', 'End', 'English',
-  'startpos', 'moves', 'go', 'mate', 'gps']);
-
-async function engineWords() {
-  const { engines: list } = await (await fetch(`${baseURL()}/v1/engines`)).json();
-  const words = new Set();
-  for (const e of list) for (const s of [e.name, e.id?.name, e.id?.author]) for (const w of String(s || '').match(/[A-Za-z]+/g) || []) words.add(w);
-  return words;
-}
-
-// pageWords collects what the page says: its text (not the data of inputs,
-// error details usid wrote, or engine names in the engine chooser) and the
-// attributes people read (title, placeholder, aria-label).
-async function pageWords(page) {
-  return page.evaluate(() => {
-    const skip = (el) => el.closest('textarea, input, #engine, .error-message, .error-code, script, style');
-    const out = [];
-    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode()) if (!skip(n.parentElement) && n.textContent.trim()) out.push(n.textContent);
-    for (const el of document.querySelectorAll('[title], [placeholder], [aria-label]')) {
-      if (el.closest('#engine')) continue;
-      for (const a of ['title', 'placeholder', 'aria-label']) if (el.getAttribute(a)) out.push(el.getAttribute(a));
-    }
-    // CSS-generated words come from data attributes.
-    for (const el of document.querySelectorAll('[data-empty], [data-illegal]')) out.push(el.dataset.empty || el.dataset.illegal);
-    out.push(document.title);
-    return out;
-  });
-}
-
-// latinWords are the words of two or more Latin letters in texts, leaving
-// out tokens with digits or slashes (SFEN, moves like 7g7f, sizes like 3k).
-function latinWords(texts, allowed) {
-  const bad = new Set();
-  for (const t of texts) {
-    for (const tok of t.split(/[\s()（）、。:：,·・—–\-=?？!]+/)) {
-      if (/[0-9/]/.test(tok)) continue;
-      for (const w of tok.match(/[A-Za-z]{2,}/g) || []) if (!allowed.has(w)) bad.add(w);
-    }
-  }
-  return [...bad];
-}
-
-// A key shown instead of its text (a missing catalogue entry) looks like "tsume.matein".
-const rawKeys = (texts) => texts.flatMap((t) => t.match(/\b[a-z]+\.[a-z][a-zA-Z0-9.]*\b/g) || []).filter((k) => k !== 'e.g' && !/\.(js|yaml|kif|css)$/.test(k));
 
 async function exerciseBoard(page) {
   await clickSquare(page, '7g');
@@ -87,15 +38,7 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
     test(`${lang} browser at ${size} size: every page in ${lang === 'ja' ? 'Japanese' : 'English'}, nothing missing`, { timeout: 120_000 }, async () => {
       const browser = await launch({ ...opts, locale });
       try {
-        const allowed = new Set([...ALLOWED, ...(await engineWords())]);
-        const check = async (page, what) => {
-          assert.equal(await page.evaluate(() => document.documentElement.lang), lang, `${what}: <html lang>`);
-          assert.equal(await page.inputValue('[data-testid="lang-select"]'), lang, `${what}: the chooser shows the language`);
-          const texts = await pageWords(page);
-          assert.deepEqual(rawKeys(texts), [], `${what}: catalogue keys shown instead of words`);
-          if (lang === 'ja') assert.deepEqual(latinWords(texts, allowed), [], `${what}: English left on the Japanese page`);
-          else assert.ok(texts.some((t) => /Analy[sz]e|Solve/.test(t)), `${what}: English words shown`);
-        };
+        const check = (page, what) => checkLanguage(page, lang, what);
 
         const board = await openBoard(browser.context);
         await check(board, 'board, fresh');

@@ -11,6 +11,9 @@ import { fileURLToPath } from 'node:url';
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const SCREENSHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'screenshots');
 
+// The two sizes every page is tested at: a laptop, and a phone (touch, 2x).
+export const SIZES = { desktop: { width: 1366, height: 900 }, phone: { width: 390, height: 844, mobile: true } };
+
 export function baseURL() {
   const u = process.env.USID_URL;
   if (!u) throw new Error('USID_URL is not set: run web/e2e/run.sh, or start usid and set USID_URL=http://127.0.0.1:PORT');

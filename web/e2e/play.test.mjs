@@ -2,31 +2,36 @@
 // fairy-stockfish: a game at byoyomi 1 s through the page (the human's
 // moves legal ones the test picks, clicked on the board), every clock the
 // page shows checked against the server's play events, the engine's time
-// per move within byoyomi + 0.3 s, a reload that resumes the game, the
-// result and the KIF at the end; and a game lost on time. Desktop and
-// phone sizes.
+// per move within byoyomi + 0.3 s, a reload and a dropped connection that
+// resume the game, the result and the KIF at the end; and a game lost on
+// time. Desktop and phone sizes.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { launch, clickSquare, screenshot, takeProblems, baseURL } from './lib.mjs';
+import { launch, clickSquare, screenshot, takeProblems, baseURL, SIZES } from './lib.mjs';
+import { checkLanguage } from './lang.mjs';
 
 const ENGINE = process.env.USID_PLAY_ENGINE || 'fairy';
 const HUMAN_MOVES = Number(process.env.USID_PLAY_MOVES || 8); // then the human resigns
-const SIZES = { desktop: { width: 1366, height: 900 }, phone: { width: 390, height: 844, mobile: true } };
 
 // openPlay opens the board with the play events of its WebSocket recorded
-// (page.frames: every "play" payload, in order).
+// (page.plays: every "play" payload, in order). The socket passes through
+// the test (page.sockets), so that the test can cut it.
 async function openPlay(context) {
   const page = await context.newPage();
   page.plays = [];
-  page.on('websocket', (ws) => {
-    if (!ws.url().includes('/v1/ws')) return;
-    ws.on('framereceived', (f) => {
-      let m;
-      try { m = JSON.parse(f.payload); } catch { return; }
-      if (m.type === 'play') page.plays.push(m.play);
+  page.sockets = [];
+  await page.routeWebSocket(/\/v1\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    server.onMessage((payload) => {
+      try {
+        const m = JSON.parse(payload);
+        if (m.type === 'play') page.plays.push(m.play);
+      } catch { /* not JSON: passed on all the same */ }
+      ws.send(payload);
     });
+    page.sockets.push(ws);
   });
   await page.goto(`${baseURL()}/`);
   await page.waitForSelector('.board-area[data-ready="true"]');
@@ -135,6 +140,7 @@ for (const [size, opts] of Object.entries(SIZES)) {
         st = await humanMove(page, n);
         if (st.status !== 'playing') break;
         if (n === 2) {
+          await checkLanguage(page, 'ja', 'a game in progress');
           await screenshot(page, `play-${size}`);
           // A reload: the game comes back with its moves and clocks.
           const game = st.game;
@@ -142,6 +148,19 @@ for (const [size, opts] of Object.entries(SIZES)) {
             document.querySelector('[data-testid="clock-b"]').dataset.running === 'true');
           await page.reload();
           await page.waitForSelector(`[data-testid="play-panel"][data-game="${game}"][data-status="playing"]`);
+        }
+        if (n === 4) {
+          // A dropped connection: the page connects again and the game goes
+          // on where it was, its clocks the server's.
+          const sockets = page.sockets.length;
+          const before = page.plays.length;
+          await page.sockets.at(-1).close({ code: 1012, reason: 'test: drop' });
+          await until(() => page.sockets.length > sockets, 'the page opened a new WebSocket');
+          await page.waitForSelector('[data-testid="connection"][data-state="open"]', { timeout: 30_000 });
+          await until(() => page.plays.length > before, 'the game was resumed on the new connection');
+          assert.equal(page.plays.at(-1).game, st.game, 'the same game');
+          assert.equal(page.plays.at(-1).status, 'playing');
+          await checkClocks(page);
         }
       }
       // Every engine move within byoyomi + 0.3 s, as the server counted it.
@@ -160,6 +179,7 @@ for (const [size, opts] of Object.entries(SIZES)) {
       // The record: every move, the result in the move list and the KIF.
       await page.waitForSelector(`[data-testid="game-result"][data-end="${end.result.end}"]`);
       assert.equal(await page.locator('[data-testid="move-list"] [data-testid="move"]').count(), end.moves.length);
+      await checkLanguage(page, 'ja', 'a game ended');
       await screenshot(page, `play-ended-${size}`);
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="download-kif"]')]);
       const kif = fs.readFileSync(await download.path(), 'utf8');

@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot, takeProblems, baseURL } from './lib.mjs';
+import { launch, screenshot, takeProblems, baseURL, SIZES } from './lib.mjs';
 
 const ENGINE = process.env.USID_MATE_ENGINE || 'gps';
 const SEED = '9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1';
@@ -86,24 +86,40 @@ test('solving yourself at phone size (touch), then revealing the answer', { time
   }
 });
 
-test('the status is current during a second solve, with a countdown', { timeout: 120_000 }, async () => {
-  const browser = await launch({ width: 1366, height: 900 });
-  try {
-    const page = await browser.context.newPage();
-    await page.goto(`${baseURL()}/tsume`);
-    await page.waitForFunction(() => [...document.querySelectorAll('#engine option')].some((o) => o.value));
-    await page.selectOption('[data-testid="engine-select"]', ENGINE);
-    for (let i = 0; i < 2; i++) {
-      await page.click('[data-testid="solve"]');
-      await page.waitForFunction(() => {
-        const p = document.querySelector('[data-testid="tsume-progress"]');
-        return p.dataset.state === 'done' || (p.dataset.state === 'searching' && /left/.test(p.textContent));
-      });
-      await page.waitForSelector('[data-testid="tsume-result"][data-result="mate"]', { timeout: 60_000 });
-      assert.notEqual(await page.getAttribute('[data-testid="tsume-progress"]', 'data-state'), 'starting');
+for (const [size, opts] of Object.entries(SIZES)) {
+  test(`${size}: the status is current during a second solve, with a countdown, and while a new problem is built`, { timeout: 120_000 }, async () => {
+    const browser = await launch(opts);
+    const press = (page, sel) => (opts.mobile ? page.tap(sel) : page.click(sel));
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${baseURL()}/tsume`);
+      await page.waitForFunction(() => [...document.querySelectorAll('#engine option')].some((o) => o.value));
+      await page.selectOption('[data-testid="engine-select"]', ENGINE);
+      for (let i = 0; i < 2; i++) {
+        await press(page, '[data-testid="solve"]');
+        await page.waitForFunction(() => {
+          const p = document.querySelector('[data-testid="tsume-progress"]');
+          return p.dataset.state === 'done' || (p.dataset.state === 'searching' && /left/.test(p.textContent));
+        });
+        await page.waitForSelector('[data-testid="tsume-result"][data-result="mate"]', { timeout: 60_000 });
+        assert.notEqual(await page.getAttribute('[data-testid="tsume-progress"]', 'data-state'), 'starting');
+      }
+      // Editing a new problem: the solved one's status, time and result go.
+      await page.waitForSelector('[data-testid="tsume-progress"][data-state="done"]');
+      await press(page, '[data-testid="edit-board"]');
+      await page.locator('[data-testid="editor"]').waitFor({ state: 'visible' });
+      assert.equal(await page.getAttribute('[data-testid="tsume-progress"]', 'data-state'), 'editing');
+      assert.match(await page.textContent('#progress-text'), /Editing the position/);
+      assert.equal(await page.textContent('[data-testid="tsume-stats"]'), '', 'the last solve\'s time and nodes are gone');
+      assert.ok(await page.locator('[data-testid="tsume-result"]').isHidden(), 'the last result is gone');
+      // Cancelled: the problem is back, ready to solve.
+      await press(page, '[data-testid="editor-cancel"]');
+      await page.waitForSelector('[data-testid="tsume-progress"][data-state="idle"]');
+      assert.match(await page.textContent('#progress-text'), /Press Solve/);
+      await page.close();
+      assert.deepEqual(takeProblems(browser.context), []);
+    } finally {
+      await browser.close();
     }
-    await page.close();
-  } finally {
-    await browser.close();
-  }
-});
+  });
+}

@@ -74,7 +74,7 @@ export class Editor {
       `<button type="button" data-act="clear">${e('editor.clear')}</button>` +
       `<button type="button" data-act="rest" title="${e('editor.rest.title')}">${e('editor.rest')}</button>` +
       '<span class="spacer"></span>' +
-      `<button type="button" data-act="cancel">${e('editor.cancel')}</button>` +
+      `<button type="button" data-act="cancel" data-testid="editor-cancel">${e('editor.cancel')}</button>` +
       `<button type="button" class="primary" data-act="done" data-testid="editor-done">${e('editor.done')}</button></div></div>` +
       `<p class="editor-hint">${e('editor.hint')}</p>` +
       '<div class="editor-check" data-testid="editor-check" data-state="idle" aria-live="polite"></div>' +

@@ -33,7 +33,10 @@ const editor = new Editor(board, $('#editor'), {
     $('#sfen-input').value = sfen;
     setProblem(sfen);
   },
-  onCancel: () => { if (problem.pos) board.setPosition(problem.pos); },
+  onCancel: () => {
+    if (problem.pos) board.setPosition(problem.pos);
+    setProgress('idle', problem.sfen ? t('tsume.ready') : t('tsume.intro'));
+  },
 });
 
 let flipped = loadSetting('tsume.flipped', false);
@@ -94,6 +97,9 @@ $('#edit').addEventListener('click', () => {
   // problem's errors no longer apply.
   showErrors(errorBox, []);
   board.root.classList.remove('illegal');
+  // Nor does the old problem's status ("Solved.", its time and nodes).
+  Object.assign(solve, { took: 0, stats: {} });
+  setProgress('editing', t('tsume.editing'));
   editor.start(problem.pos || parseSfen('9/9/9/9/9/9/9/9/9 b - 1'));
 });
 $('#samples').addEventListener('change', (e) => {

@@ -202,6 +202,7 @@ export default {
   'tsume.notimpldetail': '{who} does not implement tsume search (go mate). Choose an engine that does, such as gps.',
   'tsume.solved': 'Solved.',
   'tsume.finished': 'Finished.',
+  'tsume.editing': 'Editing the position. “Use this position” makes it the problem.',
   'tsume.failed': 'The search failed',
   'try.start': 'Solve it yourself',
   'try.hint': 'Hint',

@@ -202,6 +202,7 @@ export default {
   'tsume.notimpldetail': '{who} は詰み探索 (go mate) に対応していません。gps など対応するエンジンを選んでください。',
   'tsume.solved': '解けました。',
   'tsume.finished': '終了しました。',
+  'tsume.editing': '局面を編集中です。「この局面を使う」で問題になります。',
   'tsume.failed': '探索に失敗しました',
   'try.start': '自分で解く',
   'try.hint': 'ヒント',
