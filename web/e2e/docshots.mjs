@@ -36,7 +36,7 @@ for (const [name, width] of Object.entries(SHOTS)) {
     g.drawImage(img, 0, 0, c.width, c.height);
     // Fewer colours compress much better (the board's wood grain is noise).
     const px = g.getImageData(0, 0, c.width, c.height);
-    for (let i = 0; i < px.data.length; i++) if (i % 4 !== 3) px.data[i] = Math.min(255, Math.round(px.data[i] / 12) * 12);
+    for (let i = 0; i < px.data.length; i++) if (i % 4 !== 3) px.data[i] = Math.min(255, Math.round(px.data[i] / 8) * 8);
     g.putImageData(px, 0, 0);
     return c.toDataURL('image/png').split(',')[1];
   }, { data, width });

@@ -116,6 +116,18 @@ for (const [size, opts] of Object.entries(SIZES)) {
       await press(page, '[data-testid="editor-cancel"]');
       await page.waitForSelector('[data-testid="tsume-progress"][data-state="idle"]');
       assert.match(await page.textContent('#progress-text'), /Press Solve/);
+      // "Solve it yourself" from the editor takes the position being built
+      // (the gold moved from the hand to the board's corner).
+      await press(page, '[data-testid="edit-board"]');
+      await page.locator('[data-testid="editor"]').waitFor({ state: 'visible' });
+      await press(page, '[data-brush="erase"]');
+      await press(page, '[data-testid="hand-b"] [data-hand-piece="G"]');
+      await press(page, '[data-brush="b:G"]');
+      await press(page, '[data-square="1a"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="editor-check"]').dataset.state === 'valid');
+      await press(page, '[data-testid="try"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="sfen-input"]').value.startsWith('8G/9/9/9/9/k8/'));
+      await page.locator('[data-testid="editor"]').waitFor({ state: 'hidden' });
       await page.close();
       assert.deepEqual(takeProblems(browser.context), []);
     } finally {

@@ -451,6 +451,8 @@ function stopTry() {
 }
 
 async function startTry() {
+  // From the editor: the position being built is the problem to solve.
+  if (editor.active && !(await setProblem(toSfen(editor.pos)))) return;
   if (!problem.sfen) return;
   cancelSolve(true);
   clearResult();
