@@ -24,6 +24,21 @@ async function exerciseBoard(page) {
   await page.waitForFunction(() => ['stopped', 'done'].includes(document.querySelector('[data-testid="analysis-status"]').dataset.state));
 }
 
+// exerciseRecord loads a short game that ends by resignation, with a
+// comment, and analyses it at a depth (the record's header, result and the
+// game analysis' words).
+async function exerciseRecord(page) {
+  const kif = '手合割：平手\n先手：A\n後手：B\n手数----指手---------消費時間--\n   1 ７六歩(77)\n*角道を開ける\n   2 ３四歩(33)\n   3 投了\n';
+  await page.fill('[data-testid="position-input"]', kif);
+  await page.click('[data-testid="load-position"]');
+  await page.waitForSelector('[data-testid="game-result"][data-end="resign"]');
+  await page.selectOption('[data-testid="game-limit"]', 'd8');
+  await page.click('[data-testid="analyse-game"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="game-status"]').dataset.state === 'done', null, { timeout: 60_000 });
+  await page.click('[data-testid="move"][data-ply="1"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="move-comment"]').textContent === '角道を開ける');
+}
+
 async function exerciseTsume(page) {
   await page.waitForFunction(() => [...document.querySelectorAll('#engine option')].some((o) => o.value));
   await page.selectOption('[data-testid="engine-select"]', MATE);
@@ -45,6 +60,8 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
         await exerciseBoard(board);
         await check(board, 'board, after an analysis');
         await screenshot(board, `board-${lang}-${size}`);
+        await exerciseRecord(board);
+        await check(board, 'board, a record with its result, analysed');
         await board.close();
 
         const tsume = await browser.context.newPage();
