@@ -21,17 +21,38 @@ const HUMAN_MOVES = Number(process.env.USID_PLAY_MOVES || 8); // then the human 
 async function openPlay(context) {
   const page = await context.newPage();
   page.plays = [];
+  page.playSockets = []; // the socket each of page.plays came on
   page.sockets = [];
   await page.routeWebSocket(/\/v1\/ws$/, (ws) => {
     const server = ws.connectToServer();
+    const n = page.sockets.length;
     server.onMessage((payload) => {
       try {
         const m = JSON.parse(payload);
-        if (m.type === 'play') page.plays.push(m.play);
+        if (m.type === 'play') { page.plays.push(m.play); page.playSockets.push(n); }
       } catch { /* not JSON: passed on all the same */ }
       ws.send(payload);
     });
     page.sockets.push(ws);
+  });
+  // Every clock the page shows for a play event (the panel's data-seq
+  // counts them), told to the test as it is shown, across reloads.
+  page.shown = [];
+  await page.exposeBinding('usidClocksShown', (_, c) => { page.shown.push(c); });
+  await page.addInitScript(() => {
+    addEventListener('DOMContentLoaded', () => {
+      const panel = document.querySelector('[data-testid="play-panel"]');
+      let last = panel.dataset.seq;
+      const clock = (side) => {
+        const d = document.querySelector(`[data-testid="clock-${side}"]`).dataset;
+        return { mainMs: Number(d.mainMs), byoyomiMs: Number(d.byoyomiMs), running: d.running === 'true' };
+      };
+      new MutationObserver(() => {
+        if (panel.dataset.seq === last) return;
+        last = panel.dataset.seq;
+        window.usidClocksShown({ game: panel.dataset.game, b: clock('b'), w: clock('w') });
+      }).observe(panel, { attributes: true, attributeFilter: ['data-seq'] });
+    });
   });
   await page.goto(`${baseURL()}/`);
   await page.waitForSelector('.board-area[data-ready="true"]');
@@ -59,6 +80,37 @@ async function checkClocks(page) {
     assert.ok(Number(s.shownMs) <= full, `${side} shows ${s.shownMs} ms, more than the server's ${full}`);
   }
   return now;
+}
+
+// checkEveryClock checks that the page showed the clocks of every play
+// event the server sent, in order, and no others. Only the last events on
+// a socket the page left (a reload, a dropped connection) may be missing:
+// they can reach a page that is going away. Returns the number of events.
+function checkEveryClock(page) {
+  const clocks = (p) => ({ game: p.game,
+    b: { mainMs: p.clock.b.main_ms, byoyomiMs: p.clock.b.byoyomi_ms, running: p.clock.running === 'b' },
+    w: { mainMs: p.clock.w.main_ms, byoyomiMs: p.clock.w.byoyomi_ms, running: p.clock.running === 'w' } });
+  // The events of each socket, in order (one socket's end comes before the next's start).
+  const groups = [];
+  page.plays.forEach((p, i) => {
+    const s = page.playSockets[i];
+    if (!groups.length || groups.at(-1).sock !== s) groups.push({ sock: s, events: [] });
+    groups.at(-1).events.push(JSON.stringify(clocks(p)));
+  });
+  const shown = page.shown.map((c) => JSON.stringify(c));
+  // Each left socket shows a prefix of its events (the longest that fits
+  // first), the last socket all of its own; together exactly what was shown.
+  const fits = (g, j) => {
+    if (g === groups.length) return j === shown.length;
+    const ev = groups[g].events;
+    let k = 0;
+    while (k < ev.length && shown[j + k] === ev[k]) k++;
+    if (g === groups.length - 1) return k === ev.length && j + k === shown.length;
+    for (let c = k; c >= 0; c--) if (fits(g + 1, j + c)) return true;
+    return false;
+  };
+  assert.ok(fits(0, 0), `the clocks shown are not the server's, event for event:\nserver ${JSON.stringify(groups)}\nshown ${JSON.stringify(shown)}`);
+  return page.plays.length;
 }
 
 // humanMove waits for the human's turn and plays a legal board move
@@ -176,6 +228,8 @@ for (const [size, opts] of Object.entries(SIZES)) {
       assert.ok(!(end.result.reason === 'time' && end.result.winner === 'b'), `the engine lost on time at move ${end.moves.length + 1} (times ${end.times_ms}; analysis ${await page.getAttribute('[data-testid="analysis-status"]', 'data-state')})`);
       assert.equal(await page.getAttribute('[data-testid="play-result"]', 'data-reason'), end.result.reason);
       await checkClocks(page);
+      const events = checkEveryClock(page);
+      assert.ok(events >= end.moves.length, `${events} play events for ${end.moves.length} moves`);
       // The record: every move, the result in the move list and the KIF.
       await page.waitForSelector(`[data-testid="game-result"][data-end="${end.result.end}"]`);
       assert.equal(await page.locator('[data-testid="move-list"] [data-testid="move"]').count(), end.moves.length);
