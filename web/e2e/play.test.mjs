@@ -234,6 +234,9 @@ for (const [size, opts] of Object.entries(SIZES)) {
       await page.waitForSelector(`[data-testid="game-result"][data-end="${end.result.end}"]`);
       assert.equal(await page.locator('[data-testid="move-list"] [data-testid="move"]').count(), end.moves.length);
       await checkLanguage(page, 'ja', 'a game ended');
+      // The result comes before the form of the next game.
+      const [result, form] = [await page.locator('[data-testid="play-result"]').boundingBox(), await page.locator('#play-form').boundingBox()];
+      assert.ok(result.y < form.y, `the result (y ${result.y}) above the next game's form (y ${form.y})`);
       await screenshot(page, `play-ended-${size}`);
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="download-kif"]')]);
       const kif = fs.readFileSync(await download.path(), 'utf8');

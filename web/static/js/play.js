@@ -263,6 +263,13 @@ export class PlayPanel {
     r.dataset.game = s?.game || '';
     const playing = this.active;
     $('#play-form', r).hidden = playing || this.status === 'starting';
+    // A finished game's result, clocks and "analyse" come before the form
+    // of the next game.
+    const form = $('#play-form', r);
+    const live = $('#play-live', r);
+    if (s?.status === 'ended' ? live.nextElementSibling !== form : form.nextElementSibling !== live) {
+      if (s?.status === 'ended') form.before(live); else form.after(live);
+    }
     $('#play-live', r).hidden = !s;
     $('#play-resign', r).hidden = !playing;
     $('#play-declare', r).hidden = !playing;
