@@ -25,6 +25,7 @@ package games
 import (
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -109,9 +110,33 @@ func TestVerdicts(t *testing.T) {
 	t.Logf("before (differencing consecutive positions): %s", old)
 	t.Logf("after (best move's position vs played move's): %s", fair)
 	t.Logf("missed planted blunders: %v; false alarms: %v", fair.missed, fair.alarms)
-	if fair.foundShare() < 0.9 || fair.alarmShare() > 0.05 {
-		t.Errorf("targets missed: found %.1f%% (want ≥ 90%%), false alarms %.1f%% (want ≤ 5%%)", 100*fair.foundShare(), 100*fair.alarmShare())
+	// The false-alarm target is a rate, and CI's default sample is small
+	// (40 moves): 3 alarms in 40 happen one run in twenty at a true rate
+	// of 2%. The test fails when the count is one that a rate of 5% gives
+	// less than once in 200 runs (at 40 moves: 7 or more; the old
+	// side-to-move bias judged nearly half the moves); the share itself is
+	// what the benchmark's larger runs report against the target.
+	bound := binomialBound(fair.selfN, 0.05, 0.005)
+	t.Logf("false alarms %d of %d (%.1f%%, target ≤ 5%%); the test fails at %d", fair.alarmsN, fair.selfN, 100*fair.alarmShare(), bound)
+	if fair.foundShare() < 0.9 || fair.alarmsN >= bound {
+		t.Errorf("targets missed: found %.1f%% (want ≥ 90%%), false alarms %d of %d (want fewer than %d, which a rate of 5%% gives less than once in 200 runs)",
+			100*fair.foundShare(), fair.alarmsN, fair.selfN, bound)
 	}
+}
+
+// binomialBound is the smallest k with P(X ≥ k) ≤ alpha for X ~ Binomial(n, p):
+// a count of k or more says the rate is above p, wrong at most alpha of the time.
+func binomialBound(n int, p, alpha float64) int {
+	pk := math.Pow(1-p, float64(n)) // P(X = 0)
+	below := 0.0                    // P(X < k)
+	for k := 0; k <= n; k++ {
+		if 1-below <= alpha {
+			return k
+		}
+		below += pk
+		pk *= float64(n-k) / float64(k+1) * p / (1 - p)
+	}
+	return n + 1
 }
 
 // tally counts judgements of planted blunders and of self-play moves.
@@ -317,4 +342,21 @@ func moverCP(res *session.AnalyzeResult) *int {
 		return nil
 	}
 	return s.CP
+}
+
+func TestBinomialBound(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		p, a float64
+		want int
+	}{
+		{40, 0.05, 0.005, 7}, // P(X ≥ 7) = 0.0033, P(X ≥ 6) = 0.0138
+		{288, 0.05, 0.005, 26},
+		{10, 0.5, 0.001, 10},  // P(X = 10) = 0.00098
+		{10, 0.5, 0.0001, 11}, // no count is that rare: the test cannot fail on the rate
+	} {
+		if got := binomialBound(c.n, c.p, c.a); got != c.want {
+			t.Errorf("binomialBound(%d, %v, %v) = %d, want %d", c.n, c.p, c.a, got, c.want)
+		}
+	}
 }
