@@ -39,6 +39,15 @@ async function exerciseRecord(page) {
   await page.waitForFunction(() => document.querySelector('[data-testid="move-comment"]').textContent === '角道を開ける');
 }
 
+// exerciseChess analyses a chess position for a moment (lines, the eval bar, stats).
+async function exerciseChess(page) {
+  await page.waitForFunction(() => [...document.querySelectorAll('#engine option')].some((o) => o.value));
+  await page.click('[data-testid="analyze-toggle"]');
+  await page.waitForSelector('[data-testid="pv-line"]', { timeout: 30_000 });
+  await page.click('[data-testid="analyze-toggle"]');
+  await page.waitForFunction(() => ['stopped', 'done'].includes(document.querySelector('[data-testid="analysis-status"]').dataset.state));
+}
+
 async function exerciseTsume(page) {
   await page.waitForFunction(() => [...document.querySelectorAll('#engine option')].some((o) => o.value));
   await page.selectOption('[data-testid="engine-select"]', MATE);
@@ -76,6 +85,15 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
         await check(tsume, 'tsume, editor');
         await screenshot(tsume, `editor-${lang}-${size}`);
         await tsume.close();
+
+        const chess = await browser.context.newPage();
+        await chess.goto(`${baseURL()}/chess`);
+        await chess.waitForSelector('[data-testid="sq-e1"] [data-piece="K"]');
+        await check(chess, 'chess, fresh');
+        await exerciseChess(chess);
+        await check(chess, 'chess, after an analysis');
+        await screenshot(chess, `chess-${lang}-${size}`);
+        await chess.close();
         assert.deepEqual(takeProblems(browser.context), []);
       } finally {
         await browser.close();

@@ -10,7 +10,7 @@ import { baseURL } from './lib.mjs';
 // keys, the language chooser's "English", the product's name; engine names
 // and versions come from /v1/engines.
 const ALLOWED = new Set(['usid', 'API', 'SFEN', 'USI', 'KIF', 'KI2', 'CSA', 'HTTP', 'Home', 'End', 'English',
-  'startpos', 'moves', 'go', 'mate', 'gps']);
+  'startpos', 'moves', 'go', 'mate', 'gps', 'PGN', 'FEN', 'UCI', 'SAN']);
 
 async function engineWords() {
   const { engines: list } = await (await fetch(`${baseURL()}/v1/engines`)).json();

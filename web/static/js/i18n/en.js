@@ -263,6 +263,7 @@ export default {
   'chess.evalbar': "evaluation (White's view)",
   'chess.load.title': 'Game or position',
   'chess.load.placeholder': 'Paste a PGN game or a FEN, or open a .pgn file',
+  'chess.reset': 'Start position',
   'chess.fen': 'FEN of the shown position',
   'chess.tagline': 'usid — UCI chess engines on the web',
   'chess.checkmate': 'Checkmate',
