@@ -314,6 +314,15 @@ func handicapSFEN(name string) string {
 // giver is White and moves first), or "" if the name is unknown.
 func HandicapSFEN(name string) string { return handicapSFEN(name) }
 
+// PlayerKeys are the KIF header keys of the players of a game from the
+// start sfen (canonical): 下手 and 上手 in a handicap game, else 先手 and 後手.
+func PlayerKeys(sfen string) (black, white string) {
+	if h := handicapOf(sfen); h != "" && h != "平手" {
+		return "下手", "上手"
+	}
+	return "先手", "後手"
+}
+
 // handicapOf names the handicap whose start sfen is, or "".
 func handicapOf(sfen string) string {
 	for _, h := range handicaps {

@@ -279,7 +279,8 @@ func (s *Server) exportRecordOf(req *exportRequest) (*kifu.Record, *session.Erro
 		for _, f := range h.Fields {
 			has[f.Key] = true
 		}
-		for _, f := range []kifu.Field{{Key: "棋戦", Value: h.Event}, {Key: "開始日時", Value: h.Date}, {Key: "先手", Value: h.Black}, {Key: "後手", Value: h.White}} {
+		black, white := kifu.PlayerKeys(rec.StartSFEN)
+		for _, f := range []kifu.Field{{Key: "棋戦", Value: h.Event}, {Key: "開始日時", Value: h.Date}, {Key: black, Value: h.Black}, {Key: white, Value: h.White}} {
 			if f.Value != "" && !has[f.Key] {
 				rec.Header = append(rec.Header, f)
 			}

@@ -163,10 +163,21 @@ func TestRecordsExport(t *testing.T) {
 		t.Errorf("read back: %v", p)
 	}
 
-	// A handicap start is written as its 手合割, any other start as a board.
-	code, _, v = call(t, shared, "POST", "/v1/records/export", map[string]any{"sfen": "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1", "plies": []map[string]any{{"move": "3c3d"}}})
-	if code != 200 || !strings.Contains(v["kif"].(string), "手合割：飛車落ち\n") {
-		t.Errorf("handicap: %d %v", code, v)
+	// A handicap start is written as its 手合割, its players as 下手 and
+	// 上手; any other start as a board.
+	code, _, v = call(t, shared, "POST", "/v1/records/export", map[string]any{"sfen": "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+		"header": map[string]any{"black": "甲", "white": "乙"}, "plies": []map[string]any{{"move": "3c3d"}}})
+	if code != 200 {
+		t.Fatalf("handicap: %d %v", code, v)
+	}
+	for _, want := range []string{"手合割：飛車落ち\n", "下手：甲\n", "上手：乙\n"} {
+		if !strings.Contains(v["kif"].(string), want) {
+			t.Errorf("handicap KIF lacks %q:\n%s", want, v["kif"])
+		}
+	}
+	code, _, p = call(t, shared, "POST", "/v1/records/parse", map[string]any{"record": v["kif"]})
+	if h, _ := p["header"].(map[string]any); code != 200 || h["black"] != "甲" || h["white"] != "乙" {
+		t.Errorf("handicap read back: %d %v", code, p)
 	}
 	code, _, v = call(t, shared, "POST", "/v1/records/export", map[string]any{"sfen": "4k4/9/9/9/9/9/9/9/4K4 b G 1", "plies": []map[string]any{{"move": "G*5b"}}})
 	if code != 200 || !strings.Contains(v["kif"].(string), "先手の持駒：金") {

@@ -18,7 +18,7 @@ const HUMAN_MOVES = Number(process.env.USID_PLAY_MOVES || 8); // then the human 
 // openPlay opens the board with the play events of its WebSocket recorded
 // (page.plays: every "play" payload, in order). The socket passes through
 // the test (page.sockets), so that the test can cut it.
-async function openPlay(context) {
+async function openPlay(context, hash = '') {
   const page = await context.newPage();
   page.plays = [];
   page.playSockets = []; // the socket each of page.plays came on
@@ -54,7 +54,7 @@ async function openPlay(context) {
       }).observe(panel, { attributes: true, attributeFilter: ['data-seq'] });
     });
   });
-  await page.goto(`${baseURL()}/`);
+  await page.goto(`${baseURL()}/${hash}`);
   await page.waitForSelector('.board-area[data-ready="true"]');
   await page.waitForFunction((e) => [...document.querySelectorAll('#engine option')].some((o) => o.value === e), ENGINE);
   await page.selectOption('[data-testid="engine-select"]', ENGINE);
@@ -115,7 +115,9 @@ function checkEveryClock(page) {
 
 // humanMove waits for the human's turn and plays a legal board move
 // (no drop, no promotion choice) picked by the test.
-async function humanMove(page, n) {
+// humansTurn waits for the human's turn (or the game's end) and returns
+// the server's last play event, its clocks checked against the page's.
+async function humansTurn(page) {
   await page.waitForFunction(() => {
     const p = document.querySelector('[data-testid="play-panel"]');
     // The board knows the shown position's legal moves (it has none from
@@ -123,7 +125,13 @@ async function humanMove(page, n) {
     return p.dataset.status !== 'playing' || (document.querySelector('[data-testid="clock-b"]').dataset.running === 'true' &&
       document.querySelector('.board-area').dataset.ready === 'true');
   }, null, { timeout: 30_000 });
-  const st = await checkClocks(page);
+  return checkClocks(page);
+}
+
+// humanMove waits for the human's turn and plays a legal board move
+// (no drop, no promotion choice) picked by the test.
+async function humanMove(page, n) {
+  const st = await humansTurn(page);
   if (st.status !== 'playing') return st;
   const res = await fetch(`${baseURL()}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ position: { sfen: st.sfen, moves: st.moves } }) });
@@ -282,3 +290,97 @@ test('a game lost on time: sudden death, the human does not move', { timeout: 12
     await browser.close();
   }
 });
+
+// A KIF's line for how the game ended (the move after the last), e.g. "  9 投了".
+const endLine = (kif, n) => kif.split('\n').find((l) => new RegExp(`^ *${n} `).test(l));
+
+async function downloadKif(page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="download-kif"]')]);
+  return fs.readFileSync(await download.path(), 'utf8');
+}
+
+for (const [size, opts] of Object.entries(SIZES)) {
+  test(`${size}: a handicap game (二枚落ち) at Fischer increment with the engine pondering; a declaration that does not hold loses`, { timeout: 180_000 }, async () => {
+    const browser = await launch({ ...opts, locale: 'ja-JP' });
+    try {
+      const page = await openPlay(browser.context);
+      // The human is 下手 (sente); 上手, the engine, moves first.
+      await page.selectOption('[data-testid="play-side"]', 'b');
+      await page.selectOption('[data-testid="play-start"]', '二枚落ち');
+      assert.deepEqual(await page.$$eval('#play-side option', (os) => os.map((o) => o.textContent)), ['下手 ☗', '上手 ☖'], 'a handicap game\'s sides');
+      await setTime(page, { mode: 'fischer', youMain: 120, youExtra: 3, engMain: 30, engExtra: 2 });
+      await page.selectOption('[data-testid="play-level"]', 'ms:500');
+      assert.equal(await page.isEnabled('[data-testid="play-ponder"]'), true, 'fairy ponders (USI_Ponder)');
+      await page.check('[data-testid="play-ponder"]');
+      await page.click('[data-testid="play-begin"]');
+      await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+      let st = await humanMove(page, 0);
+      assert.equal(st.handicap, '二枚落ち');
+      assert.equal(st.sfen, 'lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1', 'the two-piece handicap, 上手 to move');
+      assert.equal(st.ponder, true, 'the game ponders');
+      assert.deepEqual(st.time_control, { b: { main_ms: 120000, inc_ms: 3000 }, w: { main_ms: 30000, inc_ms: 2000 } });
+      assert.equal(st.moves.length, 1, 'the engine moved first');
+      assert.deepEqual([await page.textContent('[data-testid="hand-b"] .who'), await page.textContent('[data-testid="hand-w"] .who')], ['下手', '上手'], 'the hands');
+      for (let n = 1; n < 4 && st.status === 'playing'; n++) st = await humanMove(page, n);
+      st = await humansTurn(page);
+      assert.equal(st.status, 'playing');
+      // Each side's clock gained its increment for each move, as the server
+      // counted the move: the first event after a move shows the mover's
+      // main time (no longer running) as main − spent + increment.
+      const after = (n) => page.plays.find((p) => p.moves.length === n);
+      const [e1, e2] = [after(1), after(2)];
+      assert.equal(e1.clock.running, 'b');
+      assert.equal(e1.clock.w.main_ms, 30000 - e1.times_ms[0] + 2000, 'the engine\'s clock after its move');
+      assert.equal(e2.clock.running, 'w');
+      assert.equal(e2.clock.b.main_ms, e1.clock.b.main_ms - e2.times_ms[1] + 3000, 'the human\'s clock after a move');
+      // Declaring a win without the king in the enemy camp loses the game.
+      await page.click('[data-testid="play-declare"]');
+      await page.waitForSelector('[data-testid="play-result"][data-reason="illegal_declaration"]');
+      const end = page.plays.at(-1);
+      assert.equal(end.result.winner, 'w');
+      await checkClocks(page);
+      checkEveryClock(page);
+      await checkLanguage(page, 'ja', 'a handicap game ended');
+      await screenshot(page, `play-handicap-${size}`);
+      const kif = await downloadKif(page);
+      assert.match(kif, /手合割：二枚落ち/);
+      assert.match(kif, /下手：あなた/);
+      assert.match(kif, new RegExp(`上手：${ENGINE}`));
+      assert.match(endLine(kif, end.moves.length + 1) || '', /反則負け/, `the KIF's ending:\n${kif}`);
+      assert.match(await page.textContent('[data-testid="game-result"]'), /下手の反則負け/);
+      assert.deepEqual(takeProblems(browser.context), []);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test(`${size}: a game from the board's position, where the human declares a win (入玉宣言) that holds`, { timeout: 120_000 }, async () => {
+    const browser = await launch({ ...opts, locale: 'ja-JP' });
+    try {
+      // Sente's king in the enemy camp with ten pieces and 28 points (with the hand).
+      const sfen = '+L+NSG1GS+N+L/4K4/PPPPPPPPP/9/9/9/9/9/4k4 b RBP 1';
+      const page = await openPlay(browser.context, `#pos=sfen_${sfen.replaceAll(' ', '_')}&ply=0`);
+      await page.waitForFunction(() => document.querySelector('[data-square="5b"] .piece[data-piece="K"][data-color="b"]'));
+      await page.selectOption('[data-testid="play-side"]', 'b');
+      await page.selectOption('[data-testid="play-start"]', 'board');
+      await setTime(page, { mode: 'sudden', youMain: 60, engMain: 60 });
+      await page.click('[data-testid="play-begin"]');
+      await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+      await page.waitForSelector('[data-testid="play-declare"]:not([hidden])');
+      assert.equal(page.plays.at(-1).sfen, sfen, 'the game starts from the board\'s position');
+      await page.click('[data-testid="play-declare"]');
+      await page.waitForSelector('[data-testid="play-result"][data-reason="declaration"]');
+      const end = page.plays.at(-1);
+      assert.equal(end.result.winner, 'b');
+      assert.match(await page.textContent('[data-testid="play-result"]'), /入玉宣言/);
+      await checkClocks(page);
+      checkEveryClock(page);
+      await checkLanguage(page, 'ja', 'a declared game');
+      const kif = await downloadKif(page);
+      assert.match(endLine(kif, 1) || '', /入玉勝ち/, `the KIF's ending:\n${kif}`);
+      assert.deepEqual(takeProblems(browser.context), []);
+    } finally {
+      await browser.close();
+    }
+  });
+}

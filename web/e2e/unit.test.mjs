@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  STARTPOS, parseSfen, toSfen, applyMove, parsePositionText, usiPosition, squareIndex, squareName,
+  STARTPOS, HANDICAPS, parseSfen, toSfen, applyMove, parsePositionText, usiPosition, squareIndex, squareName, isHandicap,
 } from '../static/js/sfen.js';
 import { splitKif, blackScore, formatScore, winChance, formatCount } from '../static/js/notation.js';
 
@@ -15,6 +15,15 @@ test('squares are numbered in SFEN reading order', () => {
   }
   assert.equal(squareIndex('0a'), -1);
   assert.equal(squareIndex('1j'), -1);
+});
+
+test('a game from a handicap start is a handicap game (下手 and 上手), from any other start not', () => {
+  for (const sfen of Object.values(HANDICAPS)) assert.ok(isHandicap(sfen), sfen);
+  assert.ok(isHandicap('4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1'), '十枚落ち, which records name');
+  assert.ok(isHandicap(HANDICAPS.two.replace(/ 1$/, ' 3')), 'the move number aside');
+  for (const root of ['startpos', STARTPOS, HANDICAPS.two.replace(' w ', ' b '), '4k4/9/9/9/9/9/9/9/4K4 b - 1', '', undefined]) {
+    assert.ok(!isHandicap(root), String(root));
+  }
 });
 
 test('parseSfen and toSfen round-trip', () => {

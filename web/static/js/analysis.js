@@ -10,7 +10,7 @@ import { EvalBar, EvalGraph } from './evalgraph.js';
 import { MoveList } from './movelist.js';
 import { GamePanel } from './gamepanel.js';
 import { PlayPanel } from './play.js';
-import { parsePositionText, parseSfen, toSfen, applyMove } from './sfen.js';
+import { parsePositionText, parseSfen, toSfen, applyMove, isHandicap } from './sfen.js';
 import { blackScore, formatScore, formatCount, formatSeconds, moveText, MARK } from './notation.js';
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
@@ -88,7 +88,7 @@ function renderMoveList() {
 
 function showPosition() {
   const key = game.key();
-  board.setPosition(game.position, { lastMove: game.lastMove() });
+  board.setPosition(game.position, { lastMove: game.lastMove(), handicap: isHandicap(game.root) });
   // The previous position's legal moves must not move pieces here: none
   // until usid's verdict of this one arrives.
   board.setLegal(null);
@@ -114,7 +114,7 @@ function showPosition() {
       // The locally applied move disagrees with usid: trust usid and say so.
       console.error(`usid: local position ${toSfen(game.position)} differs from usid's ${v.sfen}`);
       game.replacePosition(parseSfen(v.sfen));
-      board.setPosition(game.position, { lastMove: game.lastMove() });
+      board.setPosition(game.position, { lastMove: game.lastMove(), handicap: isHandicap(game.root) });
     }
     if (!v.valid) {
       showErrors(errorBox, v.errors, { title: t('err.refused'), moves: game.moves });

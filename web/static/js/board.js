@@ -53,6 +53,7 @@ export class Board {
     this.interactive = interactive;
     this.onMove = onMove;
     this.flipped = false;
+    this.handicap = false; // the hands are 下手's and 上手's, not 先手's and 後手's
     this.pos = null;
     this.lastMove = null;
     this.check = false;
@@ -137,9 +138,11 @@ export class Board {
   }
 
   // setPosition shows pos; lastMove (USI) is highlighted, check marks the
-  // king of the side to move. Legal moves come separately (setLegal).
-  setPosition(pos, { lastMove = null, check = false } = {}) {
+  // king of the side to move; handicap: a position of a handicap game (its
+  // hands are named 下手 and 上手). Legal moves come separately (setLegal).
+  setPosition(pos, { lastMove = null, check = false, handicap = false } = {}) {
     this.pos = pos;
+    this.handicap = handicap;
     this.lastMove = lastMove;
     this.check = check;
     this.legal = null;
@@ -204,7 +207,7 @@ export class Board {
     box.dataset.color = color;
     box.classList.toggle('to-move', pos.turn === color);
     let html = `<div class="hand-label"><span class="mark">${color === 'b' ? '☗' : '☖'}</span>` +
-      `<span class="who">${color === 'b' ? '先手' : '後手'}</span></div><div class="hand-pieces">`;
+      `<span class="who">${(this.handicap ? { b: '下手', w: '上手' } : { b: '先手', w: '後手' })[color]}</span></div><div class="hand-pieces">`;
     let any = false;
     for (const k of HAND_KINDS) {
       const n = pos.hands[color][k];

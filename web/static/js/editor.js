@@ -5,26 +5,13 @@
 // standard start (平手, the handicaps) or an empty board. The position is
 // checked by usid (validate) as it is built, and its reasons shown.
 
-import { HAND_KINDS, parseSfen, toSfen } from './sfen.js';
+import { HAND_KINDS, HANDICAPS, STARTPOS, parseSfen, toSfen } from './sfen.js';
 import { pieceSvg } from './board.js';
 import { t } from './i18n.js';
 import { escapeHtml, showErrors } from './dom.js';
 
-// STARTS are the standard starting positions; in a handicap game the
-// giver (gote, the upper side) moves first.
-const STARTS = {
-  even: 'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1',
-  lance: 'lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
-  bishop: 'lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
-  rook: 'lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
-  rooklance: 'lnsgkgsn1/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
-  two: 'lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
-  four: '1nsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
-  six: '2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
-  eight: '3gkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
-  tsume: '4k4/9/9/9/9/9/9/9/9 b 2r2b4g4s4n4l18p 1',
-};
-export const START_SFENS = STARTS;
+// STARTS are the standard starting positions.
+const STARTS = { even: STARTPOS, ...HANDICAPS, tsume: '4k4/9/9/9/9/9/9/9/9 b 2r2b4g4s4n4l18p 1' };
 
 const KINDS = ['K', 'R', 'B', 'G', 'S', 'N', 'L', 'P', '+R', '+B', '+S', '+N', '+L', '+P'];
 const FULL_SET = { R: 2, B: 2, G: 4, S: 4, N: 4, L: 4, P: 18 };

@@ -8,7 +8,7 @@ import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
 import { GameJob, summarize, isTerminal } from './gameanalysis.js';
 import { moveText, MARK } from './notation.js';
-import { STARTPOS } from './sfen.js';
+import { STARTPOS, isHandicap } from './sfen.js';
 import { t } from './i18n.js';
 import { $, showErrors, toast, escapeHtml, loadSetting, saveSetting } from './dom.js';
 
@@ -355,7 +355,8 @@ export class GamePanel {
     if (!positions.length) { box.innerHTML = ''; return; }
     const sum = summarize(positions);
     const h = this.game.record?.header || {};
-    const names = { b: h.black || t('side.Sente'), w: h.white || t('side.Gote') };
+    const hc = isHandicap(this.game.root);
+    const names = { b: h.black || t(hc ? 'side.Shitate' : 'side.Sente'), w: h.white || t(hc ? 'side.Uwate' : 'side.Gote') };
     let html = '';
     for (const side of ['b', 'w']) {
       const s = sum[side];

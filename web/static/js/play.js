@@ -7,7 +7,7 @@
 
 import { t } from './i18n.js';
 import { $, escapeHtml } from './dom.js';
-import { STARTPOS } from './sfen.js';
+import { STARTPOS, isHandicap } from './sfen.js';
 
 const KEY = 'usid.play';
 // Handicaps as usid names them (KIF's names), with the editor's words.
@@ -62,6 +62,8 @@ export class PlayPanel {
     $('#play-declare', root).addEventListener('click', () => this.send({ type: 'play_declare' }));
     $('#play-analyse', root).addEventListener('click', () => document.querySelector('#analyse-game')?.click());
     $('#play-mode', root).addEventListener('change', () => this.renderForm());
+    $('#play-start', root).addEventListener('change', () => this.renderForm());
+    this.game.addEventListener('change', (e) => { if (e.detail.what === 'load') this.renderForm(); });
     this.sock.addEventListener('message', (e) => this.onMessage(e.detail));
     this.sock.addEventListener('open', () => {
       const id = this.state?.game || remembered();
@@ -119,6 +121,14 @@ export class PlayPanel {
     for (const el of this.root.querySelectorAll('.play-extra')) el.hidden = mode === 'sudden';
     for (const el of this.root.querySelectorAll('[data-extra-label]')) {
       el.textContent = t(mode === 'fischer' ? 'play.inc' : 'play.byoyomi.label');
+    }
+    // In a handicap game the sides are 下手 (sente) and 上手 (gote).
+    const start = $('#play-start', this.root).value;
+    const hc = start === 'board' ? isHandicap(this.game.root) : start !== 'even';
+    const keys = hc ? { b: 'play.side.b.handicap', w: 'play.side.w.handicap' } : { b: 'play.side.b', w: 'play.side.w' };
+    for (const o of $('#play-side', this.root).options) {
+      o.dataset.i18n = keys[o.value];
+      o.textContent = t(o.dataset.i18n);
     }
   }
 
@@ -235,8 +245,10 @@ export class PlayPanel {
     const eng = s.engine;
     const black = s.human === 'b' ? you : eng;
     const white = s.human === 'w' ? you : eng;
-    // The KIF's header lines, as the export writes them.
-    const fields = [{ key: '先手', value: black }, { key: '後手', value: white }];
+    // The KIF's header lines, as the export writes them (下手 and 上手 in
+    // a handicap game).
+    const [bk, wk] = isHandicap(s.sfen) ? ['下手', '上手'] : ['先手', '後手'];
+    const fields = [{ key: bk, value: black }, { key: wk, value: white }];
     this.game.loadRecord({
       format: 'usi',
       position: { sfen: s.sfen === 'startpos' ? STARTPOS : s.sfen },

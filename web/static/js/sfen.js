@@ -5,6 +5,35 @@
 
 export const STARTPOS = 'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1';
 
+// HANDICAPS are the handicap starts the editor offers; in a handicap game
+// the giver (上手, gote) moves first.
+export const HANDICAPS = {
+  lance: 'lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  bishop: 'lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  rook: 'lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  rooklance: 'lnsgkgsn1/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  two: 'lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  four: '1nsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  six: '2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  eight: '3gkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+};
+// The rarer handicaps records also name (右香落ち, 三枚落ち, 五枚落ち,
+// 左五枚落ち, 七枚落ち, 十枚落ち): a game from any of them has 下手 and 上手.
+const HANDICAP_STARTS = new Set([...Object.values(HANDICAPS),
+  '1nsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  'lnsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  '2sgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  '1nsgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  '2sgkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  '3gkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1',
+  '4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1']);
+
+// isHandicap tells whether a game from root (an SFEN, or 'startpos') is a
+// handicap game, whose players are 下手 (sente) and 上手 (gote).
+export function isHandicap(root) {
+  return HANDICAP_STARTS.has(String(root || '').replace(/ \d+$/, ' 1'));
+}
+
 // Hand pieces in the order SFEN and players list them.
 export const HAND_KINDS = ['R', 'B', 'G', 'S', 'N', 'L', 'P'];
 const PROMOTABLE = new Set(['P', 'L', 'N', 'S', 'B', 'R']);
