@@ -3,8 +3,10 @@
 // moves legal ones the test picks, clicked on the board), every clock the
 // page shows checked against the server's play events, the engine's time
 // per move within byoyomi + 0.3 s, a reload and a dropped connection that
-// resume the game, the result and the KIF at the end; and a game lost on
-// time. Desktop and phone sizes.
+// resume the game, the result and the KIF at the end; a game lost on time;
+// a handicap game at Fischer increment with pondering and a false
+// declaration; a game from the board's position won by 入玉宣言; and one
+// drawn by 千日手. Desktop and phone sizes.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -378,6 +380,48 @@ for (const [size, opts] of Object.entries(SIZES)) {
       await checkLanguage(page, 'ja', 'a declared game');
       const kif = await downloadKif(page);
       assert.match(endLine(kif, 1) || '', /入玉勝ち/, `the KIF's ending:\n${kif}`);
+      assert.deepEqual(takeProblems(browser.context), []);
+    } finally {
+      await browser.close();
+    }
+  });
+}
+
+for (const [size, opts] of Object.entries(SIZES)) {
+  test(`${size}: 千日手 in a game from the board's position, where the engine's king can only shuffle`, { timeout: 120_000 }, async () => {
+    const browser = await launch({ ...opts, locale: 'ja-JP' });
+    try {
+      // Gote's king has one legal move each turn (1a↔2a: the rook holds
+      // rank b, the knight 3a); the human walks the king 5i↔4i. The start
+      // comes back a fourth time after twelve moves.
+      const sfen = '8k/R8/5N3/9/9/9/9/9/4K4 b - 1';
+      const page = await openPlay(browser.context, `#pos=sfen_${sfen.replaceAll(' ', '_')}&ply=0`);
+      await page.waitForFunction(() => document.querySelector('[data-square="9b"] .piece[data-piece="R"]'));
+      await page.selectOption('[data-testid="play-side"]', 'b');
+      await page.selectOption('[data-testid="play-start"]', 'board');
+      await setTime(page, { mode: 'sudden', youMain: 120, engMain: 60 });
+      await page.selectOption('[data-testid="play-level"]', 'ms:100');
+      await page.click('[data-testid="play-begin"]');
+      await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+      for (let n = 0; n < 6; n++) {
+        const st = await humansTurn(page);
+        assert.equal(st.status, 'playing', `move ${2 * n + 1}: the game goes on`);
+        const [from, to] = n % 2 === 0 ? ['5i', '4i'] : ['4i', '5i'];
+        const before = page.plays.length;
+        await clickSquare(page, from);
+        await clickSquare(page, to);
+        await until(() => page.plays.length > before, 'the server took the move');
+      }
+      await page.waitForSelector('[data-testid="play-result"][data-reason="repetition"]');
+      const end = page.plays.at(-1);
+      assert.equal(end.moves.length, 12);
+      assert.equal(end.result.winner, '');
+      assert.match(await page.textContent('[data-testid="play-result"]'), /千日手/);
+      await checkClocks(page);
+      checkEveryClock(page);
+      await page.waitForSelector('[data-testid="game-result"][data-end="repetition"]');
+      const kif = await downloadKif(page);
+      assert.match(endLine(kif, 13) || '', /千日手/, `the KIF's ending:\n${kif}`);
       assert.deepEqual(takeProblems(browser.context), []);
     } finally {
       await browser.close();
