@@ -293,6 +293,21 @@ test('a game lost on time: sudden death, the human does not move', { timeout: 12
   }
 });
 
+// playFromBoard opens the board at sfen (shown once shown matches) and
+// starts a game from it: the human sente, sudden death of 120 s and 60 s,
+// the engine at 0.1 s a move.
+async function playFromBoard(context, sfen, shown) {
+  const page = await openPlay(context, `#pos=sfen_${sfen.replaceAll(' ', '_')}&ply=0`);
+  await page.waitForSelector(shown);
+  await page.selectOption('[data-testid="play-side"]', 'b');
+  await page.selectOption('[data-testid="play-start"]', 'board');
+  await setTime(page, { mode: 'sudden', youMain: 120, engMain: 60 });
+  await page.selectOption('[data-testid="play-level"]', 'ms:100');
+  await page.click('[data-testid="play-begin"]');
+  await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+  return page;
+}
+
 // A KIF's line for how the game ended (the move after the last), e.g. "  9 投了".
 const endLine = (kif, n) => kif.split('\n').find((l) => new RegExp(`^ *${n} `).test(l));
 
@@ -361,13 +376,7 @@ for (const [size, opts] of Object.entries(SIZES)) {
     try {
       // Sente's king in the enemy camp with ten pieces and 28 points (with the hand).
       const sfen = '+L+NSG1GS+N+L/4K4/PPPPPPPPP/9/9/9/9/9/4k4 b RBP 1';
-      const page = await openPlay(browser.context, `#pos=sfen_${sfen.replaceAll(' ', '_')}&ply=0`);
-      await page.waitForFunction(() => document.querySelector('[data-square="5b"] .piece[data-piece="K"][data-color="b"]'));
-      await page.selectOption('[data-testid="play-side"]', 'b');
-      await page.selectOption('[data-testid="play-start"]', 'board');
-      await setTime(page, { mode: 'sudden', youMain: 60, engMain: 60 });
-      await page.click('[data-testid="play-begin"]');
-      await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+      const page = await playFromBoard(browser.context, sfen, '[data-square="5b"] .piece[data-piece="K"][data-color="b"]');
       await page.waitForSelector('[data-testid="play-declare"]:not([hidden])');
       assert.equal(page.plays.at(-1).sfen, sfen, 'the game starts from the board\'s position');
       await page.click('[data-testid="play-declare"]');
@@ -395,14 +404,7 @@ for (const [size, opts] of Object.entries(SIZES)) {
       // rank b, the knight 3a); the human walks the king 5i↔4i. The start
       // comes back a fourth time after twelve moves.
       const sfen = '8k/R8/5N3/9/9/9/9/9/4K4 b - 1';
-      const page = await openPlay(browser.context, `#pos=sfen_${sfen.replaceAll(' ', '_')}&ply=0`);
-      await page.waitForFunction(() => document.querySelector('[data-square="9b"] .piece[data-piece="R"]'));
-      await page.selectOption('[data-testid="play-side"]', 'b');
-      await page.selectOption('[data-testid="play-start"]', 'board');
-      await setTime(page, { mode: 'sudden', youMain: 120, engMain: 60 });
-      await page.selectOption('[data-testid="play-level"]', 'ms:100');
-      await page.click('[data-testid="play-begin"]');
-      await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+      const page = await playFromBoard(browser.context, sfen, '[data-square="9b"] .piece[data-piece="R"]');
       for (let n = 0; n < 6; n++) {
         const st = await humansTurn(page);
         assert.equal(st.status, 'playing', `move ${2 * n + 1}: the game goes on`);
