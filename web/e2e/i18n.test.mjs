@@ -57,6 +57,18 @@ async function exerciseTsume(page) {
   await page.waitForSelector('[data-testid="tsume-result"][data-result="mate"]', { timeout: 30_000 });
 }
 
+// OTHER_PAGES are the pages after the board, each checked fresh and once used.
+const OTHER_PAGES = [
+  { name: 'tsume', path: '/tsume', ready: '[data-testid="board"] .piece', exercise: exerciseTsume, used: 'solved',
+    more: async (page, check, suffix) => {
+      await page.click('[data-testid="edit-board"]');
+      await page.waitForSelector('[data-testid="editor"]:not([hidden])');
+      await check(page, 'tsume, editor');
+      await screenshot(page, `editor-${suffix}`);
+    } },
+  { name: 'chess', path: '/chess', ready: '[data-testid="sq-e1"] [data-piece="K"]', exercise: exerciseChess, used: 'after an analysis' },
+];
+
 for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
   for (const [size, opts] of Object.entries(SIZES)) {
     test(`${lang} browser at ${size} size: every page in ${lang === 'ja' ? 'Japanese' : 'English'}, nothing missing`, { timeout: 120_000 }, async () => {
@@ -73,27 +85,18 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
         await check(board, 'board, a record with its result, analysed');
         await board.close();
 
-        const tsume = await browser.context.newPage();
-        await tsume.goto(`${baseURL()}/tsume`);
-        await tsume.waitForSelector('[data-testid="board"] .piece');
-        await check(tsume, 'tsume, fresh');
-        await exerciseTsume(tsume);
-        await check(tsume, 'tsume, solved');
-        await screenshot(tsume, `tsume-${lang}-${size}`);
-        await tsume.click('[data-testid="edit-board"]');
-        await tsume.waitForSelector('[data-testid="editor"]:not([hidden])');
-        await check(tsume, 'tsume, editor');
-        await screenshot(tsume, `editor-${lang}-${size}`);
-        await tsume.close();
-
-        const chess = await browser.context.newPage();
-        await chess.goto(`${baseURL()}/chess`);
-        await chess.waitForSelector('[data-testid="sq-e1"] [data-piece="K"]');
-        await check(chess, 'chess, fresh');
-        await exerciseChess(chess);
-        await check(chess, 'chess, after an analysis');
-        await screenshot(chess, `chess-${lang}-${size}`);
-        await chess.close();
+        // The other pages: fresh, then used, then (tsume) its editor.
+        for (const { name, path, ready, exercise, used, more } of OTHER_PAGES) {
+          const page = await browser.context.newPage();
+          await page.goto(`${baseURL()}${path}`);
+          await page.waitForSelector(ready);
+          await check(page, `${name}, fresh`);
+          await exercise(page);
+          await check(page, `${name}, ${used}`);
+          await screenshot(page, `${name}-${lang}-${size}`);
+          if (more) await more(page, check, `${lang}-${size}`);
+          await page.close();
+        }
         assert.deepEqual(takeProblems(browser.context), []);
       } finally {
         await browser.close();
