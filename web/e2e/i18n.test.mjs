@@ -78,6 +78,8 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
 
         const board = await openBoard(browser.context);
         await check(board, 'board, fresh');
+        const hands = await board.$$eval('[data-testid="hand-b"] .who, [data-testid="hand-w"] .who', (els) => els.map((e) => e.textContent).sort());
+        assert.deepEqual(hands, lang === 'ja' ? ['先手', '後手'] : ['Gote', 'Sente'], 'the hands are named in the page\'s language');
         await exerciseBoard(board);
         await check(board, 'board, after an analysis');
         await screenshot(board, `board-${lang}-${size}`);

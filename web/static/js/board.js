@@ -207,7 +207,7 @@ export class Board {
     box.dataset.color = color;
     box.classList.toggle('to-move', pos.turn === color);
     let html = `<div class="hand-label"><span class="mark">${color === 'b' ? '☗' : '☖'}</span>` +
-      `<span class="who">${(this.handicap ? { b: '下手', w: '上手' } : { b: '先手', w: '後手' })[color]}</span></div><div class="hand-pieces">`;
+      `<span class="who">${t((this.handicap ? { b: 'side.Shitate', w: 'side.Uwate' } : { b: 'side.Sente', w: 'side.Gote' })[color])}</span></div><div class="hand-pieces">`;
     let any = false;
     for (const k of HAND_KINDS) {
       const n = pos.hands[color][k];
@@ -217,7 +217,7 @@ export class Board {
         `<div class="piece ${color}" data-piece="${k}">${pieceSvg(k, color)}</div>` +
         (n > 1 ? `<span class="count">${n}</span>` : '') + '</div>';
     }
-    if (!any) html += '<span class="hand-empty">なし</span>';
+    if (!any) html += `<span class="hand-empty">${t('board.hand.empty')}</span>`;
     box.innerHTML = html + '</div>';
   }
 

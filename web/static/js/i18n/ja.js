@@ -20,6 +20,7 @@ export default {
   'foot.tagline': 'usid — USIエンジンをウェブで',
   'foot.tsume': '詰将棋ソルバー',
   'foot.board': '検討盤',
+  'board.hand.empty': 'なし',
   'board.evalbar': '評価値 (先手から見て)',
   'board.promote': '成りますか？',
   'board.promoteyes': '成る',
