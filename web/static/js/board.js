@@ -7,7 +7,7 @@
 // onMove(usi) and shown only when the page sets the next position.
 
 import { HAND_KINDS, squareIndex, squareName } from './sfen.js';
-import { pieceKanji, FILE_DIGITS, RANK_KANJI } from './notation.js';
+import { pieceKanji, sideKeys, FILE_DIGITS, RANK_KANJI } from './notation.js';
 import { t } from './i18n.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -207,7 +207,7 @@ export class Board {
     box.dataset.color = color;
     box.classList.toggle('to-move', pos.turn === color);
     let html = `<div class="hand-label"><span class="mark">${color === 'b' ? '☗' : '☖'}</span>` +
-      `<span class="who">${t((this.handicap ? { b: 'side.Shitate', w: 'side.Uwate' } : { b: 'side.Sente', w: 'side.Gote' })[color])}</span></div><div class="hand-pieces">`;
+      `<span class="who">${t(sideKeys(this.handicap, true)[color])}</span></div><div class="hand-pieces">`;
     let any = false;
     for (const k of HAND_KINDS) {
       const n = pos.hands[color][k];

@@ -7,7 +7,7 @@
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
 import { GameJob, summarize, isTerminal } from './gameanalysis.js';
-import { moveText, MARK } from './notation.js';
+import { moveText, sideKeys, MARK } from './notation.js';
 import { STARTPOS, isHandicap } from './sfen.js';
 import { t } from './i18n.js';
 import { $, showErrors, toast, escapeHtml, loadSetting, saveSetting } from './dom.js';
@@ -355,8 +355,8 @@ export class GamePanel {
     if (!positions.length) { box.innerHTML = ''; return; }
     const sum = summarize(positions);
     const h = this.game.record?.header || {};
-    const hc = isHandicap(this.game.root);
-    const names = { b: h.black || t(hc ? 'side.Shitate' : 'side.Sente'), w: h.white || t(hc ? 'side.Uwate' : 'side.Gote') };
+    const keys = sideKeys(isHandicap(this.game.root), true);
+    const names = { b: h.black || t(keys.b), w: h.white || t(keys.w) };
     let html = '';
     for (const side of ['b', 'w']) {
       const s = sum[side];

@@ -3,7 +3,7 @@
 // under a move an analysis judged its mark (?!, ?, ??) and the best
 // alternative. Click an entry to jump to it.
 
-import { moveText, MARK } from './notation.js';
+import { moveText, sideKeys, MARK } from './notation.js';
 import { applyMove, isHandicap } from './sfen.js';
 import { escapeHtml } from './dom.js';
 import { t as tr } from './i18n.js';
@@ -94,7 +94,7 @@ export class MoveList {
       const other = toMove === 'b' ? 'w' : 'b';
       const winner = ['declare_win', 'illegal_win'].includes(end) ? toMove : other;
       const loser = winner === toMove ? other : toMove;
-      const names = isHandicap(game.root) ? { b: 'side.shitate', w: 'side.uwate' } : { b: 'side.sente', w: 'side.gote' };
+      const names = sideKeys(isHandicap(game.root));
       const name = (s) => tr(names[s]);
       const what = tr(`result.${end}`, { winner: name(winner), loser: name(loser) });
       full(`<li class="result" data-testid="game-result" data-end="${escapeHtml(end)}">${escapeHtml(tr('result.after', { n, what }))}</li>`);

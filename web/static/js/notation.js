@@ -11,6 +11,13 @@ export const KANJI = {
   '+P': 'と', '+L': '杏', '+N': '圭', '+S': '全', '+B': '馬', '+R': '龍',
 };
 
+// sideKeys are the catalogue keys of the sides' names, by color: 下手 and
+// 上手 in a handicap game, else 先手 and 後手 (capital: to start a label).
+export function sideKeys(handicap, capital = false) {
+  if (handicap) return capital ? { b: 'side.Shitate', w: 'side.Uwate' } : { b: 'side.shitate', w: 'side.uwate' };
+  return capital ? { b: 'side.Sente', w: 'side.Gote' } : { b: 'side.sente', w: 'side.gote' };
+}
+
 // Gote's king is written 王, sente's 玉, as on most sets and boards.
 export function pieceKanji(kind, color) {
   return kind === 'K' && color === 'w' ? '王' : KANJI[kind];
