@@ -84,8 +84,10 @@ const (
 	Stderr          = "stderr"           // writes three lines to stderr at usi, the second 10,000 bytes long
 	Grandchild      = "grandchild"       // starts a child (sleep 60) that holds stdout; its pid is the id author, "child <pid>"
 
-	// Players (package play): a go with a clock after a position with moves
-	// (a game's, not the probe's) answers so.
+	// Players (package play): a game's go answers so. A game's go is one
+	// with a clock after a position with moves, or (for IgnoreClock) one
+	// whose btime or wtime is above the probe's 1 s, so that an engine
+	// moving first from a start without moves is a player too.
 	BestMoveAs  = "bestmove-as"  // =answer: answers bestmove <answer> (resign, win)
 	IgnoreClock = "ignore-clock" // searches until stop, whatever its clock says
 
@@ -365,14 +367,12 @@ func Main(mode string) int {
 				say("bestmove resign")
 				continue
 			}
-			if inGame && contains(words, "btime") {
-				if mode == BestMoveAs {
-					say("info depth 1 score cp 10 nodes 100 pv "+move, "bestmove "+arg)
-					continue
-				}
-				if mode == IgnoreClock {
-					words = append(words, "infinite")
-				}
+			if inGame && contains(words, "btime") && mode == BestMoveAs {
+				say("info depth 1 score cp 10 nodes 100 pv "+move, "bestmove "+arg)
+				continue
+			}
+			if mode == IgnoreClock && contains(words, "btime") && (inGame || longClock(words)) {
+				words = append(words, "infinite")
 			}
 			if mode == AnalyseMode && (!analyse || ownBook) {
 				say("bestmove " + move) // from the book: no evaluation
@@ -544,6 +544,19 @@ func index(words []string, w string) int {
 		}
 	}
 	return -1
+}
+
+// longClock reports whether a go's btime or wtime is above 1 s: the
+// probe's clocks never are, a game's (in the tests) always is.
+func longClock(words []string) bool {
+	for _, w := range []string{"btime", "wtime"} {
+		if i := index(words, w); i >= 0 && i+1 < len(words) {
+			if ms, err := strconv.ParseInt(words[i+1], 10, 64); err == nil && ms > 1000 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func contains(words []string, w string) bool {
