@@ -156,21 +156,33 @@ func (k *kind) takeIdleLocked(in *instance) bool {
 	return true
 }
 
-// fail records a failure; too many within the window mark the kind down and
-// fail its waiters.
-func (k *kind) fail() {
+// fail records the failure of an engine born at born (a failed start: now);
+// too many within the window, or too many young engines in a row, mark the
+// kind down and fail its waiters. The streak matters once the slot's
+// restart delay has grown: an engine that always dies soon after its start
+// then fails less often than the window counts, and without it the kind
+// would look available for ever while no caller ever gets an engine.
+func (k *kind) fail(born time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	now := time.Now()
 	k.failures = slices.DeleteFunc(k.failures, func(t time.Time) bool { return now.Sub(t) > k.cfg.FailureWindow })
 	k.failures = append(k.failures, now)
+	if now.Sub(born) <= k.cfg.FailureWindow {
+		k.streak++
+	} else {
+		k.streak = 1 // it served a good while: a new count
+	}
 	// One bad instance does not make the kind unavailable while another
 	// one serves: only a kind with no warm engine left is marked down.
-	if len(k.failures) < k.cfg.MaxFailures || k.down() || k.warmLocked() > 0 {
+	if (len(k.failures) < k.cfg.MaxFailures && k.streak < k.cfg.MaxFailures) || k.down() || k.warmLocked() > 0 {
 		return
 	}
-	k.failures = nil
-	k.log.Error("engine keeps failing; marked unavailable", "failures", k.cfg.MaxFailures, "window", k.cfg.FailureWindow, "retry_in", k.cfg.Cooldown)
+	k.log.Error("engine keeps failing; marked unavailable", "failures_in_window", len(k.failures), "window", k.cfg.FailureWindow,
+		"young_in_a_row", k.streak, "retry_in", k.cfg.Cooldown)
+	// The streak goes on after the cooldown: one more young failure then
+	// marks the kind down again.
+	k.failures, k.streak = nil, k.cfg.MaxFailures-1
 	k.markDownLocked(k.cfg.Cooldown)
 }
 

@@ -49,8 +49,10 @@ type EngineConfig struct {
 	// HealthInterval is how often an idle engine's process is checked (alive,
 	// not stopped); it costs the engine nothing. Default 5s.
 	HealthInterval time.Duration `yaml:"health_interval"`
-	// Failures within FailureWindow mark the engine kind unavailable for
-	// Cooldown; defaults 5, 1m and 30s.
+	// MaxFailures failures within FailureWindow, or in a row each of an
+	// engine younger than FailureWindow (the slot's growing restart delay
+	// spaces those out past any window), mark the engine kind unavailable
+	// for Cooldown; defaults 5, 1m and 30s.
 	MaxFailures   int           `yaml:"max_failures"`
 	FailureWindow time.Duration `yaml:"failure_window"`
 	Cooldown      time.Duration `yaml:"cooldown"`

@@ -40,6 +40,7 @@ type kind struct {
 	q         queue       // callers waiting for an engine
 	counts    map[string]int
 	failures  []time.Time // recent failures, within FailureWindow
+	streak    int         // failures in a row of engines younger than FailureWindow
 	downUntil time.Time   // unavailable until then
 	closed    bool
 	leasesOut int           // leases not yet released

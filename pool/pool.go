@@ -7,8 +7,9 @@
 // leasing, checks its process while it is idle, and when the process dies,
 // stops, fails to reset or is due for recycling, closes it and starts another
 // after a randomized exponential backoff. A kind whose engines fail
-// MaxFailures times within FailureWindow is marked unavailable for Cooldown:
-// Acquire then fails fast with ErrUnavailable.
+// MaxFailures times within FailureWindow, or MaxFailures times in a row each
+// younger than FailureWindow, is marked unavailable for Cooldown: Acquire
+// then fails fast with ErrUnavailable.
 //
 // Before a kind's first engine starts, the pool knows the engine's profile
 // (package probe): loaded from the cache for this binary, or probed on a

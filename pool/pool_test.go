@@ -368,6 +368,26 @@ func TestCrashLoop(t *testing.T) {
 	testwait.For(t, "a retry after the cooldown", 30*time.Second, func() bool { return restarts(reg, "fake", reasonStartFailed) > n })
 }
 
+// TestYoungEnginesDying: engines that always die soon after their start
+// (300 ms), restarted with a growing delay, fail less often than the
+// window counts (three failures can never fall within 500 ms): the kind is
+// marked unavailable all the same, after three in a row, and is again after
+// the cooldown when the next engine dies young too. Without the streak the
+// kind looked available for ever while no caller got an engine (a game
+// analysis waited on no_engine without end).
+func TestYoungEnginesDying(t *testing.T) {
+	c := fake(fakeengine.DieAfter+"=300ms", 1)
+	c.MaxFailures, c.FailureWindow, c.Cooldown = 3, 500*time.Millisecond, 300*time.Millisecond
+	p, reg := newPool(t, c)
+	down := func() bool { return !status(p, "fake").Available }
+	// A serving engine died: the profile is known, the slot runs.
+	testwait.For(t, "a first engine's death", time.Minute, func() bool { return restarts(reg, "fake", reasonCrash) >= 1 })
+	for i := range 3 {
+		testwait.For(t, fmt.Sprintf("the kind marked unavailable (%d)", i+1), time.Minute, down)
+		testwait.For(t, fmt.Sprintf("the cooldown's end (%d)", i+1), time.Minute, func() bool { return !down() })
+	}
+}
+
 // TestRecycle: after max_leases leases an engine is replaced by a fresh one.
 func TestRecycle(t *testing.T) {
 	c := fake(fakeengine.Normal, 1)

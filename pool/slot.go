@@ -38,7 +38,7 @@ func (k *kind) runSlot(ctx context.Context) {
 			k.mu.Lock()
 			k.lastErr = err.Error()
 			k.mu.Unlock()
-			k.fail()
+			k.fail(time.Now())
 			if !sleep(ctx, bo.next()) {
 				return
 			}
@@ -61,9 +61,12 @@ func (k *kind) runSlot(ctx context.Context) {
 		switch reason {
 		case reasonRecycle, reasonKilled:
 			bo.reset()
+			k.mu.Lock()
+			k.streak = 0 // it lived to be replaced on purpose
+			k.mu.Unlock()
 		default:
 			k.log.Warn("replacing engine", "reason", reason, "pid", in.eng.PID(), "err", in.eng.Err())
-			k.fail()
+			k.fail(in.born)
 			// An engine that ran a good while before failing starts over
 			// from the shortest backoff.
 			if time.Since(in.born) > k.cfg.FailureWindow {

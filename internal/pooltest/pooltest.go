@@ -7,6 +7,7 @@ package pooltest
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"testing"
 	"time"
@@ -20,6 +21,10 @@ import (
 // busy machine starts them slowly and a test waits for the state it needs.
 const StartWait = 3 * time.Minute
 
+// EnvLog, when set, makes the shared pool log to stderr (go test -v shows
+// it beside the tests).
+const EnvLog = "USID_TEST_POOL_LOG"
+
 // Main starts a pool of cfgs, hands it to use, waits until ready(p) holds,
 // runs the tests and returns their exit code (1 if the pool could not be
 // made ready, or goroutines leaked after passing tests). Every path in
@@ -31,7 +36,12 @@ func Main(m *testing.M, need map[string]string, cfgs []pool.EngineConfig, use fu
 			return 1
 		}
 	}
-	p, err := pool.New(cfgs, pool.Options{})
+	var opts pool.Options
+	if os.Getenv(EnvLog) != "" {
+		// The pool's own account, for a failure that needs it.
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	p, err := pool.New(cfgs, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
