@@ -112,13 +112,30 @@ atBothSizes('a live analysis limit ends the search by itself; Space starts and s
 atBothSizes('PV clicks are not lost while the lines redraw', { timeout: 120_000 }, async (size, opts) => {
   const browser = await launch(opts);
   try {
+    const frames = []; // what the page asked and heard, for a failure's report
+    browser.context.on('page', (p) => p.on('websocket', (ws) => {
+      ws.on('framesent', (f) => { try { const m = JSON.parse(f.payload); frames.push(`> ${m.type} ${m.id ?? ''} mpv=${m.multipv ?? ''}`); } catch { /* binary */ } });
+      ws.on('framereceived', (f) => { try { const m = JSON.parse(f.payload); frames.push(`< ${m.type} ${m.id ?? ''} mpv=${m.multipv ?? ''} d=${m.depth ?? ''}`); } catch { /* binary */ } });
+    }));
     const page = await openBoard(browser.context, '#pos=startpos_moves_7g7f_3c3d&ply=2');
     await engines(page);
     await page.selectOption('[data-testid="engine-select"]', FAIRY);
     await page.selectOption('[data-testid="multipv-select"]', '3');
     await page.click('[data-testid="analyze-toggle"]');
     for (let i = 0; i < 6; i++) {
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid="pv-line"]').length === 3, null, { timeout: 30_000 });
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="pv-line"]').length === 3, null, { timeout: 30_000 })
+        .catch(async () => {
+          const seen = await page.evaluate(() => ({
+            lines: document.querySelectorAll('[data-testid="pv-line"]').length,
+            status: document.querySelector('#analysis-status')?.dataset.state,
+            text: document.querySelector('#analysis-status')?.textContent,
+            connection: document.querySelector('#connection')?.dataset.state,
+            current: document.querySelector('[data-testid="move"].current')?.dataset.ply,
+            multipv: document.querySelector('[data-testid="multipv-select"]')?.value,
+            held: document.querySelector('#pv-lines')?.dataset.held,
+          }));
+          throw new Error(`round ${i + 1} of 6: not 3 lines after 30 s: ${JSON.stringify(seen)}; the last frames: ${frames.slice(-40).join(' | ')}`);
+        });
       // As a player does: the mouse comes over the lines, then presses a
       // move of the second line and lets go after a pause.
       const panel = await page.evaluate(() => { const r = document.querySelector('#pv-lines').getBoundingClientRect(); return { x: r.x + 3, y: r.y + 3 }; });
@@ -146,6 +163,10 @@ atBothSizes('PV clicks are not lost while the lines redraw', { timeout: 120_000 
       await page.waitForFunction(() => !document.querySelector('[data-testid="move"][data-ply="2"].current'), null, { timeout: 5_000 })
         .catch(() => { throw new Error(`click ${i + 1} of 6 was lost`); });
       if (size === 'desktop') await page.mouse.move(5, 5);
+      // The press has ended and no mouse is over the lines: they follow the
+      // search again (a phone's phantom mouse once froze them for good).
+      await page.waitForFunction(() => !document.querySelector('#pv-lines').dataset.held, null, { timeout: 5_000 })
+        .catch(() => { throw new Error(`round ${i + 1} of 6: the lines are still held after the press`); });
       // Back to move 2 (a synthetic click: the move list itself is redrawn
       // when the played line's notation arrives).
       await page.evaluate(() => document.querySelector('[data-testid="move"][data-ply="2"]').click());

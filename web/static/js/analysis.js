@@ -573,11 +573,19 @@ function renderLines(here) {
 // taken at the press and played at a release nearby.
 let pvPress = null;
 let linesHeld = false;
-$('#pv-lines').addEventListener('pointerenter', (e) => { if (e.pointerType === 'mouse') linesHeld = true; });
+// hold holds the lines still or lets them catch up (data-held shows which).
+function hold(on) {
+  linesHeld = on;
+  $('#pv-lines').dataset.held = on ? '1' : '';
+  if (!on) renderSoon();
+}
+// Only a pointer that can hover holds them: a phone's browser reports
+// mouse-type pointers at a tap's place that never leave (chromium does).
+const canHover = () => matchMedia('(any-hover: hover)').matches;
+$('#pv-lines').addEventListener('pointerenter', (e) => { if (e.pointerType === 'mouse' && canHover()) hold(true); });
 $('#pv-lines').addEventListener('pointerleave', (e) => {
   if (e.pointerType !== 'mouse' || pvPress) return;
-  linesHeld = false;
-  renderSoon();
+  hold(false);
 });
 $('#pv-lines').addEventListener('pointerdown', (e) => {
   pvPress = null;
@@ -586,16 +594,23 @@ $('#pv-lines').addEventListener('pointerdown', (e) => {
   const line = analysis.lines.get(Number(mv.closest('.pv-line').dataset.multipv));
   if (!line || analysis.key !== game.key()) return;
   pvPress = { id: e.pointerId, x: e.clientX, y: e.clientY, key: game.key(), moves: line.pv.slice(0, Number(mv.dataset.index) + 1) };
-  linesHeld = true;
+  hold(true);
   // The release must come here even if the lines moved under the pointer.
   try { e.currentTarget.setPointerCapture(e.pointerId); } catch { /* not capturable */ }
 });
 $('#pv-lines').addEventListener('pointerup', (e) => {
   const p = pvPress;
   pvPress = null;
-  if (e.pointerType !== 'mouse' || !e.currentTarget.matches(':hover')) { linesHeld = false; renderSoon(); }
+  if (e.pointerType !== 'mouse' || !canHover() || !e.currentTarget.matches(':hover')) hold(false);
   if (!p || p.id !== e.pointerId || p.key !== game.key() || Math.hypot(e.clientX - p.x, e.clientY - p.y) > 12) return;
   game.playLine(p.moves);
+});
+// A press the browser takes back (a scroll, a system gesture) plays
+// nothing and must not leave the lines frozen.
+$('#pv-lines').addEventListener('pointercancel', (e) => {
+  if (pvPress?.id !== e.pointerId) return;
+  pvPress = null;
+  if (e.pointerType !== 'mouse' || !canHover() || !e.currentTarget.matches(':hover')) hold(false);
 });
 
 // --- playing the engine (play.js) ----------------------------------------
