@@ -186,6 +186,14 @@ func (k *kind) fail(born time.Time) {
 	k.markDownLocked(k.cfg.Cooldown)
 }
 
+// replaced records an engine replaced on purpose (recycled, killed): it
+// lived, so young failures count again from none.
+func (k *kind) replaced() {
+	k.mu.Lock()
+	k.streak = 0
+	k.mu.Unlock()
+}
+
 // markDownLocked makes Acquire fail fast for d, and fails the waiters.
 func (k *kind) markDownLocked(d time.Duration) {
 	k.downUntil = time.Now().Add(d)

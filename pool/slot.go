@@ -61,9 +61,7 @@ func (k *kind) runSlot(ctx context.Context) {
 		switch reason {
 		case reasonRecycle, reasonKilled:
 			bo.reset()
-			k.mu.Lock()
-			k.streak = 0 // it lived to be replaced on purpose
-			k.mu.Unlock()
+			k.replaced()
 		default:
 			k.log.Warn("replacing engine", "reason", reason, "pid", in.eng.PID(), "err", in.eng.Err())
 			k.fail(in.born)

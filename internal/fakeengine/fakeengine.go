@@ -367,11 +367,12 @@ func Main(mode string) int {
 				say("bestmove resign")
 				continue
 			}
-			if inGame && contains(words, "btime") && mode == BestMoveAs {
+			clock := contains(words, "btime")
+			if inGame && clock && mode == BestMoveAs {
 				say("info depth 1 score cp 10 nodes 100 pv "+move, "bestmove "+arg)
 				continue
 			}
-			if mode == IgnoreClock && contains(words, "btime") && (inGame || longClock(words)) {
+			if mode == IgnoreClock && clock && (inGame || longClock(words)) {
 				words = append(words, "infinite")
 			}
 			if mode == AnalyseMode && (!analyse || ownBook) {

@@ -582,6 +582,11 @@ function hold(on) {
 // Only a pointer that can hover holds them: a phone's browser reports
 // mouse-type pointers at a tap's place that never leave (chromium does).
 const canHover = () => matchMedia('(any-hover: hover)').matches;
+// A press ends (released or taken back): the lines stay held only while a
+// hovering mouse is still over them.
+function pressEnded(e) {
+  if (e.pointerType !== 'mouse' || !canHover() || !e.currentTarget.matches(':hover')) hold(false);
+}
 $('#pv-lines').addEventListener('pointerenter', (e) => { if (e.pointerType === 'mouse' && canHover()) hold(true); });
 $('#pv-lines').addEventListener('pointerleave', (e) => {
   if (e.pointerType !== 'mouse' || pvPress) return;
@@ -601,7 +606,7 @@ $('#pv-lines').addEventListener('pointerdown', (e) => {
 $('#pv-lines').addEventListener('pointerup', (e) => {
   const p = pvPress;
   pvPress = null;
-  if (e.pointerType !== 'mouse' || !canHover() || !e.currentTarget.matches(':hover')) hold(false);
+  pressEnded(e);
   if (!p || p.id !== e.pointerId || p.key !== game.key() || Math.hypot(e.clientX - p.x, e.clientY - p.y) > 12) return;
   game.playLine(p.moves);
 });
@@ -610,7 +615,7 @@ $('#pv-lines').addEventListener('pointerup', (e) => {
 $('#pv-lines').addEventListener('pointercancel', (e) => {
   if (pvPress?.id !== e.pointerId) return;
   pvPress = null;
-  if (e.pointerType !== 'mouse' || !canHover() || !e.currentTarget.matches(':hover')) hold(false);
+  pressEnded(e);
 });
 
 // --- playing the engine (play.js) ----------------------------------------
