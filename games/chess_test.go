@@ -20,7 +20,7 @@ var chessLimits = &session.Limits{Nodes: 300_000}
 // legal, every move played judged on the chess curve.
 func analyseChess(t *testing.T, m *Manager, fen string, moves []string) *View {
 	t.Helper()
-	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{FEN: fen, Moves: moves},
+	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Game: "chess", Start: fen, Moves: moves},
 		Limits: chessLimits, Notation: "san"})
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ func (g *shogiGame) evalSide() string  { return "b" }
 func (g *shogiGame) startLen() int     { return len(g.startSFEN) }
 
 func (g *shogiGame) position(moves []string) *session.Position {
-	return &session.Position{SFEN: g.startSFEN, Moves: moves}
+	return &session.Position{Start: g.startSFEN, Moves: moves}
 }
 
 func (g *shogiGame) ending(moves []string) ending {
@@ -193,7 +193,7 @@ func (g *chessGame) evalSide() string  { return "w" }
 func (g *chessGame) startLen() int     { return len(g.startFEN) }
 
 func (g *chessGame) position(moves []string) *session.Position {
-	return &session.Position{FEN: g.startFEN, Moves: moves, Variant: g.variant()}
+	return &session.Position{Game: "chess", Start: g.startFEN, Moves: moves, Variant: g.variant()}
 }
 
 // variant is the game's Position.Variant: "chess960" or "".
@@ -305,7 +305,7 @@ func pgnPosition(text string, maxMoves int) (*session.Position, *session.Error) 
 	if errs != nil {
 		return nil, &session.Error{Code: string(errs[0].Code), Message: "record: " + errs[0].Message, MoveIndex: -1}
 	}
-	p := &session.Position{FEN: start.FEN(), Moves: make([]string, len(g.Moves))}
+	p := &session.Position{Game: "chess", Start: start.FEN(), Moves: make([]string, len(g.Moves))}
 	if start.Variant() == chess.Chess960 {
 		p.Variant = session.Variant960 // the Variant tag: an engine with UCI_Chess960 analyses it
 	}

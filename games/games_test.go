@@ -202,7 +202,7 @@ func TestAnalyseCheckmatedGame(t *testing.T) {
 	m := newManager(t, nil)
 	start := "9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1"
 	moves := []string{"G*8f", "9f9g", "8f8g", "9g9h", "8g8h"}
-	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{SFEN: start, Moves: moves}, Limits: &session.Limits{Depth: 4}})
+	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Start: start, Moves: moves}, Limits: &session.Limits{Depth: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -753,7 +753,7 @@ func recordPosition(text string, maxMoves int) (*session.Position, *session.Erro
 		}
 		return nil, &session.Error{Code: string(ke.Code), Message: msg, MoveIndex: ke.MoveIndex}
 	}
-	return &session.Position{SFEN: rec.StartSFEN, Moves: rec.USIMoves()}, nil
+	return &session.Position{Start: rec.StartSFEN, Moves: rec.USIMoves()}, nil
 }
 
 // progressLocked counts the positions and, while the job has not ended,

@@ -143,7 +143,7 @@ func TestSharedChess(t *testing.T) {
 	a := newShared(t, rs.URL, nil, true)
 	b := newShared(t, rs.URL, nil, false) // reads, never runs
 	fen := "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1"
-	v, err := a.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{FEN: fen, Moves: []string{"f1f7"}},
+	v, err := a.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Game: "chess", Start: fen, Moves: []string{"f1f7"}},
 		Limits: &session.Limits{Nodes: 20_000}, Notation: "san"})
 	if err != nil {
 		t.Fatal(err)

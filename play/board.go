@@ -115,7 +115,7 @@ func (b *shogiBoard) declare(c int) *Result {
 func (b *shogiBoard) cannotWin(int) bool { return false }
 
 func (b *shogiBoard) position(moves []string) *session.Position {
-	return &session.Position{SFEN: b.sfen, Moves: moves}
+	return &session.Position{Start: b.sfen, Moves: moves}
 }
 
 func (b *shogiBoard) notes(st *State) *[]string { return &st.MovesKIF }

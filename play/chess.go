@@ -78,7 +78,7 @@ func (b *chessBoard) cannotWin(c int) bool {
 }
 
 func (b *chessBoard) position(moves []string) *session.Position {
-	p := &session.Position{FEN: b.fen, Moves: moves}
+	p := &session.Position{Game: "chess", Start: b.fen, Moves: moves}
 	if b.g.Position().Variant() == chess.Chess960 {
 		p.Variant = session.Variant960
 	}

@@ -17,7 +17,7 @@ func TestChessGameEndsByMate(t *testing.T) {
 	m := New(Config{Service: svc})
 	defer m.Close(context.Background())
 	c := newConn(t, m, "alice")
-	c.send(startReq("g", "", `{"side":"w","clock":{"b":{"main_ms":2000,"inc_ms":100},"w":{"main_ms":60000,"inc_ms":100}}}`, &session.Position{FEN: "startpos"}))
+	c.send(startReq("g", "", `{"side":"w","clock":{"b":{"main_ms":2000,"inc_ms":100},"w":{"main_ms":60000,"inc_ms":100}}}`, &session.Position{Game: "chess", Start: "startpos"}))
 	v := c.state()
 	if v.Status != statusPlaying || v.Engine != "stockfish" || v.Clock.Running != "w" || v.FEN != chess.StartFEN || v.SFEN != "" {
 		t.Fatalf("start: %+v clock %+v", v.Public, v.Clock)
@@ -53,7 +53,7 @@ func TestChessEngineMates(t *testing.T) {
 	defer m.Close(context.Background())
 	c := newConn(t, m, "carol")
 	fen := "8/8/8/4k3/8/8/8/4K2Q w - - 0 1"
-	c.send(startReq("g", "stockfish", `{"side":"b","clock":{"b":{"main_ms":60000},"w":{"main_ms":1000,"inc_ms":50}}}`, &session.Position{FEN: fen}))
+	c.send(startReq("g", "stockfish", `{"side":"b","clock":{"b":{"main_ms":60000},"w":{"main_ms":1000,"inc_ms":50}}}`, &session.Position{Game: "chess", Start: fen}))
 	v := c.state()
 	for v.Status == statusPlaying {
 		if v.Clock.Running == "w" {
@@ -88,14 +88,14 @@ func TestChessDrawsByRules(t *testing.T) {
 		{"7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", "f1f7", "stalemate"},
 		{"8/8/4k3/8/4r3/3K4/8/8 w - - 0 1", "d3e4", "insufficient_material"},
 	} {
-		c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":60000}}}`, &session.Position{FEN: tc.fen}))
+		c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":60000}}}`, &session.Position{Game: "chess", Start: tc.fen}))
 		v := c.state()
 		c.send(&session.Request{Type: session.TypePlayMove, ID: "m", Game: v.ID, Move: tc.move})
 		checkResult(t, c.state(), "", tc.reason, "1/2-1/2")
 		waitIdle(t)
 	}
 	// A position where the game is over already is refused.
-	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":60000}}}`, &session.Position{FEN: "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"}))
+	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":60000}}}`, &session.Position{Game: "chess", Start: "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"}))
 	if code := c.errorCode(); code != session.CodeInvalidField {
 		t.Errorf("a stalemated start: %s", code)
 	}
@@ -107,10 +107,10 @@ func TestChessLossOnTime(t *testing.T) {
 	m := New(Config{Service: svc})
 	defer m.Close(context.Background())
 	c := newConn(t, m, "erin")
-	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":200,"inc_ms":100}}}`, &session.Position{FEN: "startpos"}))
+	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":200,"inc_ms":100}}}`, &session.Position{Game: "chess", Start: "startpos"}))
 	v := c.until(ended)
 	checkResult(t, v, "b", "time", "0-1")
-	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":200}}}`, &session.Position{FEN: "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"}))
+	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":200}}}`, &session.Position{Game: "chess", Start: "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"}))
 	v = c.until(ended)
 	checkResult(t, v, "", "time", "1/2-1/2")
 	waitIdle(t)
@@ -126,8 +126,8 @@ func TestChessRefusals(t *testing.T) {
 		pos          *session.Position
 		code         string
 	}{
-		{"stockfish", `{"side":"w","clock":{"b":{"byoyomi_ms":1000},"w":{"byoyomi_ms":1000}}}`, &session.Position{FEN: "startpos"}, session.CodeInvalidField},
-		{"fairy", `{"side":"w","clock":{"b":{"main_ms":1000},"w":{"main_ms":1000}}}`, &session.Position{FEN: "startpos"}, session.CodeGameMismatch},
+		{"stockfish", `{"side":"w","clock":{"b":{"byoyomi_ms":1000},"w":{"byoyomi_ms":1000}}}`, &session.Position{Game: "chess", Start: "startpos"}, session.CodeInvalidField},
+		{"fairy", `{"side":"w","clock":{"b":{"main_ms":1000},"w":{"main_ms":1000}}}`, &session.Position{Game: "chess", Start: "startpos"}, session.CodeGameMismatch},
 		{"stockfish", `{"side":"w","clock":{"b":{"main_ms":1000},"w":{"main_ms":1000}}}`, nil, session.CodeGameMismatch},
 		{"fairy", `{"side":"b","clock":{"b":{"main_ms":1000,"moves":40},"w":{"main_ms":1000}}}`, nil, session.CodeInvalidField},
 	} {
@@ -137,7 +137,7 @@ func TestChessRefusals(t *testing.T) {
 		}
 	}
 	// play_declare: chess has none.
-	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":60000}}}`, &session.Position{FEN: "startpos"}))
+	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":60000}}}`, &session.Position{Game: "chess", Start: "startpos"}))
 	v := c.state()
 	c.send(&session.Request{Type: session.TypePlayDeclare, ID: "d", Game: v.ID})
 	if code := c.errorCode(); code != session.CodeUnsupported {
@@ -187,7 +187,7 @@ func TestChess960Play(t *testing.T) {
 	defer m.Close(context.Background())
 	c := newConn(t, m, "gina")
 	fen := "1r2k2r/pppq1ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPPQ1PPP/1R2K2R w HBhb - 0 8"
-	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":2000,"inc_ms":100},"w":{"main_ms":60000}}}`, &session.Position{FEN: fen, Variant: "chess960"}))
+	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":2000,"inc_ms":100},"w":{"main_ms":60000}}}`, &session.Position{Game: "chess", Start: fen, Variant: "chess960"}))
 	v := c.state()
 	if v.Variant != "chess960" {
 		t.Fatalf("start: %+v", v.Public)

@@ -275,7 +275,7 @@ func TestEngineResignsAndDeclares(t *testing.T) {
 		{"r", "b", "illegal_declaration", "illegal_loss"}, // 22 points: a false declaration loses
 	} {
 		sfen := "4K4/9/9/9/9/9/ppppppppp/4k4/+l+nsg1gs+n+l b " + tt.hand + " 1"
-		c.send(startReq("g", "declarer", `{"side":"b",`+clock+`}`, &session.Position{SFEN: sfen}))
+		c.send(startReq("g", "declarer", `{"side":"b",`+clock+`}`, &session.Position{Start: sfen}))
 		v := c.state()
 		c.send(&session.Request{Type: session.TypePlayMove, ID: "m", Game: v.ID, Move: "5a4a"})
 		checkResult(t, c.until(ended), tt.winner, tt.reason, tt.end)
@@ -310,7 +310,7 @@ func TestRepetitionInGame(t *testing.T) {
 	checkResult(t, c.state(), "", "repetition", "repetition")
 
 	checks := strings.Fields(strings.Repeat("5i4i 4a5a 4i5i 5a4a ", 3))
-	c.send(startReq("g", "fairy", `{"side":"w",`+clock+`}`, &session.Position{SFEN: "5k3/9/9/9/9/9/9/9/K3R4 b - 1", Moves: checks[:11]}))
+	c.send(startReq("g", "fairy", `{"side":"w",`+clock+`}`, &session.Position{Start: "5k3/9/9/9/9/9/9/9/K3R4 b - 1", Moves: checks[:11]}))
 	v = c.state()
 	c.send(&session.Request{Type: session.TypePlayMove, ID: "m", Game: v.ID, Move: "5a4a"})
 	// Black (the engine) checked with every move: White wins; Black is to

@@ -176,9 +176,9 @@ func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqI
 // position is (sizes within what a game can reach here): its board.
 func (m *Manager) boardOf(st *State) (board, *session.Error) {
 	maxMoves := max(m.cfg.Service.Caps.MaxMoves, 1024) + m.cfg.MaxPlies
-	pos := &session.Position{SFEN: st.SFEN, Moves: st.Moves}
+	pos := &session.Position{Start: st.SFEN, Moves: st.Moves}
 	if st.FEN != "" {
-		pos = &session.Position{FEN: st.FEN, Variant: st.Variant, Moves: st.Moves}
+		pos = &session.Position{Game: "chess", Start: st.FEN, Variant: st.Variant, Moves: st.Moves}
 	}
 	chk, perr := session.CheckPosition(pos, maxMoves)
 	if perr != nil {

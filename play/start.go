@@ -113,7 +113,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 		if pos != nil && (pos.SFEN != "" || pos.FEN != "" || len(pos.Moves) > 0) {
 			return newError(session.CodeInvalidField, "a handicap game starts from the handicap's position: send no position")
 		}
-		pos = &session.Position{SFEN: sfen}
+		pos = &session.Position{Start: sfen}
 	}
 	chk, perr := session.CheckPosition(pos, svc.Caps.MaxMoves)
 	if perr != nil {

@@ -79,7 +79,7 @@ func Run(ctx context.Context, cfg Config) (*Profile, error) {
 
 type runner struct {
 	cfg  Config
-	g    *game
+	g    *gameProbe
 	log  *slog.Logger
 	prof *Profile
 	eng  *usi.Engine // nil after it exited, until the next step needs one
@@ -344,7 +344,7 @@ func (r *runner) answered(o outcome, pos string) (bool, string) {
 // lines carry.
 func (r *runner) baseline(ctx context.Context) error {
 	g := r.g.plainGo
-	o, err := r.search(ctx, r.g.middle, g, baseline+grace)
+	o, err := r.search(ctx, r.g.Middle, g, baseline+grace)
 	if err != nil {
 		return err
 	}
@@ -355,7 +355,7 @@ func (r *runner) baseline(ctx context.Context) error {
 	}
 	p.set("reports_depth", SourceProbed, "")
 	p.set("reports_nodes", SourceProbed, "")
-	ok, why := r.answered(o, r.g.middle)
+	ok, why := r.answered(o, r.g.Middle)
 	if ok && o.stopped {
 		ok, why = false, "it answered only when stopped"
 	}
@@ -378,12 +378,12 @@ func (r *runner) limitStep(ctx context.Context, param string, g usi.Go, bound ti
 		p.set(param, SourceProbed, "the engine does not analyse")
 		return nil
 	}
-	o, err := r.search(ctx, r.g.middle, g, bound)
+	o, err := r.search(ctx, r.g.Middle, g, bound)
 	if err != nil {
 		return err
 	}
 	why := ""
-	if ok, w := r.answered(o, r.g.middle); !ok {
+	if ok, w := r.answered(o, r.g.Middle); !ok {
 		why = w
 	} else if o.stopped {
 		why = "it did not end the search by itself"
@@ -441,7 +441,7 @@ func (r *runner) inc(ctx context.Context) error {
 // whether a plain search still gets an answer afterwards.
 func (r *runner) mate(ctx context.Context) error {
 	p := r.prof
-	o, err := r.search(ctx, r.g.mateInOne, r.g.mateGo, 2*time.Second+grace)
+	o, err := r.search(ctx, r.g.MateInOne, r.g.mateGo, 2*time.Second+grace)
 	if err != nil {
 		return err
 	}
@@ -455,7 +455,7 @@ func (r *runner) mate(ctx context.Context) error {
 		case o.res.BestMove == nil || o.res.BestMove.Move == usi.MoveNone:
 			note = "go mate: no best move"
 		default:
-			if err := r.g.mates(r.g.mateInOne, []string{o.res.BestMove.Move}); err != nil {
+			if err := r.g.mates(r.g.MateInOne, []string{o.res.BestMove.Move}); err != nil {
 				note = fmt.Sprintf("go mate 1: best move %s: %v", o.res.BestMove.Move, err)
 			}
 		}
@@ -468,7 +468,7 @@ func (r *runner) mate(ctx context.Context) error {
 	case o.res.Checkmate.Result != usi.MateFound:
 		note = "go mate on a mate in one: checkmate " + string(o.res.Checkmate.Result)
 	default:
-		if err := r.g.mates(r.g.mateInOne, o.res.Checkmate.Moves); err != nil {
+		if err := r.g.mates(r.g.MateInOne, o.res.Checkmate.Moves); err != nil {
 			note = fmt.Sprintf("go mate: a false mate line: %v", err)
 		}
 	}
@@ -491,11 +491,11 @@ func (r *runner) mate(ctx context.Context) error {
 		return nil
 	}
 	g := r.g.plainGo
-	o, err = r.search(ctx, r.g.middle, g, baseline+grace)
+	o, err = r.search(ctx, r.g.Middle, g, baseline+grace)
 	if err != nil {
 		return err
 	}
-	if ok, why := r.answered(o, r.g.middle); ok && !o.stopped {
+	if ok, why := r.answered(o, r.g.Middle); ok && !o.stopped {
 		p.AfterMate = AfterMateOK
 		p.set("after_mate", SourceProbed, "")
 	} else {
@@ -522,7 +522,7 @@ func (r *runner) startpos(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.Go(ctx, r.g.position("startpos", r.g.startposMoves), g)
+	s, err := e.Go(ctx, r.g.position("startpos", r.g.StartMoves), g)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -21,6 +21,8 @@ package probe
 import (
 	"slices"
 	"time"
+
+	"github.com/usid/usid/game"
 )
 
 // How an engine takes a go parameter.
@@ -136,12 +138,18 @@ type Identity struct {
 	Author  string    `json:"id_author,omitempty"`
 }
 
-// Game is the game the engine plays: "chess" for a UCI engine, else "shogi".
+// Game is the name of the game the engine plays: the registered game
+// (package game) of its dialect, the default game when none says.
 func (p *Profile) Game() string {
-	if p != nil && p.Protocol == "uci" {
-		return "chess"
+	if p != nil {
+		if g := game.ForDialect(p.Protocol); g != nil {
+			return g.Name()
+		}
 	}
-	return "shogi"
+	if g := game.Default(); g != nil {
+		return g.Name()
+	}
+	return ""
 }
 
 // Goes reports how the engine takes go parameter param.

@@ -61,7 +61,7 @@ func (s *Server) parsePGN(w http.ResponseWriter, r *http.Request, data []byte) {
 		s.problem(w, r, &session.Error{Code: string(errs[0].Code), Message: errs[0].Message, MoveIndex: -1})
 		return
 	}
-	resp := pgnResponse{Format: "pgn", Position: session.Position{FEN: start.FEN(), Moves: []string{}}, Comment: g.Comment, Plies: []pgnPly{},
+	resp := pgnResponse{Format: "pgn", Position: session.Position{Game: "chess", Start: start.FEN(), Moves: []string{}}, Comment: g.Comment, Plies: []pgnPly{},
 		Header: recordHeader{White: g.Tag("White"), Black: g.Tag("Black"), Event: g.Tag("Event"), Date: g.Tag("Date"), Fields: []kifu.Field{}}}
 	if g.Result != "*" {
 		resp.End = g.Result
@@ -119,7 +119,7 @@ func (s *Server) pgnGameOf(req *exportRequest) (*pgn.Game, *session.Error) {
 	if fen == "" || fen == "startpos" {
 		fen = chess.StartFEN
 	}
-	variant, verr := (&session.Position{FEN: fen, Variant: req.Variant}).ChessVariant()
+	variant, verr := (&session.Position{Game: "chess", Start: fen, Variant: req.Variant}).ChessVariant()
 	if verr != nil {
 		return nil, verr
 	}

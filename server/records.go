@@ -116,7 +116,7 @@ func (s *Server) parseRecord(w http.ResponseWriter, r *http.Request) {
 	start, _ := shogi.ParseSFEN(rec.StartSFEN)
 	resp := recordResponse{
 		Format:    string(rec.Format),
-		Position:  session.Position{SFEN: rec.StartSFEN, Moves: rec.USIMoves()},
+		Position:  session.Position{Start: rec.StartSFEN, Moves: rec.USIMoves()},
 		FinalSFEN: final.SFEN(),
 		End:       string(rec.End),
 		Header:    recordHeader{Black: rec.Black, White: rec.White, Event: rec.Event, Date: rec.Date, Handicap: rec.Handicap, Fields: rec.Header},

@@ -79,7 +79,7 @@ const (
 func (j *job) historyRepeats() bool {
 	if j.repeats == 0 {
 		j.repeats = 1
-		if j.pos.board.repeats() {
+		if j.pos.Repeats() {
 			j.repeats = 2
 		}
 	}
@@ -87,8 +87,8 @@ func (j *job) historyRepeats() bool {
 }
 
 // historyRepeats reports whether a position occurs twice among c's start
-// and the positions after each of its moves (board.repeats).
-func historyRepeats(c *Checked) bool { return c.board.repeats() }
+// and the positions after each of its moves (game.Position.Repeats).
+func historyRepeats(c *Checked) bool { return c.Repeats() }
 
 // cacheKey returns j's key, or "" when j cannot use the cache.
 func (c *Service) cacheKey(j *job) string {
@@ -120,7 +120,7 @@ func (c *Service) cacheKey(j *job) string {
 	}
 	// The game is in the position's key ("chess ..."), and the engine's
 	// identity differs anyway: a chess key never meets a shogi one.
-	parts = append(parts, "multipv="+strconv.Itoa(j.multipv), "position="+j.pos.board.key())
+	parts = append(parts, "multipv="+strconv.Itoa(j.multipv), "position="+j.pos.Key())
 	return evalcache.Key(parts...)
 }
 
@@ -186,8 +186,8 @@ func decodeResult(b []byte) (*cachedResult, error) {
 // maxCachedPV moves with exactly one of cp and mate, a bound usid writes and
 // numbers a search reports; e's depth, nodes and time those of its lines.
 func validResult(j *job, r *cachedResult, e evalcache.Entry) bool {
-	b := j.pos.board
-	if b.checkMove(r.BestMove) != nil || (r.Ponder != "" && !b.ponderOK(r.BestMove, r.Ponder)) {
+	b := j.pos
+	if b.CheckMove(r.BestMove) != nil || (r.Ponder != "" && !b.PonderOK(r.BestMove, r.Ponder)) {
 		return false
 	}
 	if len(r.Lines) != j.multipv {
@@ -200,7 +200,7 @@ func validResult(j *job, r *cachedResult, e evalcache.Entry) bool {
 			l.Nodes < 0 || l.TimeMS < 0 || len(l.PV) == 0 || len(l.PV) > maxCachedPV || len(l.PVKIF) != 0 || len(l.PVSAN) != 0 {
 			return false
 		}
-		if b.checkLine(l.PV) != nil {
+		if b.CheckLine(l.PV) != nil {
 			return false
 		}
 		nodes, ms = max(nodes, l.Nodes), max(ms, l.TimeMS)
@@ -226,7 +226,7 @@ func validScore(s *Score) bool {
 // multipv and its best move, if it passes the checks a cached entry must
 // pass when read.
 func (c *Service) toCache(j *job, lines map[int]*Event, term *Event) {
-	if term == nil || term.Type != EventBestMove || j.pos.board.noMove(term.Move) || j.noStore {
+	if term == nil || term.Type != EventBestMove || j.pos.NoMove(term.Move) || j.noStore {
 		return
 	}
 	key := c.cacheKey(j)

@@ -17,13 +17,13 @@ func TestChessBoard(t *testing.T) {
 		}
 		return c
 	}
-	shogiKey := check(&Position{}).board.key()
-	start := check(&Position{FEN: "startpos"})
-	if k := start.board.key(); !strings.HasPrefix(k, "chess ") || k == shogiKey || strings.HasSuffix(k, " 1") {
+	shogiKey := check(&Position{}).Key()
+	start := check(&Position{Game: "chess", Start: "startpos"})
+	if k := start.Key(); !strings.HasPrefix(k, "chess ") || k == shogiKey || strings.HasSuffix(k, " 1") {
 		t.Errorf("key %q (shogi's %q): want the game named and no move number", k, shogiKey)
 	}
-	a := check(&Position{FEN: "4k3/8/8/8/8/8/8/R3K3 w - - 0 40"}).board.key()
-	b := check(&Position{FEN: "4k3/8/8/8/8/8/8/R3K3 w - - 90 40"}).board.key()
+	a := check(&Position{Game: "chess", Start: "4k3/8/8/8/8/8/8/R3K3 w - - 0 40"}).Key()
+	b := check(&Position{Game: "chess", Start: "4k3/8/8/8/8/8/8/R3K3 w - - 90 40"}).Key()
 	if a == b {
 		t.Errorf("keys of two 50-move counters are one: %q", a)
 	}
@@ -36,22 +36,22 @@ func TestChessBoard(t *testing.T) {
 		{[]string{"e2e4", "e7e5", "g1f3", "b8c6"}, false},
 		{[]string{"g1f3", "g8f6", "f3g1"}, false},
 	} {
-		c := check(&Position{FEN: "startpos", Moves: tt.moves})
-		if got := c.board.repeats(); got != tt.repeats {
+		c := check(&Position{Game: "chess", Start: "startpos", Moves: tt.moves})
+		if got := c.Repeats(); got != tt.repeats {
 			t.Errorf("%v: repeats %v, want %v", tt.moves, got, tt.repeats)
 		}
 	}
-	c := check(&Position{FEN: "startpos", Moves: []string{"e2e4"}})
-	if got := strings.Join(c.board.notate([]string{"e7e5", "g1f3", "b8c6", "f1b5", "zz"}), " "); got != "e5 Nf3 Nc6 Bb5" {
+	c := check(&Position{Game: "chess", Start: "startpos", Moves: []string{"e2e4"}})
+	if got := strings.Join(c.Notate([]string{"e7e5", "g1f3", "b8c6", "f1b5", "zz"}), " "); got != "e5 Nf3 Nc6 Bb5" {
 		t.Errorf("SAN %q", got)
 	}
 	if c.USI.FEN == "" || c.USI.SFEN != "" || len(c.USI.Moves) != 1 {
 		t.Errorf("engine position %+v", c.USI)
 	}
-	if _, err := CheckPosition(&Position{FEN: "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1"}, 100); err == nil || err.Code != "castling_rights" {
+	if _, err := CheckPosition(&Position{Game: "chess", Start: "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1"}, 100); err == nil || err.Code != "castling_rights" {
 		t.Errorf("bad castling rights: %v", err)
 	}
-	if _, err := CheckPosition(&Position{FEN: "startpos", Moves: []string{"e2e4", "e2e4"}}, 100); err == nil || err.MoveIndex != 1 {
+	if _, err := CheckPosition(&Position{Game: "chess", Start: "startpos", Moves: []string{"e2e4", "e2e4"}}, 100); err == nil || err.MoveIndex != 1 {
 		t.Errorf("illegal second move: %+v", err)
 	}
 }
@@ -62,24 +62,24 @@ func TestChessBoard(t *testing.T) {
 // "startpos"); an unknown variant, or one on a shogi position, is refused.
 func TestChess960Board(t *testing.T) {
 	fen := "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
-	std, err := CheckPosition(&Position{FEN: fen}, 10)
+	std, err := CheckPosition(&Position{Game: "chess", Start: fen}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := CheckPosition(&Position{FEN: fen, Variant: Variant960, Moves: []string{"e1h1"}}, 10)
+	c, err := CheckPosition(&Position{Game: "chess", Start: fen, Variant: "chess960", Moves: []string{"e1h1"}}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Chess960() || std.Chess960() || !strings.HasPrefix(c.board.key(), "chess960 ") {
-		t.Errorf("960 %v key %q; standard %v", c.Chess960(), c.board.key(), std.Chess960())
+	if !(c.Variant() == "chess960") || (std.Variant() == "chess960") || !strings.HasPrefix(c.Key(), "chess960 ") {
+		t.Errorf("960 %v key %q; standard %v", (c.Variant() == "chess960"), c.Key(), (std.Variant() == "chess960"))
 	}
-	if _, err := CheckPosition(&Position{FEN: fen, Moves: []string{"e1h1"}}, 10); err == nil {
+	if _, err := CheckPosition(&Position{Game: "chess", Start: fen, Moves: []string{"e1h1"}}, 10); err == nil {
 		t.Error("king-takes-rook castling taken as standard chess")
 	}
-	if s, err := CheckPosition(&Position{FEN: "startpos", Variant: Variant960}, 10); err != nil || s.USI.FEN == "startpos" || !s.Chess960() {
+	if s, err := CheckPosition(&Position{Game: "chess", Start: "startpos", Variant: "chess960"}, 10); err != nil || s.USI.FEN == "startpos" || !(s.Variant() == "chess960") {
 		t.Errorf("the standard start as Chess960: %+v %v", s, err)
 	}
-	for _, p := range []*Position{{FEN: fen, Variant: "crazyhouse"}, {Variant: Variant960}} {
+	for _, p := range []*Position{{Game: "chess", Start: fen, Variant: "crazyhouse"}, {Variant: "chess960"}} {
 		if _, err := CheckPosition(p, 10); err == nil || err.Code != CodeInvalidField {
 			t.Errorf("%+v: %v, want invalid_field", p, err)
 		}

@@ -10,9 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/usid/usid/chess"
+	"github.com/usid/usid/game"
 	"github.com/usid/usid/internal/rules"
-	"github.com/usid/usid/shogi"
 	"github.com/usid/usid/usi"
 )
 
@@ -55,40 +54,109 @@ func errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
 }
 
-// Position is a position as clients send it: a shogi position, an SFEN
-// (default "startpos"), or a chess position, a FEN ("startpos" for the
-// start), and the moves played from it (USI moves, or UCI long algebraic).
+// Position is a position as clients send it: a game's position text in
+// the game's field ("sfen" for shogi, "fen" for chess: package game's
+// registry says which field is whose; none is the default game's start),
+// the variant ("chess960"), and the moves played from it, in the game's
+// engine notation. A position names at most one game's field.
 type Position struct {
-	SFEN  string   `json:"sfen"`
-	FEN   string   `json:"fen,omitempty"`
-	Moves []string `json:"moves"`
-	// Variant of a chess position: "chess960" (Fischer random: X-FEN or
-	// Shredder-FEN castling rights, castling written king-takes-rook,
-	// e1h1), or "" / "standard".
-	Variant string `json:"variant,omitempty"`
+	// Game is the game's name ("" for the default game), Start its
+	// position text ("" or "startpos" for the start).
+	Game    string
+	Start   string
+	Moves   []string
+	Variant string
+	// also is a second game's field in the same object, refused by
+	// CheckPosition.
+	also string
 }
 
-// Variant960 is Position.Variant's value for Chess960.
-const Variant960 = "chess960"
-
-// ChessVariant is the rules of a chess position's variant, or an error
-// for a variant usid does not know.
-func (p *Position) ChessVariant() (chess.Variant, *Error) {
-	switch p.Variant {
-	case "", "standard":
-		return chess.Standard, nil
-	case Variant960:
-		return chess.Chess960, nil
+// GameOf is the position's game: the registered game it names, or the
+// default one; nil for a name no game has.
+func (p *Position) GameOf() game.Game {
+	if p == nil || p.Game == "" {
+		return game.Default()
 	}
-	return chess.Standard, errorf(CodeInvalidField, "position.variant %q: \"standard\" or \"chess960\"", clip(p.Variant))
+	return game.Named(p.Game)
 }
 
-// Game is the game the position is of: GameChess when it has a FEN.
-func (p *Position) Game() string {
-	if p != nil && p.FEN != "" {
-		return GameChess
+// UnmarshalJSON reads {"<game's field>"?: text, "moves"?, "variant"?};
+// keys match case-insensitively, as encoding/json matches struct fields.
+func (p *Position) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
 	}
-	return GameShogi
+	*p = Position{}
+	for k, v := range m {
+		var err error
+		switch {
+		case strings.EqualFold(k, "moves"):
+			err = json.Unmarshal(v, &p.Moves)
+		case strings.EqualFold(k, "variant"):
+			err = json.Unmarshal(v, &p.Variant)
+		default:
+			g := gameByField(k)
+			if g == nil {
+				return fmt.Errorf("json: unknown field %q", clip(k))
+			}
+			var text string
+			if err = json.Unmarshal(v, &text); err != nil {
+				break
+			}
+			if text == "" {
+				continue // an empty field names no game, as before
+			}
+			if p.Game != "" {
+				p.also = g.Name()
+				continue
+			}
+			p.Game, p.Start = g.Name(), text
+		}
+		if err != nil {
+			return fmt.Errorf("position.%s: %s", clip(k), JSONError(err))
+		}
+	}
+	return nil
+}
+
+func gameByField(k string) game.Game {
+	for _, g := range game.All() {
+		if strings.EqualFold(g.Field(), k) {
+			return g
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes {"<game's field>": text, "moves", "variant"?}.
+func (p Position) MarshalJSON() ([]byte, error) {
+	g := p.GameOf()
+	if g == nil {
+		return nil, fmt.Errorf("position of an unknown game %q", p.Game)
+	}
+	moves := p.Moves
+	if moves == nil {
+		moves = []string{}
+	}
+	b := make([]byte, 0, 32+len(p.Start)+8*len(moves))
+	b = append(b, '{')
+	b, _ = appendJSONField(b, g.Field(), p.Start)
+	b = append(b, ',')
+	b, _ = appendJSONField(b, "moves", moves)
+	if p.Variant != "" {
+		b = append(b, ',')
+		b, _ = appendJSONField(b, "variant", p.Variant)
+	}
+	return append(b, '}'), nil
+}
+
+func appendJSONField(b []byte, k string, v any) ([]byte, error) {
+	kb, _ := json.Marshal(k)
+	vb, err := json.Marshal(v)
+	b = append(b, kb...)
+	b = append(b, ':')
+	return append(b, vb...), err
 }
 
 // Limits bound one search. Zero fields are unset; none set means "until stop".
@@ -249,132 +317,56 @@ func clip(s string) string {
 
 // Checked is a position that passed every rule: what an engine may be told.
 type Checked struct {
-	// Pos, Start and Moves are a shogi position's (nil for chess).
-	Pos   *shogi.Position // the final position
-	Start *shogi.Position // the position before the moves
+	// Position is the checked position, asked for everything its game's
+	// rules say (package game).
+	game.Position
 	// USI is the position command's payload, rebuilt from parsed values,
 	// never copied from the client.
-	USI   usi.Position
-	Moves []shogi.Move
-	// board is the position's rules, whichever the game.
-	board board
+	USI usi.Position
 }
 
-// Game is the position's game (GameShogi, GameChess).
-func (c *Checked) Game() string { return c.board.game() }
+// GameName is the position's game's name ("shogi", "chess").
+func (c *Checked) GameName() string { return c.Game().Name() }
 
-// Chess960 reports a Chess960 position (Position.Variant).
-func (c *Checked) Chess960() bool { return c.board.chess960() }
-
-// CheckPosition validates a client position with the rules of its game
-// (shogi for an SFEN, chess for a FEN). maxMoves caps the move list.
+// CheckPosition validates a client position with the rules of its game.
+// maxMoves caps the move list.
 func CheckPosition(p *Position, maxMoves int) (*Checked, *Error) {
 	if p == nil {
 		p = &Position{}
 	}
-	if p.FEN != "" {
-		if p.SFEN != "" {
-			return nil, errorf(CodeInvalidField, "position: give sfen (shogi) or fen (chess), not both")
-		}
-		return checkChess(p, maxMoves)
+	g := p.GameOf()
+	if g == nil {
+		return nil, errorf(CodeInvalidField, "position: no game %q", clip(p.Game))
 	}
-	if p.Variant != "" {
-		return nil, errorf(CodeInvalidField, "position.variant is for chess positions (fen)")
+	if p.also != "" {
+		return nil, errorf(CodeInvalidField, "position: give the position of one game (%s or %s), not both", fieldOf(g), fieldOf(game.Named(p.also)))
 	}
-	sfen := p.SFEN
-	if sfen == "" {
-		sfen = "startpos"
+	variant, verr := g.Variant(p.Variant)
+	if verr != nil {
+		return nil, fromRules(verr)
 	}
-	if err := checkText("position.sfen", sfen, 256); err != nil {
+	start := p.Start
+	if start == "" {
+		start = "startpos"
+	}
+	if err := checkText("position."+g.Field(), start, 256); err != nil {
 		return nil, err
 	}
 	if len(p.Moves) > maxMoves {
 		return nil, errorf(CodeInvalidField, "position.moves has %d moves; at most %d", len(p.Moves), maxMoves)
 	}
-	start, errs := shogi.Load(sfen, nil)
-	if errs != nil {
-		return nil, fromShogi(errs[0])
+	pos, err := g.Check(start, variant, p.Moves)
+	if err != nil {
+		return nil, fromRules(err)
 	}
-	c := &Checked{Start: start}
-	pos := *start
-	usiMoves := make([]string, len(p.Moves))
-	for i, s := range p.Moves {
-		m, err := pos.CheckMove(s)
-		if err != nil {
-			e := fromShogi(err.(*shogi.Error))
-			e.MoveIndex = i
-			return nil, e
-		}
-		pos.Play(m)
-		c.Moves = append(c.Moves, m)
-		usiMoves[i] = m.String()
-	}
-	c.Pos = &pos
-	c.USI = usi.Position{SFEN: start.SFEN(), Moves: usiMoves}
-	if sfen == "startpos" {
-		c.USI.SFEN = "startpos"
-	}
-	c.board = shogiBoard{c}
-	return c, nil
+	return &Checked{Position: pos, USI: usi.NewPosition(g.Keyword(), pos.Start(), pos.Moves())}, nil
 }
 
-// checkChess validates a chess position (standard chess).
-func checkChess(p *Position, maxMoves int) (*Checked, *Error) {
-	if err := checkText("position.fen", p.FEN, 128); err != nil {
-		return nil, err
-	}
-	if len(p.Moves) > maxMoves {
-		return nil, errorf(CodeInvalidField, "position.moves has %d moves; at most %d", len(p.Moves), maxMoves)
-	}
-	fen := p.FEN
-	if fen == "startpos" {
-		fen = chess.StartFEN
-	}
-	variant, verr := p.ChessVariant()
-	if verr != nil {
-		return nil, verr
-	}
-	start, err := chess.ParseFEN(fen, variant)
-	if err != nil {
-		return nil, fromRules(err.(*chess.Error))
-	}
-	if errs := start.Validate(); errs != nil {
-		return nil, fromRules(errs[0])
-	}
-	b := &chessBoard{start: start}
-	pos := *start
-	moves := make([]string, len(p.Moves))
-	for i, s := range p.Moves {
-		m, err := pos.CheckMove(s)
-		if err != nil {
-			e := fromRules(err.(*chess.Error))
-			e.MoveIndex = i
-			return nil, e
-		}
-		pos.Play(m)
-		b.moves = append(b.moves, m)
-		moves[i] = m.String()
-	}
-	b.pos = &pos
-	c := &Checked{board: b, USI: usi.Position{FEN: start.FEN(), Moves: moves}}
-	if variant == chess.Standard && (p.FEN == "startpos" || start.FEN() == chess.StartFEN) {
-		c.USI.FEN = "startpos"
-	}
-	return c, nil
-}
+// fieldOf names a game by its field for a message: "a shogi position (sfen)".
+func fieldOf(g game.Game) string { return g.Field() + " (" + g.Name() + ")" }
 
 func fromRules(e *rules.Error) *Error {
 	return &Error{Code: string(e.Code), Message: e.Message, MoveIndex: e.MoveIndex}
-}
-
-func fromShogi(e *shogi.Error) *Error { return fromRules(e) }
-
-// lastTo is the destination of the last move played, for KIF's 同.
-func (c *Checked) lastTo() shogi.Square {
-	if len(c.Moves) == 0 {
-		return shogi.NoSquare
-	}
-	return c.Moves[len(c.Moves)-1].To
 }
 
 // Score is an engine score from the side to move's point of view: exactly one

@@ -81,7 +81,7 @@ func TestCheckPosition(t *testing.T) {
 		t.Errorf("line %q", line)
 	}
 	// A client SFEN is sent in canonical form, not as the client wrote it.
-	c, err = CheckPosition(&Position{SFEN: "  4k4/9/9/9/9/9/9/9/4K4  b  Pg "}, 10)
+	c, err = CheckPosition(&Position{Start: "  4k4/9/9/9/9/9/9/9/4K4  b  Pg "}, 10)
 	if err != nil || c.USI.SFEN != "4k4/9/9/9/9/9/9/9/4K4 b Pg 1" {
 		t.Errorf("canonical SFEN: %+v %v", c, err)
 	}

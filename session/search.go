@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/usid/usid/game"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/probe"
 	"github.com/usid/usid/usi"
@@ -69,7 +70,10 @@ type job struct {
 	pos       *Checked
 	engine    string
 	kif       bool   // notation asked: KIF for shogi, SAN for chess
-	mateIn    int    // a chess mate search: go mate <mateIn>
+	mateIn    int    // a mate search in moves (UCI): go mate <mateIn>
+	// mateInMoves: the position's engines search mates in moves and
+	// answer with bestmove (usi.Dialect.MateInMoves).
+	mateInMoves bool
 	limits    Limits // analyze
 	multipv   int    // analyze
 	bounded   bool   // analyze: REST refuses unbounded searches
@@ -91,23 +95,20 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 	if err := checkText("engine", r.Engine, 64); err != nil {
 		return nil, err
 	}
-	game := r.Position.Game()
-	switch {
-	case r.Notation == "" || game == GameShogi && r.Notation == "kif" || game == GameChess && r.Notation == "san":
-	case game == GameChess:
-		return nil, errorf(CodeInvalidField, "notation %q: the notation of chess moves is \"san\"", clip(r.Notation))
-	default:
-		return nil, errorf(CodeInvalidField, "notation %q: the notation of shogi moves is \"kif\"", clip(r.Notation))
+	if g := r.Position.GameOf(); g != nil && r.Notation != "" && r.Notation != g.Notation() {
+		return nil, notationError(g, r.Notation)
 	}
 	pos, perr := CheckPosition(r.Position, caps.MaxMoves)
 	if perr != nil {
 		return nil, perr
 	}
-	j := &job{id: r.ID, pos: pos, engine: r.Engine, kif: r.Notation != ""}
+	g := pos.Game()
+	dialect := usi.DialectNamed(g.Dialect())
+	j := &job{id: r.ID, pos: pos, engine: r.Engine, kif: r.Notation != "", mateInMoves: dialect != nil && dialect.MateInMoves}
 	if j.engine == "" {
 		j.engine = c.DefaultEngine
-		if game == GameChess {
-			j.engine = c.engineOf(GameChess, r.Type == TypeMate, pos.Chess960())
+		if g != game.Default() {
+			j.engine = c.engineOf(g.Name(), r.Type == TypeMate, pos.Variant())
 		} else if r.Type == TypeMate {
 			j.engine, j.autoMate = c.mateEngine(), c.MateEngine == "" && c.Pool != nil
 		}
@@ -169,8 +170,8 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		if game == GameChess && r.Byoyomi != nil {
-			return nil, errorf(CodeInvalidField, "byoyomi: chess clocks have increments (binc, winc) and movestogo")
+		if dialect != nil && !dialect.Byoyomi && r.Byoyomi != nil {
+			return nil, errorf(CodeInvalidField, "byoyomi: %s clocks have increments (binc, winc) and movestogo", g.Name())
 		}
 		if r.MovesToGo != nil {
 			if *r.MovesToGo < 1 || *r.MovesToGo > 1000 {
@@ -239,7 +240,7 @@ func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
 			return p, nil // answered notimplemented without asking
 		}
 		p.cmd = usi.Go{Mate: true, MateTime: j.mate}
-		if j.pos.Game() == GameChess {
+		if j.mateInMoves {
 			p.cmd = usi.Go{Mate: true, MateMoves: j.mateIn}
 		}
 		p.timeBound = j.mate
@@ -255,7 +256,7 @@ func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
 		}
 		p.cmd = usi.Go{Clock: &clk, Ponder: j.ponder, MovesToGo: j.movesToGo}
 		own := clk.BTime
-		if j.pos.board.whiteToMove() {
+		if j.pos.SideToMove() == game.White {
 			own = clk.WTime
 		}
 		p.watchdog = min(own+clk.Byoyomi+clk.BInc+clk.WInc+margin, c.Caps.MaxAnalysis+margin)
@@ -332,7 +333,7 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	defer func() { emit(term) }()
 	eng := lease.Engine()
 	prof := lease.Profile()
-	if prof.Game() != j.pos.Game() {
+	if prof.Game() != j.pos.GameName() {
 		return errorEvent(j.id, gameMismatch(j, prof.Game())), false
 	}
 	if err := no960(j, prof); err != nil {
@@ -357,9 +358,10 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			}
 		}
 	}
-	if j.pos.Game() == GameChess && prof.Chess960 {
-		// Every chess search says which castling the engine speaks.
-		if err := lease.Chess960(j.pos.board.chess960()); err != nil {
+	if prof.Chess960 {
+		// Every search of an engine that has UCI_Chess960 says which
+		// castling the engine speaks.
+		if err := lease.Chess960(j.pos.Variant() == variant960); err != nil {
 			return errorEvent(j.id, errorf(CodeEngineError, "setting UCI_Chess960: %v", err)), true
 		}
 	}
@@ -540,7 +542,7 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	term = c.resultEvent(j, res, stoppedByUs.Load(), &last)
 	if term.Type == EventBestMove {
 		// No evaluation, and the engine answered by itself: its book.
-		book := !scored && !stoppedByUs.Load() && !j.pos.board.noMove(term.Move)
+		book := !scored && !stoppedByUs.Load() && !j.pos.NoMove(term.Move)
 		term.Emulated, term.Nodes, term.Book = p.emulated, reached, book
 		c.checkNative(lease, p, reached)
 	}
@@ -595,10 +597,9 @@ func scoreOf(s usi.Score) *Score {
 // with the rules first: an illegal best move or a false mate never reaches
 // a client.
 func (c *Service) resultEvent(j *job, res usi.Result, stoppedByUs bool, last *usi.Info) *Event {
-	if b, ok := j.pos.board.(*chessBoard); ok && j.kind == jobMate {
-		return c.chessMateEvent(j, b, res, stoppedByUs, last)
+	if j.kind == jobMate && j.mateInMoves {
+		return c.bestMoveMateEvent(j, res, stoppedByUs, last)
 	}
-	pos := j.pos.Pos
 	if j.kind == jobMate {
 		if res.Checkmate == nil {
 			// An engine that answers go mate with bestmove has no mate search.
@@ -609,14 +610,14 @@ func (c *Service) resultEvent(j *job, res usi.Result, stoppedByUs bool, last *us
 			ev.Result = string(usi.MateTimeout) // stopped: nothing was proven
 		}
 		if res.Checkmate.Result == usi.MateFound {
-			proof, err := pos.VerifyMateLine(res.Checkmate.Moves)
+			_, proof, err := j.pos.Mate(res.Checkmate.Moves, -1)
 			if err != nil {
 				c.Logger.Warn("engine sent a false mate line", "id", j.id, "line", res.Checkmate.Moves, "err", err)
 				return errorEvent(j.id, errorf(CodeEngineError, "the engine's mate line failed verification: %v", err))
 			}
-			ev.Moves, ev.Verified = res.Checkmate.Moves, string(proof)
+			ev.Moves, ev.Verified = res.Checkmate.Moves, proof
 			if j.kif {
-				ev.MovesKIF, _ = pos.KIFLine(ev.Moves, j.pos.lastTo())
+				j.setMovesNotation(ev, ev.Moves)
 			}
 		}
 		return ev
@@ -626,17 +627,17 @@ func (c *Service) resultEvent(j *job, res usi.Result, stoppedByUs bool, last *us
 	}
 	bm := res.BestMove
 	ev := &Event{Type: EventBestMove, ID: j.id, Move: bm.Move}
-	b := j.pos.board
-	if b.noMove(bm.Move) {
+	b := j.pos
+	if b.NoMove(bm.Move) {
 		return ev
 	}
-	if err := b.checkMove(bm.Move); err != nil {
+	if err := b.CheckMove(bm.Move); err != nil {
 		return errorEvent(j.id, errorf(CodeEngineError, "the engine's best move %q is illegal: %v", clip(bm.Move), err))
 	}
 	if j.kif {
 		j.setMoveNotation(ev, bm.Move)
 	}
-	if bm.Ponder != "" && b.ponderOK(bm.Move, bm.Ponder) {
+	if bm.Ponder != "" && b.PonderOK(bm.Move, bm.Ponder) {
 		ev.PonderMv = bm.Ponder
 	}
 	return ev

@@ -56,6 +56,15 @@ type Position struct {
 	Moves []string
 }
 
+// NewPosition is a position command's payload in the dialect whose
+// position keyword is word ("fen": UCI's FEN; any other: USI's SFEN field).
+func NewPosition(word, start string, moves []string) Position {
+	if word == DialectUCI.PositionWord {
+		return Position{FEN: start, Moves: moves}
+	}
+	return Position{SFEN: start, Moves: moves}
+}
+
 // StartSFEN is the start position (USI's "startpos") written as SFEN, for
 // engines that misread "startpos".
 const StartSFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"

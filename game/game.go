@@ -1,0 +1,255 @@
+// Package game is the seam between usid and the games it serves: a game
+// (shogi, chess, othello) is its rules package plus an implementation of
+// Game, registered once (package game/builtin does it for the games usid
+// ships; the wiring imports it). Everything above the seam — session,
+// games, play, server, probe — asks a Game or a Position and imports no
+// game's package, as database/sql's users import no driver.
+//
+// What a game must provide:
+//   - its names: the game's Name, the JSON Field its positions come in
+//     ("sfen", "fen", ...), the engine Dialect that plays it, its
+//     Notation (the request value that adds notation to moves, and the
+//     events' field suffix), its variants;
+//   - Check: a position and moves parsed and validated with stable codes
+//     (internal/rules.Error), giving a Position: everything a search, a
+//     game analysis or a game against the engine asks of it (side to move,
+//     legality, notation, the cache key and its history rule, the end by
+//     the rules, mate proofs, a Match to play on);
+//   - the evaluation's side and win-rate curve, what the probe searches,
+//     and a verdict for /v1/validate.
+//
+// Register, Named, ForDialect and All are safe for concurrent use once the
+// registrations (made in init functions) are over. A Game and a Position are
+// read-only and safe for concurrent use; a Match belongs to one game in
+// progress and is not.
+package game
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/usid/usid/internal/rules"
+)
+
+// Sides are "b" and "w" in every game: shogi's sente and gote, chess's
+// Black and White, othello's Black and White. The clock of side "w" is an
+// engine's wtime.
+const (
+	Black = "b"
+	White = "w"
+)
+
+// Other is the other side.
+func Other(side string) string {
+	if side == Black {
+		return White
+	}
+	return Black
+}
+
+// Game is one game's rules as usid needs them.
+type Game interface {
+	// Name is the game's name ("shogi"), as engines' profiles and
+	// errors say it.
+	Name() string
+	// Field is the JSON field a client's position comes in ("sfen").
+	Field() string
+	// Dialect is the name of the engine protocol that plays this game
+	// (usi.Dialect's Name: "usi", "uci").
+	Dialect() string
+	// Keyword introduces a position other than the start in a position
+	// command ("sfen" in "position sfen <text> moves ...", "fen").
+	Keyword() string
+	// Notation is the notation a request may ask for ("kif", "san"), also
+	// the suffix of the events' notation fields; "" when the game's moves
+	// need none.
+	Notation() string
+	// Variant normalizes a position's variant ("" for the standard game),
+	// or refuses one the game does not know.
+	Variant(v string) (string, *rules.Error)
+	// StartPosition is the start position's text.
+	StartPosition(variant string) string
+	// Check parses and validates start ("startpos" or the game's position
+	// text, never empty) of variant (normalized) and the moves played from
+	// it. A refused move's error has its index.
+	Check(start, variant string, moves []string) (Position, *rules.Error)
+	// Inspect is /v1/validate's verdict on start and moves (a JSON
+	// object: valid, the normalized position, side_to_move, legal_moves,
+	// errors, ...), with the moves' notation when notation is set.
+	Inspect(start, variant string, moves []string, notation bool) any
+	// FirstSide is the side that moves first from the start position; the
+	// side evaluations are given from in a game analysis.
+	FirstSide() string
+	// WinRateScale is the scale of the win-rate curve of the game's
+	// engines' centipawns: winrate(cp) = 1/(1+exp(−cp/scale)).
+	WinRateScale() float64
+	// Probe is what the probe searches to learn an engine of this game.
+	Probe() Probe
+	// Perft counts the leaf nodes of the move tree of depth from p.
+	Perft(p Position, depth int) uint64
+}
+
+// Probe is the positions the probe searches (see package probe).
+type Probe struct {
+	// Middle is out of every opening book, so that an engine has to
+	// search it and print info lines.
+	Middle string
+	// MateInOne is solved by any mate search.
+	MateInOne string
+	// StartMoves are a few moves from the start position.
+	StartMoves []string
+}
+
+// Position is a checked position: a start, the moves played from it, and
+// the position they reach. Its methods do not change it.
+type Position interface {
+	Game() Game
+	// Variant is the normalized variant ("" for the standard game).
+	Variant() string
+	// Start is the start as an engine is told it: "startpos" or the
+	// normalized position text. Moves are the moves from it, normalized.
+	Start() string
+	Moves() []string
+	// Text is the final position's normalized text.
+	Text() string
+	// SideToMove is "b" or "w".
+	SideToMove() string
+	// Key is the final position in the evaluation cache's key: what the
+	// rules count (board, side to move, hands; castling, en passant),
+	// never the move number; prefixed with the game and variant.
+	Key() string
+	// Repeats: a position occurs twice in the history (the start and the
+	// position after each move), which can change an engine's answer.
+	Repeats() bool
+	// CheckMove tells whether move is legal in the final position.
+	CheckMove(move string) *rules.Error
+	// PonderOK: ponder is legal after move.
+	PonderOK(move, ponder string) bool
+	// CheckLine: every move of line is legal in turn from the final position.
+	CheckLine(line []string) error
+	// Notate writes moves from the final position in the game's
+	// notation, cut short at the first illegal one (nil when the game
+	// has no notation).
+	Notate(line []string) []string
+	// NoMove is a best move that means the engine has none to play
+	// (resign, win, "(none)").
+	NoMove(move string) bool
+	// Mate checks a mate search's answer: line is legal and mates
+	// within plies (-1: unknown), or the game finishes it to a forced
+	// mate within plies. It returns the whole line and how it was proven.
+	Mate(line []string, plies int) (full []string, proof string, err error)
+	// Ending is how the game ends by the rules at the final position,
+	// the history counted: "" while it goes on.
+	Ending() Ending
+	// Match starts a game in progress from this position.
+	Match() Match
+}
+
+// Ending is a way a game ends by the rules.
+type Ending string
+
+// The endings of games.
+const (
+	EndNone       Ending = ""
+	EndCheckmate  Ending = "checkmate"
+	EndStalemate  Ending = "stalemate"
+	EndMaterial   Ending = "insufficient_material"
+	EndRepetition Ending = "repetition"
+	EndFifty      Ending = "fifty_moves"
+)
+
+// Result is how a game in progress ended.
+type Result struct {
+	Winner string // "b", "w", or "" for a draw or an aborted game
+	Reason string // checkmate, resign, time, repetition, perpetual_check, ...
+	// End is the record's word for the end, where the game's record
+	// has one (KIF's mate, illegal_win, ...).
+	End    string
+	Detail string
+}
+
+// Match is a game in progress: its position, its history, the rules of
+// its end. It is not safe for concurrent use.
+type Match interface {
+	// Turn is the side to move.
+	Turn() string
+	// Check tells whether move is legal for the side to move: its
+	// notation, or why not.
+	Check(move string) (string, *rules.Error)
+	// Play plays a checked move and says how the game ends by the rules
+	// after it, or nil while it goes on.
+	Play(move string) *Result
+	// Over is how the game ends by the rules in the current position, or nil.
+	Over() *Result
+	// Declare judges a declaration of a win by side (shogi's 入玉宣言);
+	// nil: the game has none.
+	Declare(side string) *Result
+	// CannotWin: side has no way to win on the board (a loss on time
+	// against it is a draw).
+	CannotWin(side string) bool
+	// RecordEnd is the ending of a game that ended as r, as the game's
+	// record writes it (KIF's words, a PGN result).
+	RecordEnd(r *Result) string
+}
+
+var (
+	mu    sync.RWMutex
+	games []Game
+)
+
+// Register adds g; the first registered is the default game (a position
+// that names none is of it). It panics on a second game of the same name,
+// field or dialect: registrations are made by init functions.
+func Register(g Game) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, h := range games {
+		if h.Name() == g.Name() || h.Field() == g.Field() || h.Dialect() == g.Dialect() {
+			panic("game: " + g.Name() + " registered twice")
+		}
+	}
+	games = append(games, g)
+}
+
+// All is the registered games, the default first.
+func All() []Game {
+	mu.RLock()
+	defer mu.RUnlock()
+	return slices.Clone(games)
+}
+
+// Default is the first registered game, or nil.
+func Default() Game {
+	mu.RLock()
+	defer mu.RUnlock()
+	if len(games) == 0 {
+		return nil
+	}
+	return games[0]
+}
+
+// Named is the game named name, or nil.
+func Named(name string) Game {
+	return find(func(g Game) bool { return g.Name() == name })
+}
+
+// ByField is the game whose positions come in JSON field f, or nil.
+func ByField(f string) Game {
+	return find(func(g Game) bool { return g.Field() == f })
+}
+
+// ForDialect is the game engines of dialect d play, or nil.
+func ForDialect(d string) Game {
+	return find(func(g Game) bool { return g.Dialect() == d })
+}
+
+func find(ok func(Game) bool) Game {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, g := range games {
+		if ok(g) {
+			return g
+		}
+	}
+	return nil
+}

@@ -1,0 +1,4 @@
+package server
+
+// The games usid ships, registered as the wiring registers them.
+import _ "github.com/usid/usid/game/builtin"
