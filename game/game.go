@@ -141,8 +141,50 @@ type Position interface {
 	// Ending is how the game ends by the rules at the final position,
 	// the history counted: "" while it goes on.
 	Ending() Ending
+	// Play is the position after move, or why move is illegal.
+	Play(move string) (Position, *rules.Error)
 	// Match starts a game in progress from this position.
 	Match() Match
+}
+
+// Handicaps is what a game with handicap starts provides beside Game.
+type Handicaps interface {
+	// HandicapStart is the start position of the handicap named name,
+	// or "" for a name the game does not know (and for the even game).
+	HandicapStart(name string) string
+}
+
+// Records is what a game whose records usid reads provides beside Game.
+type Records interface {
+	// Claims tells whether text looks like a record of this game (the
+	// default game's records are read when no other game claims a text).
+	Claims(text string) bool
+	// ReadMain reads the first game of a record: its start ("startpos"
+	// or a position text), variant and main line.
+	ReadMain(text string, maxMoves int) (start, variant string, moves []string, err *RecordError)
+}
+
+// RecordError is a record refused, with a stable code.
+type RecordError struct {
+	Code      string
+	Message   string
+	Line      int // 1-based line of the record at fault, or 0
+	MoveIndex int // index of the refused move, or -1
+}
+
+func (e *RecordError) Error() string { return e.Code + ": " + e.Message }
+
+// RecordsOf is the game whose records text looks like, with its Records:
+// the first other game that claims it, else the default game, if it reads
+// records.
+func RecordsOf(text string) (Game, Records) {
+	all := All()
+	for i := len(all) - 1; i >= 0; i-- { // the default game last
+		if r, ok := all[i].(Records); ok && (i == 0 || r.Claims(text)) {
+			return all[i], r
+		}
+	}
+	return nil, nil
 }
 
 // Ending is a way a game ends by the rules.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usid/usid/chess"
+	"github.com/usid/usid/game"
 	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/session"
 )
@@ -45,7 +46,7 @@ func analyseChess(t *testing.T, m *Manager, fen string, moves []string) *View {
 		if pos.Turn() == chess.Black {
 			side = "b"
 		}
-		if p == nil || p.FEN != pos.FEN() || p.SFEN != "" || p.SideToMove != side || p.Eval == nil || p.WinRate == nil {
+		if p == nil || p.Position != pos.FEN() || p.field != "fen" || p.SideToMove != side || p.Eval == nil || p.WinRate == nil {
 			t.Fatalf("ply %d: %+v, want fen %q side %s with an evaluation", i, p, pos.FEN(), side)
 		}
 		if p.Checkmate == false && p.Draw == "" {
@@ -74,7 +75,7 @@ func analyseChess(t *testing.T, m *Manager, fen string, moves []string) *View {
 			if side == "b" {
 				best, played = negate(best), negate(played)
 			}
-			drop, j := judgeOn(best, played, DefaultThresholds(), chessScale)
+			drop, j := judgeOn(best, played, DefaultThresholds(), game.Named("chess").WinRateScale())
 			if j != p.Judgement || round(drop, 4) != *p.WinRateLoss {
 				t.Errorf("ply %d: %s %v, want %s %v from best %+v played %+v", i, p.Judgement, *p.WinRateLoss, j, drop, best, played)
 			}
@@ -161,7 +162,7 @@ func TestChessRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	v = wait(t, m, "c1", v.ID, time.Minute)
-	if v.Status != StatusDone || len(v.Positions) != 4 || v.Positions[2].Move != "g1f3" || v.Positions[0].FEN != chess.StartFEN {
+	if v.Status != StatusDone || len(v.Positions) != 4 || v.Positions[2].Move != "g1f3" || v.Positions[0].Position != chess.StartFEN {
 		t.Errorf("record: %s %+v", v.Status, v.Positions)
 	}
 	testwait.For(t, "stockfish idle", 2*time.Minute, func() bool { return idle("stockfish") })

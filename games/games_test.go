@@ -115,8 +115,8 @@ func checkAnalysis(t *testing.T, v *View, start string, moves []string) {
 		if errs != nil {
 			t.Fatal(errs)
 		}
-		if p.Ply != i || p.SFEN != pos.SFEN() {
-			t.Errorf("ply %d: got ply %d sfen %q, want %q", i, p.Ply, p.SFEN, pos.SFEN())
+		if p.Ply != i || p.Position != pos.SFEN() || p.field != "sfen" {
+			t.Errorf("ply %d: got ply %d sfen %q, want %q", i, p.Ply, p.Position, pos.SFEN())
 		}
 		if p.Eval == nil || p.WinRate == nil {
 			t.Errorf("ply %d: no evaluation: %+v", i, p)
@@ -649,7 +649,11 @@ func TestInteractiveFirst(t *testing.T) {
 // score), the engine's own move, a best move whose position had no score,
 // resign, and a best move that mates.
 func TestJudgeCases(t *testing.T) {
-	j := &job{th: DefaultThresholds(), g: &shogiGame{}}
+	start, serr := session.CheckPosition(&session.Position{}, 10)
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	j := &job{th: DefaultThresholds(), g: gameOf(start)}
 	cp := func(v int) *session.Score { return &session.Score{CP: &v} }
 	res := func(best string, score *session.Score) *result {
 		r := &result{bestmove: best}

@@ -3,21 +3,20 @@ package games
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/usid/usid/kifu"
 	"github.com/usid/usid/session"
 )
 
 // Ply is one position of a game as analysed, and the move played from it.
 type Ply struct {
 	Ply int `json:"ply"` // moves played before it: 0 is the start
-	// The position: SFEN for shogi, FEN for chess.
-	SFEN       string `json:"sfen,omitempty"`
-	FEN        string `json:"fen,omitempty"`
+	// Position is the position's text, written in its game's field
+	// ("sfen" for shogi, "fen" for chess: see MarshalJSON).
+	Position   string `json:"-"`
+	field      string
 	SideToMove string `json:"side_to_move"` // b or w
 	// Eval is the engine's evaluation from the side that moves first
 	// (shogi's Black, chess's White), not the side to move's; WinRate is
@@ -118,7 +117,7 @@ type job struct {
 	notation bool
 	// The game (its start and moves, checked; its rules) and its length.
 	// Nothing per position is precomputed (store.go).
-	g     game
+	g     *gameRec
 	plies int
 	// over: the game's last position is the end by the rules (checkmate,
 	// a draw): evaluated by them, no engine asked.
@@ -733,28 +732,6 @@ func (j *job) view() *View {
 	return v
 }
 
-// recordPosition reads a game record (package kifu, or chess/pgn for a
-// PGN text: the same parsers as POST /v1/records/parse) into its start
-// position and main line. A refused record keeps its parser's code; its
-// line goes into the message.
-func recordPosition(text string, maxMoves int) (*session.Position, *session.Error) {
-	if looksLikePGN(text) {
-		return pgnPosition(text, maxMoves)
-	}
-	rec, err := kifu.Parse([]byte(text), kifu.Options{MaxMoves: maxMoves})
-	if err != nil {
-		ke, ok := err.(*kifu.Error)
-		if !ok {
-			return nil, &session.Error{Code: session.CodeInvalidField, Message: "record: " + err.Error(), MoveIndex: -1}
-		}
-		msg := "record: " + ke.Message
-		if ke.Line > 0 {
-			msg = fmt.Sprintf("record line %d: %s", ke.Line, ke.Message)
-		}
-		return nil, &session.Error{Code: string(ke.Code), Message: msg, MoveIndex: ke.MoveIndex}
-	}
-	return &session.Position{Start: rec.StartSFEN, Moves: rec.USIMoves()}, nil
-}
 
 // progressLocked counts the positions and, while the job has not ended,
 // estimates the time left: the searches left (the positions left, each
@@ -785,4 +762,25 @@ func (j *job) progressLocked() *session.GameProgress {
 	ms := int64(left / float64(time.Millisecond))
 	p.EstimatedLeftMS = &ms
 	return p
+}
+
+// MarshalJSON writes the entry with its position in its game's field
+// ("sfen", "fen").
+func (p *Ply) MarshalJSON() ([]byte, error) {
+	type plain Ply
+	b, err := json.Marshal((*plain)(p))
+	if err != nil || p.field == "" {
+		return b, err
+	}
+	k, _ := json.Marshal(p.field)
+	v, _ := json.Marshal(p.Position)
+	out := make([]byte, 0, len(b)+len(k)+len(v)+2)
+	out = append(out, '{')
+	out = append(out, k...)
+	out = append(out, ':')
+	out = append(out, v...)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, b[1:]...), nil
 }

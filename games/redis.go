@@ -70,8 +70,13 @@ func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
 
 // storedRequest is what an instance needs to run a job it did not start.
 type storedRequest struct {
+	// Game is the game's name (package game), SFEN its start in the
+	// game's position text, whatever the game ("" or absent: the default
+	// game). FEN is a chess start as stored before the games had one
+	// seam, read as the start of the game whose positions are "fen".
+	Game       string     `json:"game,omitempty"`
 	SFEN       string     `json:"sfen"`
-	FEN        string     `json:"fen,omitempty"` // a chess game's start, instead of SFEN
+	FEN        string     `json:"fen,omitempty"`
 	Variant    string     `json:"variant,omitempty"`
 	Moves      []string   `json:"moves"`
 	Engine     string     `json:"engine"`
@@ -415,7 +420,8 @@ func (s *store) start(j *job, need int64, cfg *Config, now time.Time, pin bool) 
 		Limits: limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes}, Thresholds: j.th}
 	j.g.store(&sr)
 	if j.notation {
-		sr.KIF, sr.SAN = sr.FEN == "", sr.FEN != ""
+		n := j.g.g.Notation()
+		sr.KIF, sr.SAN = n == "kif", n == "san"
 	}
 	req, _ := json.Marshal(sr)
 	p := ""

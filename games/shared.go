@@ -207,7 +207,7 @@ func (m *Manager) take(id string) {
 
 // jobOf builds job id from its record, checked as Start checks a request.
 func (m *Manager) jobOf(id string, rec *record) (*job, *session.Error) {
-	req := &Request{Position: &session.Position{Start: rec.req.SFEN, FEN: rec.req.FEN, Variant: rec.req.Variant, Moves: rec.req.Moves}, Engine: rec.req.Engine,
+	req := &Request{Position: rec.req.position(), Engine: rec.req.Engine,
 		Limits: &session.Limits{MoveTimeMS: rec.req.Limits.MoveTimeMS, Depth: rec.req.Limits.Depth, Nodes: rec.req.Limits.Nodes}}
 	th := rec.req.Thresholds
 	req.Thresholds = &th

@@ -153,7 +153,7 @@ func TestSharedChess(t *testing.T) {
 	if v.Status != StatusDone || gerr != nil || len(w.Positions) != 2 {
 		t.Fatalf("%s; on the other instance: %+v %v", v.Status, w, gerr)
 	}
-	if p := w.Positions[0]; p.FEN != fen || p.MoveSAN != "Qf7" || p.Judgement != JudgementBlunder {
+	if p := w.Positions[0]; p.Position != fen || p.MoveSAN != "Qf7" || p.Judgement != JudgementBlunder {
 		t.Errorf("ply 0 read on the other instance: %+v", p)
 	}
 	if p := w.Positions[1]; p.Draw != "stalemate" || p.SideToMove != "b" {

@@ -143,15 +143,19 @@ func (r *result) sideScore() *session.Score { return unpackScore(r.kind, r.score
 func (r *result) bestScore() *session.Score { return unpackScore(r.bestKind, r.best, r.bestMateSign) }
 
 // gameBytes is the size of a job's game: its start as sent to an engine
-// (startLen bytes) and its moves (4 bytes each, in either game), with
+// (startLen bytes) and its moves (a string of at most 8 bytes each), with
 // the game's own value.
 func gameBytes(startLen int, moves int) int64 {
-	return int64(startLen) + 16 + int64(4*moves) + 16 + gameValueBytes
+	return int64(startLen) + 16 + moveBytes*int64(moves) + 16 + gameValueBytes
 }
 
+// moveBytes is a move as a job keeps it: a string header and its bytes.
+const moveBytes = int64(unsafe.Sizeof("")) + 8
+
 // gameValueBytes is a game's value beside its start and moves: the
-// largest, chess's, with its start position.
-const gameValueBytes = int64(unsafe.Sizeof(chessGame{})) + 16
+// gameRec and its checked start position (a board of at most 81 squares
+// with hands, or a chess position), generously.
+const gameValueBytes = int64(unsafe.Sizeof(gameRec{})) + 1024
 
 // worstBytes is the most a job of the game can come to with every
 // position analysed.

@@ -152,8 +152,7 @@ func TestChessRefusals(t *testing.T) {
 // not walk into on demand: the same position a third time, the fifty-move
 // rule, a period of moves that gives the main time again.
 func TestChessBoardEndings(t *testing.T) {
-	start, _ := chess.ParseFEN(chess.StartFEN, chess.Standard)
-	b := newChessBoard("startpos", start, nil)
+	b := boardFrom(t, "chess", "startpos")
 	moves := strings.Fields("g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8")
 	for i, mv := range moves {
 		r := b.play(mv)
@@ -164,8 +163,7 @@ func TestChessBoardEndings(t *testing.T) {
 			t.Errorf("threefold: %+v %s", r, b.record(r))
 		}
 	}
-	p, _ := chess.ParseFEN("4k3/8/8/8/8/8/4P3/R3K3 w - - 99 80", chess.Standard)
-	b = newChessBoard("4k3/8/8/8/8/8/4P3/R3K3 w - - 99 80", p, nil)
+	b = boardFrom(t, "chess", "4k3/8/8/8/8/8/4P3/R3K3 w - - 99 80")
 	if r := b.play("a1a2"); r == nil || r.Reason != "fifty_moves" {
 		t.Errorf("fifty moves: %+v", r)
 	}

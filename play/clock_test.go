@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usid/usid/chess"
 )
 
 func TestSpend(t *testing.T) {
@@ -88,7 +87,7 @@ func TestGoTimes(t *testing.T) {
 		{TimeControl{ByoyomiMS: 1000}, 0, &Level{MoveTimeMS: 500}, 0, 0, 500, -1},
 		{TimeControl{ByoyomiMS: 1000}, 0, &Level{MoveTimeMS: 3000}, 0, 0, 800, -1},
 	} {
-		g := &game{m: m, b: &shogiBoard{}}
+		g := &game{m: m, b: boardFrom(t, "shogi", "startpos")}
 		g.st.Human = "b"
 		g.st.TC = Sides{B: TimeControl{MainMS: 1000}, W: tt.engine}
 		g.st.Main = [2]int64{1000, tt.main}
@@ -111,7 +110,7 @@ func TestGoTimes(t *testing.T) {
 		{TimeControl{MainMS: 5000, ByoyomiMS: 1000}, 500, 1000, 0, 300},
 		{TimeControl{MainMS: 5000, IncMS: 2000}, 3000, 1000, 1800, -1},
 	} {
-		g := &game{m: m, b: &shogiBoard{}}
+		g := &game{m: m, b: boardFrom(t, "shogi", "startpos")}
 		g.st.Human = "b"
 		g.st.TC = Sides{B: TimeControl{MainMS: 1000}, W: tt.engine}
 		g.st.Main = [2]int64{1000, tt.main}
@@ -146,7 +145,7 @@ func TestChessGoTimes(t *testing.T) {
 		{TimeControl{MainMS: 60000, Moves: 40}, 41, nil, 30000, 59800, -1, -1, 39},
 		{TimeControl{MainMS: 60000, IncMS: 1000}, 0, &Level{MoveTimeMS: 500}, 30000, 500, -1, -1, 1},
 	} {
-		g := &game{m: m, b: newChessBoard("startpos", chess.Startpos(), nil)}
+		g := &game{m: m, b: boardFrom(t, "chess", "startpos")}
 		g.st.Human, g.st.FEN = "b", "startpos"
 		g.st.TC = Sides{B: TimeControl{MainMS: 30000}, W: tt.engine}
 		g.st.Main = [2]int64{30000, 60000}
@@ -157,7 +156,7 @@ func TestChessGoTimes(t *testing.T) {
 		if r.MovesToGo != nil {
 			togo = *r.MovesToGo
 		}
-		if ms(r.BTime) != tt.b || ms(r.WTime) != tt.w || r.Byoyomi != nil || ms(r.WInc) != tt.winc || ms(r.BInc) != tt.binc || togo != tt.togo || r.Position.FEN != "startpos" {
+		if ms(r.BTime) != tt.b || ms(r.WTime) != tt.w || r.Byoyomi != nil || ms(r.WInc) != tt.winc || ms(r.BInc) != tt.binc || togo != tt.togo || r.Position.Start != "startpos" {
 			t.Errorf("%+v level %+v: btime %d wtime %d winc %d binc %d movestogo %d byoyomi %v; want %d %d %d %d %d",
 				tt.engine, tt.level, ms(r.BTime), ms(r.WTime), ms(r.WInc), ms(r.BInc), togo, r.Byoyomi, tt.b, tt.w, tt.winc, tt.binc, tt.togo)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,8 +26,8 @@ type game struct {
 
 	mu  sync.Mutex
 	st  State
-	b   board // the rules, after st.Moves
-	seq int   // search ids
+	b   *board // the rules, after st.Moves
+	seq int    // search ids
 
 	// The subscriber: the connection that gets the game's events.
 	emit    func(*session.Event)
@@ -47,7 +48,7 @@ type game struct {
 	resumed bool
 }
 
-func newGame(m *Manager, who session.Caller, st *State, b board) *game {
+func newGame(m *Manager, who session.Caller, st *State, b *board) *game {
 	return &game{m: m, owner: who.Client, who: who, st: *st, b: b}
 }
 
@@ -457,7 +458,7 @@ func (g *game) humanEnds(ctx context.Context, req *session.Request, emit func(*s
 func (g *game) resignation() *Result {
 	h := g.humanColor()
 	r := &Result{Winner: colorName(h ^ 1), Reason: "resign", End: "resign"}
-	if g.b.turn() != h && g.st.FEN == "" { // (a PGN result names the winner either way)
+	if g.b.turn() != h && g.b.endWords() { // (a PGN result names the winner either way)
 		names := [2]string{"先手", "後手"}
 		if g.st.Handicap != "" {
 			names = [2]string{"下手", "上手"}
@@ -558,9 +559,16 @@ func stateEvent(id string, st *State, now time.Time) *session.Event {
 }
 
 func sideToMove(st *State) int {
-	first := startTurnOf(st.SFEN)
-	if st.FEN != "" {
-		first = startTurnOf(st.FEN)
+	first := 0
+	switch {
+	case st.First == "w":
+		first = 1
+	case st.First == "":
+		// Stored before the games had one seam: an SFEN's or a FEN's
+		// second field is the side to move.
+		if f := strings.Fields(startOf(st, nil).Start); len(f) >= 2 && f[1] == "w" {
+			first = 1
+		}
 	}
 	return (first + len(st.Moves)) % 2
 }

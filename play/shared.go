@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/usid/usid/chess"
 	"github.com/usid/usid/session"
 )
 
@@ -148,7 +147,7 @@ func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqI
 	// A state read back is checked as a request is: its game replayed by
 	// the rules, its sizes within the bounds a game can reach here.
 	b, perr := m.boardOf(st)
-	if perr == nil && (len(*b.notes(st)) != len(st.Moves) || len(st.TimesMS) != len(st.Moves) || st.Pre > len(st.Moves) ||
+	if perr == nil && ((b.notes(st) != nil && len(*b.notes(st)) != len(st.Moves)) || len(st.TimesMS) != len(st.Moves) || st.Pre > len(st.Moves) ||
 		(st.Human != "b" && st.Human != "w") || b.over() != nil) {
 		perr = newError(session.CodeInvalidField, "game %s: its stored state does not hold together", clipID(st.ID))
 	}
@@ -174,26 +173,11 @@ func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqI
 
 // boardOf replays a stored game by its rules, checked as a request's
 // position is (sizes within what a game can reach here): its board.
-func (m *Manager) boardOf(st *State) (board, *session.Error) {
+func (m *Manager) boardOf(st *State) (*board, *session.Error) {
 	maxMoves := max(m.cfg.Service.Caps.MaxMoves, 1024) + m.cfg.MaxPlies
-	pos := &session.Position{Start: st.SFEN, Moves: st.Moves}
-	if st.FEN != "" {
-		pos = &session.Position{Game: "chess", Start: st.FEN, Variant: st.Variant, Moves: st.Moves}
-	}
-	chk, perr := session.CheckPosition(pos, maxMoves)
+	chk, perr := session.CheckPosition(startOf(st, st.Moves), maxMoves)
 	if perr != nil {
 		return nil, perr
 	}
-	if chk.Game() != session.GameChess {
-		return newShogiBoard(chk.USI.SFEN, chk.Start, chk.Moves), nil
-	}
-	variant := chess.Standard
-	if chk.Chess960() {
-		variant = chess.Chess960
-	}
-	start, err := chess.ParseFEN(st.FEN, variant)
-	if err != nil { // checked by CheckPosition
-		return nil, newError(session.CodeInvalidField, "position.fen: %v", err)
-	}
-	return newChessBoard(st.FEN, start, st.Moves), nil
+	return boardAt(chk)
 }

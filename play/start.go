@@ -5,10 +5,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/usid/usid/chess"
-	"github.com/usid/usid/kifu"
+	gameseam "github.com/usid/usid/game"
 	"github.com/usid/usid/probe"
 	"github.com/usid/usid/session"
+	"github.com/usid/usid/usi"
 )
 
 // Options are play_start's settings (the request's "play").
@@ -62,13 +62,13 @@ func (o *Options) check(c session.Caps) *session.Error {
 	return nil
 }
 
-// checkChess refuses what chess clocks do not have: a byoyomi; a period
-// of moves is 1..1000 moves.
-func (o *Options) checkChess() *session.Error {
+// checkIncrements refuses what clocks with increments (chess's) do not
+// have: a byoyomi; a period of moves is 1..1000 moves.
+func (o *Options) checkIncrements(game string) *session.Error {
 	for i, tc := range []TimeControl{o.Clock.B, o.Clock.W} {
 		side := "play.clock." + "bw"[i:i+1]
 		if tc.ByoyomiMS > 0 {
-			return newError(session.CodeInvalidField, "%s.byoyomi_ms: chess clocks have increments (inc_ms) and periods of moves (moves), no byoyomi", side)
+			return newError(session.CodeInvalidField, "%s.byoyomi_ms: %s clocks have increments (inc_ms) and periods of moves (moves), no byoyomi", side, game)
 		}
 		if tc.Moves < 0 || tc.Moves > 1000 {
 			return newError(session.CodeInvalidField, "%s.moves %d: want 1..1000", side, tc.Moves)
@@ -106,57 +106,48 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	}
 	pos := req.Position
 	if o.Handicap != "" {
-		sfen := kifu.HandicapSFEN(o.Handicap)
-		if sfen == "" || o.Handicap == "平手" {
+		var start string
+		if h, ok := gameseam.Default().(gameseam.Handicaps); ok {
+			start = h.HandicapStart(o.Handicap)
+		}
+		if start == "" {
 			return newError(session.CodeInvalidField, "play.handicap %q: not a handicap this server knows", clipID(o.Handicap))
 		}
-		if pos != nil && (pos.SFEN != "" || pos.FEN != "" || len(pos.Moves) > 0) {
+		if pos != nil && (pos.Game != "" || pos.Start != "" || len(pos.Moves) > 0) {
 			return newError(session.CodeInvalidField, "a handicap game starts from the handicap's position: send no position")
 		}
-		pos = &session.Position{Start: sfen}
+		pos = &session.Position{Start: start}
 	}
 	chk, perr := session.CheckPosition(pos, svc.Caps.MaxMoves)
 	if perr != nil {
 		return perr
 	}
-	if prof != nil && prof.Game() != chk.Game() {
-		return newError(session.CodeGameMismatch, "engine %s plays %s; the position is of %s", engine, prof.Game(), chk.Game())
+	rules := chk.Game()
+	if prof != nil && prof.Game() != rules.Name() {
+		return newError(session.CodeGameMismatch, "engine %s plays %s; the position is of %s", engine, prof.Game(), rules.Name())
+	}
+	if d := usi.DialectNamed(rules.Dialect()); d != nil && !d.Byoyomi {
+		if err := o.checkIncrements(rules.Name()); err != nil {
+			return err
+		}
+	} else if o.Clock.B.Moves > 0 || o.Clock.W.Moves > 0 {
+		return newError(session.CodeInvalidField, "play.clock: moves (a period of moves) is for chess clocks; %s has byoyomi", rules.Name())
 	}
 	st := &State{Owner: who.Client}
 	st.Moves, st.TimesMS = []string{}, []int64{}
-	var b board
-	if chk.Game() == session.GameChess {
-		if err := o.checkChess(); err != nil {
-			return err
-		}
-		fen := chk.USI.FEN
-		if fen == "startpos" {
-			fen = chess.StartFEN
-		}
-		variant := chess.Standard
-		if chk.Chess960() {
-			variant = chess.Chess960
-		}
-		start, err := chess.ParseFEN(fen, variant)
-		if err != nil { // checked by CheckPosition
-			return newError(session.CodeInvalidField, "position.fen: %v", err)
-		}
-		b, st.FEN = newChessBoard(chk.USI.FEN, start, nil), start.FEN()
-		if variant == chess.Chess960 {
-			st.Variant = session.Variant960
-		}
-	} else {
-		if o.Clock.B.Moves > 0 || o.Clock.W.Moves > 0 {
-			return newError(session.CodeInvalidField, "play.clock: moves (a period of moves) is for chess clocks; shogi has byoyomi")
-		}
-		b, st.SFEN, st.MovesKIF = newShogiBoard(chk.USI.SFEN, chk.Start, nil), chk.USI.SFEN, []string{}
+	start, serr := rules.Check(chk.Start(), chk.Variant(), nil)
+	if serr != nil { // checked by CheckPosition
+		return newError(string(serr.Code), "%s", serr.Message)
 	}
+	b := newBoard(start)
+	setStart(st, start)
 	// The position's moves, written in the game's notation, not timed.
 	for _, mv := range chk.USI.Moves {
 		note, _ := b.check(mv) // checked by CheckPosition
 		st.Moves = append(st.Moves, mv)
-		notes := b.notes(st)
-		*notes = append(*notes, note)
+		if notes := b.notes(st); notes != nil {
+			*notes = append(*notes, note)
+		}
 		st.TimesMS = append(st.TimesMS, 0)
 		b.play(mv)
 	}

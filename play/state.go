@@ -9,12 +9,19 @@ import (
 
 // Public is what the player sees of a game: the play event's "play".
 type Public struct {
-	ID       string `json:"game"`
-	Engine   string `json:"engine"`
-	Human    string `json:"human"`             // "b" or "w"
-	SFEN     string `json:"sfen,omitempty"`    // the start (shogi)
-	FEN      string `json:"fen,omitempty"`     // the start (chess)
-	Variant  string `json:"variant,omitempty"` // chess960
+	ID     string `json:"game"`
+	Engine string `json:"engine"`
+	Human  string `json:"human"` // "b" or "w"
+	// Rules is the game's name (package game: "shogi", "chess"; "" in a
+	// state stored before the games had one seam: shogi, or chess where
+	// FEN is set).
+	Rules   string `json:"rules,omitempty"`
+	SFEN    string `json:"sfen,omitempty"`    // the start (shogi, and every game whose positions are not FENs)
+	FEN     string `json:"fen,omitempty"`     // the start (chess)
+	Variant string `json:"variant,omitempty"` // chess960
+	// First is the side to move at the start ("b" or "w"; "" in a state
+	// stored before it was kept).
+	First    string `json:"first,omitempty"`
 	Handicap string `json:"handicap,omitempty"`
 	// Moves from the start; the first Pre came with the position and were
 	// not played in this game (no time).

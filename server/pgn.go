@@ -70,7 +70,7 @@ func (s *Server) parsePGN(w http.ResponseWriter, r *http.Request, data []byte) {
 		resp.Header.Fields = append(resp.Header.Fields, kifu.Field{Key: tg.Name, Value: tg.Value})
 	}
 	if start.Variant() == chess.Chess960 {
-		resp.Position.Variant = session.Variant960 // the Variant tag
+		resp.Position.Variant = "chess960" // the Variant tag
 	}
 	pos := *start
 	for _, p := range g.Moves {
@@ -119,9 +119,13 @@ func (s *Server) pgnGameOf(req *exportRequest) (*pgn.Game, *session.Error) {
 	if fen == "" || fen == "startpos" {
 		fen = chess.StartFEN
 	}
-	variant, verr := (&session.Position{Game: "chess", Start: fen, Variant: req.Variant}).ChessVariant()
+	_, v, verr := (&session.Position{Game: "chess", Start: fen, Variant: req.Variant}).CheckGame()
 	if verr != nil {
 		return nil, verr
+	}
+	variant := chess.Standard
+	if v == "chess960" {
+		variant = chess.Chess960
 	}
 	start, errs := chess.Load(fen, nil, variant)
 	if errs != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/probe"
 	"github.com/usid/usid/session"
-	"github.com/usid/usid/shogi"
 	"github.com/usid/usid/usi"
 )
 
@@ -90,12 +89,6 @@ type validateRequest struct {
 	Notation string            `json:"notation"`
 }
 
-// validateResponse is shogi's verdict plus the notation of the moves played.
-type validateResponse struct {
-	shogi.Verdict
-	MovesKIF []string `json:"moves_kif,omitempty"`
-}
-
 func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
 	var req validateRequest
 	if err := s.decode(w, r, &req); err != nil {
@@ -106,32 +99,24 @@ func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		p = &session.Position{}
 	}
-	if p.Game() == session.GameChess {
-		s.validateChess(w, r, p, req.Notation)
+	g, variant, gerr := p.CheckGame()
+	if gerr != nil {
+		s.problem(w, r, gerr) // two games' fields, an unknown variant: the request, not the position, is wrong
 		return
 	}
-	if req.Notation != "" && req.Notation != "kif" {
-		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: `notation: the notation of shogi moves is "kif"`, MoveIndex: -1})
+	if req.Notation != "" && req.Notation != g.Notation() {
+		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: fmt.Sprintf("notation: the notation of %s moves is %q", g.Name(), g.Notation()), MoveIndex: -1})
 		return
-	}
-	sfen := p.SFEN
-	if sfen == "" {
-		sfen = "startpos"
 	}
 	if max := s.cfg.Service.Caps.MaxMoves; len(p.Moves) > max {
 		s.problem(w, r, &session.Error{Code: session.CodeInvalidField, Message: "position.moves: more than the allowed moves", MoveIndex: -1})
 		return
 	}
-	resp := validateResponse{Verdict: shogi.Inspect(sfen, p.Moves)}
-	if req.Notation == "kif" {
-		if start, errs := shogi.Load(sfen, nil); errs == nil {
-			resp.MovesKIF, _ = start.KIFLine(p.Moves, shogi.NoSquare)
-			if resp.MovesKIF == nil {
-				resp.MovesKIF = []string{}
-			}
-		}
+	start := p.Start
+	if start == "" {
+		start = "startpos"
 	}
-	writeJSON(w, http.StatusOK, resp)
+	writeJSON(w, http.StatusOK, g.Inspect(start, variant, p.Moves, req.Notation != ""))
 }
 
 // analyzeRequest is the body of POST /v1/analyze.

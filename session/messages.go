@@ -334,16 +334,9 @@ func CheckPosition(p *Position, maxMoves int) (*Checked, *Error) {
 	if p == nil {
 		p = &Position{}
 	}
-	g := p.GameOf()
-	if g == nil {
-		return nil, errorf(CodeInvalidField, "position: no game %q", clip(p.Game))
-	}
-	if p.also != "" {
-		return nil, errorf(CodeInvalidField, "position: give the position of one game (%s or %s), not both", fieldOf(g), fieldOf(game.Named(p.also)))
-	}
-	variant, verr := g.Variant(p.Variant)
-	if verr != nil {
-		return nil, fromRules(verr)
+	g, variant, gerr := p.CheckGame()
+	if gerr != nil {
+		return nil, gerr
 	}
 	start := p.Start
 	if start == "" {
@@ -360,6 +353,24 @@ func CheckPosition(p *Position, maxMoves int) (*Checked, *Error) {
 		return nil, fromRules(err)
 	}
 	return &Checked{Position: pos, USI: usi.NewPosition(g.Keyword(), pos.Start(), pos.Moves())}, nil
+}
+
+// CheckGame is the position's game and its normalized variant, or why the
+// position names no game rightly: a game usid does not serve, two games'
+// fields, a variant its game does not have.
+func (p *Position) CheckGame() (game.Game, string, *Error) {
+	g := p.GameOf()
+	if g == nil {
+		return nil, "", errorf(CodeInvalidField, "position: no game %q", clip(p.Game))
+	}
+	if p.also != "" {
+		return nil, "", errorf(CodeInvalidField, "position: give the position of one game (%s or %s), not both", fieldOf(g), fieldOf(game.Named(p.also)))
+	}
+	variant, verr := g.Variant(p.Variant)
+	if verr != nil {
+		return nil, "", fromRules(verr)
+	}
+	return g, variant, nil
 }
 
 // fieldOf names a game by its field for a message: "a shogi position (sfen)".

@@ -6,9 +6,12 @@ package chessgame
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/usid/usid/chess"
+	"github.com/usid/usid/chess/pgn"
 	"github.com/usid/usid/game"
 	"github.com/usid/usid/internal/rules"
 )
@@ -378,4 +381,52 @@ func (m *match) RecordEnd(r *game.Result) string {
 		return "*"
 	}
 	return "1/2-1/2"
+}
+
+func (p *position) Play(move string) (game.Position, *rules.Error) {
+	m, err := p.pos.CheckMove(move)
+	if err != nil {
+		return nil, err.(*chess.Error)
+	}
+	q := *p
+	q.moves = append(make([]chess.Move, 0, len(p.moves)+1), p.moves...)
+	q.moves = append(q.moves, m)
+	q.pos.Play(m)
+	return &q, nil
+}
+
+// Claims: a PGN text starts with a tag pair or a move number, which none
+// of the shogi formats does (as POST /v1/records/parse tells them).
+func (chessGame) Claims(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n\ufeff")
+	return strings.HasPrefix(t, "[") || strings.HasPrefix(t, "1.")
+}
+
+// ReadMain reads a PGN text's first game: its start (the FEN tag's, with
+// the Variant tag's Chess960) and main line.
+func (chessGame) ReadMain(text string, maxMoves int) (string, string, []string, *game.RecordError) {
+	gs, err := pgn.Parse(text)
+	if err != nil {
+		if pe, ok := err.(*pgn.Error); ok {
+			return "", "", nil, &game.RecordError{Code: string(pe.Code), Message: pe.Message, Line: pe.Line, MoveIndex: pe.MoveIndex}
+		}
+		return "", "", nil, &game.RecordError{Code: string(pgn.CodeSyntax), Message: err.Error(), MoveIndex: -1}
+	}
+	g := gs[0]
+	if len(g.Moves) > maxMoves {
+		return "", "", nil, &game.RecordError{Code: "record_too_long", Message: fmt.Sprintf("the game has %d moves; at most %d", len(g.Moves), maxMoves), MoveIndex: -1}
+	}
+	start, errs := g.Start()
+	if errs != nil {
+		return "", "", nil, &game.RecordError{Code: string(errs[0].Code), Message: errs[0].Message, MoveIndex: -1}
+	}
+	variant := ""
+	if start.Variant() == chess.Chess960 {
+		variant = Variant960 // the Variant tag: an engine with UCI_Chess960 analyses it
+	}
+	moves := make([]string, len(g.Moves))
+	for i, m := range g.Moves {
+		moves[i] = m.Move.String()
+	}
+	return start.FEN(), variant, moves, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/usid/usid/game"
 	"github.com/usid/usid/internal/rules"
+	"github.com/usid/usid/kifu"
 	"github.com/usid/usid/shogi"
 )
 
@@ -278,3 +279,40 @@ func (m *match) Declare(s string) *game.Result {
 
 func (m *match) CannotWin(string) bool           { return false }
 func (m *match) RecordEnd(r *game.Result) string { return r.End }
+
+func (p *position) Play(move string) (game.Position, *rules.Error) {
+	m, err := p.pos.CheckMove(move)
+	if err != nil {
+		return nil, err.(*shogi.Error)
+	}
+	q := *p
+	q.moves = append(make([]shogi.Move, 0, len(p.moves)+1), p.moves...)
+	q.moves = append(q.moves, m)
+	q.pos.Play(m)
+	return &q, nil
+}
+
+// Records: every text no other game claims is read as a shogi record
+// (KIF, KI2, CSA, USI, SFEN: package kifu tells them apart).
+func (shogiGame) Claims(string) bool { return true }
+
+func (shogiGame) ReadMain(text string, maxMoves int) (string, string, []string, *game.RecordError) {
+	rec, err := kifu.Parse([]byte(text), kifu.Options{MaxMoves: maxMoves})
+	if err != nil {
+		ke, ok := err.(*kifu.Error)
+		if !ok {
+			return "", "", nil, &game.RecordError{Code: "invalid_field", Message: err.Error(), MoveIndex: -1}
+		}
+		return "", "", nil, &game.RecordError{Code: string(ke.Code), Message: ke.Message, Line: ke.Line, MoveIndex: ke.MoveIndex}
+	}
+	return rec.StartSFEN, "", rec.USIMoves(), nil
+}
+
+// HandicapStart is the start of a handicap (駒落ち) by its Japanese name
+// (香落ち, 二枚落ち, ...), as KIF's 手合割 names it.
+func (shogiGame) HandicapStart(name string) string {
+	if name == "平手" {
+		return ""
+	}
+	return kifu.HandicapSFEN(name)
+}

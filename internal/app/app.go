@@ -26,6 +26,7 @@ import (
 
 	"github.com/usid/usid"
 	"github.com/usid/usid/evalcache"
+	_ "github.com/usid/usid/game/builtin" // the games usid serves
 	"github.com/usid/usid/games"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
