@@ -732,7 +732,6 @@ func (j *job) view() *View {
 	return v
 }
 
-
 // progressLocked counts the positions and, while the job has not ended,
 // estimates the time left: the searches left (the positions left, each
 // with the share of positions so far whose best move's position had to be

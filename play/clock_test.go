@@ -3,7 +3,6 @@ package play
 import (
 	"testing"
 	"time"
-
 )
 
 func TestSpend(t *testing.T) {

@@ -65,22 +65,22 @@ const (
 
 // job is a validated search request: nothing in it came unchecked from a client.
 type job struct {
-	kind      jobKind
-	id        string
-	pos       *Checked
-	engine    string
-	kif       bool   // notation asked: KIF for shogi, SAN for chess
-	mateIn    int    // a mate search in moves (UCI): go mate <mateIn>
+	kind   jobKind
+	id     string
+	pos    *Checked
+	engine string
+	kif    bool // notation asked: KIF for shogi, SAN for chess
+	mateIn int  // a mate search in moves (UCI): go mate <mateIn>
 	// mateInMoves: the position's engines search mates in moves and
 	// answer with bestmove (usi.Dialect.MateInMoves).
 	mateInMoves bool
-	limits    Limits // analyze
-	multipv   int    // analyze
-	bounded   bool   // analyze: REST refuses unbounded searches
-	clock     *usi.Clock
-	ponder    bool          // play
-	movesToGo int           // play (chess)
-	mate      time.Duration // mate
+	limits      Limits // analyze
+	multipv     int    // analyze
+	bounded     bool   // analyze: REST refuses unbounded searches
+	clock       *usi.Clock
+	ponder      bool          // play
+	movesToGo   int           // play (chess)
+	mate        time.Duration // mate
 
 	autoMate  bool // a mate request naming no engine: picked by pickMateEngine
 	cancelled bool // stop arrived while it was queued; guarded by Session.mu
