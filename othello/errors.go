@@ -9,10 +9,10 @@ type Code = rules.Code
 // Codes for the position token and the ofen (ParsePosition, ParseOFEN,
 // ParseAny, ParsePositionCommand).
 const (
-	CodeLength         Code = "othello_length"          // fewer than 65 characters (an ofen: not exactly 65), or a token in several words
-	CodeCell           Code = "othello_cell"            // a cell other than X, O (ofen: 0) or -
-	CodeSide           Code = "othello_side"            // the side letter (character 65) is not B or W
-	CodeMoveNumber     Code = "othello_move_number"     // what follows the side letter is not 1..9999
+	CodeLength         Code = "othello_length"         // fewer than 65 characters (an ofen: not exactly 65), or a token in several words
+	CodeCell           Code = "othello_cell"           // a cell other than X, O (ofen: 0) or -
+	CodeSide           Code = "othello_side"           // the side letter (character 65) is not B or W
+	CodeMoveNumber     Code = "othello_move_number"    // what follows the side letter is not 1..9999
 	CodePositionSyntax      = rules.CodePositionSyntax // not "startpos|sfen <token> [moves ...]"
 )
 

@@ -1,6 +1,8 @@
 package othello
 
 import (
+	"math/bits"
+
 	"github.com/usid/usid/internal/rules"
 )
 
@@ -71,7 +73,10 @@ func (p *Position) CheckMove(s string) (Move, error) {
 	if err != nil {
 		return 0, err
 	}
-	return m, p.check(m)
+	if e := p.check(m); e != nil {
+		return 0, e // not p.check's typed nil as an error
+	}
+	return m, nil
 }
 
 func parseMove(s string) (Move, *Error) {
@@ -99,7 +104,7 @@ func (p *Position) check(m Move) *Error {
 	}
 	if m == Pass {
 		if mine != 0 {
-			return newError(CodePassNotAllowed, "%s may not pass: %s has %d moves (%s first)", us, us, popcount(mine), Square(firstBit(mine)))
+			return newError(CodePassNotAllowed, "%s may not pass: %s has %d moves (%s first)", us, us, popcount(mine), Square(bits.TrailingZeros64(mine)))
 		}
 		return nil
 	}
@@ -113,15 +118,6 @@ func (p *Position) check(m Move) *Error {
 		return newError(CodeWrongSide, "%s has no move and must pass; %s is %s's move (a \"pass\" is missing before it)", us, m, them)
 	}
 	return newError(CodeFlipsNothing, "a %s disc on %s turns over no disc", us, m)
-}
-
-func firstBit(b uint64) int {
-	for i := 0; i < 64; i++ {
-		if b&(1<<uint(i)) != 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 // Load builds a position from "startpos", a USI-X token or a UOI ofen
