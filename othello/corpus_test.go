@@ -127,4 +127,3 @@ func mustLoad(t testing.TB, pos string, moves ...string) *Position {
 	}
 	return p
 }
-
