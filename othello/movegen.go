@@ -18,48 +18,71 @@ func shift(b uint64, n int) uint64 {
 
 // legalSet returns the squares where the side owning own may put a disc: an
 // empty square from which a line of opp's discs runs, in one of the eight
-// directions, to one of own's discs. Each direction is filled six steps deep
-// (the longest line a move can flip has six discs).
+// directions, to one of own's discs. Each line direction is filled both ways
+// at once (see fill); a move flips at most six discs in a line.
 func legalSet(own, opp uint64) uint64 {
-	empty := ^(own | opp)
-	var moves uint64
-	for _, n := range shifts {
-		o := opp
-		if n != 8 && n != -8 {
-			o &= inner
-		}
-		x := shift(own, n) & o
-		x |= shift(x, n) & o
-		x |= shift(x, n) & o
-		x |= shift(x, n) & o
-		x |= shift(x, n) & o
-		x |= shift(x, n) & o
-		moves |= shift(x, n) & empty
-	}
-	return moves
+	o := opp & inner
+	return (fill(own, o, 1) | fill(own, opp, 8) | fill(own, o, 7) | fill(own, o, 9)) &^ (own | opp)
+}
+
+// fill returns the squares one step beyond a line of m's discs that starts
+// next to a disc of own, in the directions +d and −d. Doubling steps (pre
+// marks the discs of m whose neighbour at −d is in m too) reach the six discs
+// in three rounds after the first two single steps. m must leave out the a
+// and h files for the shifts that change the file (1, 7, 9), so that no line
+// wraps round the board's edge.
+func fill(own, m uint64, d uint) uint64 {
+	f1 := m & (own << d)
+	f2 := m & (own >> d)
+	f1 |= m & (f1 << d)
+	f2 |= m & (f2 >> d)
+	pre1 := m & (m << d)
+	pre2 := pre1 >> d
+	f1 |= pre1 & (f1 << (2 * d))
+	f2 |= pre2 & (f2 >> (2 * d))
+	f1 |= pre1 & (f1 << (2 * d))
+	f2 |= pre2 & (f2 >> (2 * d))
+	return f1<<d | f2>>d
 }
 
 // flipsOf returns the discs of opp that a disc of own's side put on s turns
 // over (none when s flips nothing; s itself is not checked to be empty).
 func flipsOf(own, opp uint64, s Square) uint64 {
-	var flips uint64
 	from := uint64(1) << uint(s)
-	for _, n := range shifts {
-		o := opp
-		if n != 8 && n != -8 {
-			o &= inner
-		}
-		var line uint64
-		x := shift(from, n)
-		for x&o != 0 {
-			line |= x
-			x = shift(x, n)
-		}
-		if x&own != 0 {
-			flips |= line
-		}
+	o := opp & inner
+	return flipsUp(own, o, from, 1) | flipsDown(own, o, from, 1) |
+		flipsUp(own, opp, from, 8) | flipsDown(own, opp, from, 8) |
+		flipsUp(own, o, from, 7) | flipsDown(own, o, from, 7) |
+		flipsUp(own, o, from, 9) | flipsDown(own, o, from, 9)
+}
+
+// flipsUp walks from towards h8 in steps of d over m's discs and returns
+// them if a disc of own ends the line.
+func flipsUp(own, m, from uint64, d uint) uint64 {
+	var line uint64
+	x := from << d
+	for x&m != 0 {
+		line |= x
+		x <<= d
 	}
-	return flips
+	if x&own != 0 {
+		return line
+	}
+	return 0
+}
+
+// flipsDown is flipsUp towards a1.
+func flipsDown(own, m, from uint64, d uint) uint64 {
+	var line uint64
+	x := from >> d
+	for x&m != 0 {
+		line |= x
+		x >>= d
+	}
+	if x&own != 0 {
+		return line
+	}
+	return 0
 }
 
 // do plays m, a legal move of p, without checking it.
