@@ -120,7 +120,7 @@ func generate() map[string][]byte {
 	}
 	rng := rand.New(rand.NewPCG(36, 2026))
 	var games []game
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < 1500; i++ {
 		games = append(games, randomGame(rng))
 	}
 
@@ -147,8 +147,11 @@ func generate() map[string][]byte {
 			seeds = append(seeds, g.boards[rng.IntN(len(g.boards)-1)])
 		}
 	}
+	if len(passes) < 16 || len(passGames) < 4 || len(overEarly) < 12 || len(overFull) < 4 {
+		log.Fatalf("too few special positions: %d passes in %d games, %d early ends, %d full boards", len(passes), len(passGames), len(overEarly), len(overFull))
+	}
 	var wipe board
-	if !findWipeout(start(), 10, &wipe) {
+	if !findWipeout(start(), 9, &wipe) {
 		log.Fatal("no wipe-out found")
 	}
 
