@@ -73,6 +73,9 @@ func FuzzMoveList(f *testing.F) {
 			if v := p.Validate(); v != nil {
 				t.Fatalf("Load(%q, %q) reached a position that breaks the rules: %v", pos, moves, Errors(v))
 			}
+			if q, err := ParsePosition(p.Token()); err != nil || *q != *p {
+				t.Fatalf("Load(%q, %q) reached %s, which reads back as %v, %v", pos, moves, p.Token(), q, err)
+			}
 		}
 	})
 }

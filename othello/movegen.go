@@ -94,7 +94,9 @@ func (p *Position) do(m Move) {
 		p.disc[them] &^= f
 	}
 	p.turn ^= 1
-	p.moveNumber++
+	if p.moveNumber < MaxMoveNumber { // stays where a token can write it
+		p.moveNumber++
+	}
 }
 
 // appendLegal appends the legal moves of p in square order: its squares,

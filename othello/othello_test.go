@@ -249,3 +249,18 @@ func corpusRows(t *testing.T, prefix string) []string {
 	}
 	return out
 }
+
+// TestMoveNumberStops: the move number stops at MaxMoveNumber, so that the
+// token of a position reached from one written with it reads back.
+func TestMoveNumberStops(t *testing.T) {
+	p := mustLoad(t, StartToken[:65]+"9998", "f5", "d6", "c3")
+	if p.MoveNumber() != MaxMoveNumber {
+		t.Fatalf("move number %d", p.MoveNumber())
+	}
+	if _, err := ParsePosition(p.Token()); err != nil {
+		t.Fatal(err)
+	}
+	if Startpos().At(NoSquare) != Empty || Startpos().At(64) != Empty {
+		t.Fatal("At off the board")
+	}
+}

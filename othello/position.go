@@ -31,7 +31,10 @@ func Startpos() *Position {
 
 // At returns what square s holds.
 func (p *Position) At(s Square) Cell {
-	bit := uint64(1) << uint(s&63)
+	if s < 0 || s > 63 {
+		return Empty
+	}
+	bit := uint64(1) << uint(s)
 	switch {
 	case p.disc[Black]&bit != 0:
 		return BlackDisc
@@ -52,7 +55,8 @@ func (p *Position) WhiteToMove() bool { return p.turn == White }
 func (p *Position) SideLetter() string { return rules.SideLetter(p.turn == White) }
 
 // MoveNumber returns the move number: 1 at the start, one more after each
-// move, a pass included.
+// move, a pass included, up to MaxMoveNumber (where it stays, so that the
+// token still reads back).
 func (p *Position) MoveNumber() int { return p.moveNumber }
 
 // Discs returns how many discs side c has on the board.
