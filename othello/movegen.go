@@ -2,20 +2,6 @@ package othello
 
 import "math/bits"
 
-// The eight directions as bit shifts of a bitboard: a positive shift moves
-// towards h8, a negative one towards a1. A shift by ±1, ±7 or ±9 changes the
-// file, so the discs it passes through must lie on the files b–g (inner): a
-// line that would leave the board on one side and come back on the other is
-// cut there.
-var shifts = [8]int{1, -1, 8, -8, 9, -9, 7, -7}
-
-func shift(b uint64, n int) uint64 {
-	if n > 0 {
-		return b << uint(n)
-	}
-	return b >> uint(-n)
-}
-
 // legalSet returns the squares where the side owning own may put a disc: an
 // empty square from which a line of opp's discs runs, in one of the eight
 // directions, to one of own's discs. Each line direction is filled both ways

@@ -264,3 +264,44 @@ func TestMoveNumberStops(t *testing.T) {
 		t.Fatal("At off the board")
 	}
 }
+
+// TestValidateEdges: a disc on the a-file is not next to one on the h-file
+// a rank above (their bits are neighbours), nor the other way round.
+func TestValidateEdges(t *testing.T) {
+	put := func(cells ...int) string {
+		b := []byte(StartToken)
+		for _, c := range cells {
+			b[c] = 'X'
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		tok  string
+		lost string
+	}{
+		{put(34, 33, 32, 31), "h4 is"},     // a5 linked through c5 b5; h4 alone
+		{put(34, 33, 32, 23), "h3 is"},     // h3 alone, a5's bit minus 9
+		{put(29, 30, 31, 32, 40), "a5 a6"}, // h4 linked through f4 g4; a5 a6 alone
+		{put(29, 30, 31, 39), "h5 is"},     // linked: h5 touches h4
+	} {
+		errs := mustParsePos(t, c.tok).Validate()
+		if c.lost == "h5 is" {
+			if errs != nil {
+				t.Errorf("%s: %v", c.tok, Errors(errs))
+			}
+			continue
+		}
+		if len(errs) != 1 || errs[0].Code != CodeIsolatedDisc || !strings.Contains(errs[0].Message, c.lost) {
+			t.Errorf("%s: %v, want isolated_disc for %s", c.tok, Errors(errs), c.lost)
+		}
+	}
+}
+
+func mustParsePos(t *testing.T, s string) *Position {
+	t.Helper()
+	p, err := ParsePosition(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -20,20 +20,14 @@ func (p *Position) Validate() []*Error {
 	if miss := centre &^ occ; miss != 0 {
 		errs = append(errs, newError(CodeCentreEmpty, "%s empty; the four centre squares d4 e4 d5 e5 are occupied in every position of a game", squareList(miss)))
 	}
-	// Flood the occupied squares from the occupied centre squares.
+	// Flood the occupied squares from the occupied centre squares, one
+	// king step at a time (a step towards the h-file must not land on the
+	// a-file, which would be a wrap round the edge, and the other way round).
 	linked := centre & occ
 	for {
-		grown := linked
-		for _, n := range shifts {
-			g := shift(linked, n)
-			switch n {
-			case 1, 9, -7: // towards the h-file: nothing may land on the a-file
-				g &= notFileA
-			case -1, -9, 7:
-				g &= notFileH
-			}
-			grown |= g & occ
-		}
+		east := linked<<1 | linked>>7 | linked<<9
+		west := linked>>1 | linked<<7 | linked>>9
+		grown := linked | (linked<<8|linked>>8|east&notFileA|west&notFileH)&occ
 		if grown == linked {
 			break
 		}
