@@ -305,3 +305,17 @@ func mustParsePos(t *testing.T, s string) *Position {
 	}
 	return p
 }
+
+func TestParseMove(t *testing.T) {
+	if m, err := ParseMove("pass"); err != nil || m != Pass {
+		t.Fatal(m, err)
+	}
+	if m, err := ParseMove("h8"); err != nil || m.Square() != NewSquare(7, 7) {
+		t.Fatal(m, err)
+	}
+	for _, s := range []string{"", "H8", "i1", "a0", "pas", "a11"} {
+		if _, err := ParseMove(s); code(err) != CodeMoveSyntax {
+			t.Errorf("ParseMove(%q) = %v", s, err)
+		}
+	}
+}

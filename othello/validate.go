@@ -73,6 +73,16 @@ func (p *Position) CheckMove(s string) (Move, error) {
 	return m, nil
 }
 
+// ParseMove reads a USI-X move ("d3", "pass") without asking whether a
+// position allows it; a refusal is an *Error with code move_syntax.
+func ParseMove(s string) (Move, error) {
+	m, err := parseMove(s)
+	if err != nil {
+		return 0, err
+	}
+	return m, nil
+}
+
 func parseMove(s string) (Move, *Error) {
 	if s == "pass" {
 		return Pass, nil
