@@ -128,18 +128,23 @@ func (b *chessBoard) chess960() bool       { return b.start.Variant() == chess.C
 
 // key: the FEN without the move number. The 50-move counter stays in:
 // engines scale their evaluation by it (Stockfish does), so two positions
-// that differ in it are two questions.
+// that differ in it are two questions. The en-passant square is in only
+// where a pawn can take on it (chess.Position.RepetitionKey): after 1.e4
+// the position is the one without e3 in every way an engine can see (the
+// same legal moves, the same future), and stockfish itself drops such a
+// square ("position fen ... b KQkq e3 0 1" then "d" prints "- 0 1").
 func (b *chessBoard) key() string {
-	fen := b.pos.FEN()
 	game := "chess "
 	if b.chess960() {
 		game = "chess960 " // the same FEN, other castling rules
 	}
-	return game + fen[:bytes.LastIndexByte([]byte(fen), ' ')]
+	return game + b.pos.RepetitionKey() + " " + strconv.Itoa(b.pos.Halfmove())
 }
 
 // repeats: only the positions since the last capture or pawn move can come
-// back; they are what the halfmove counters of the history say.
+// back, and they are compared as the rules of repetition compare them
+// (chess.Position.RepetitionKey: an en-passant square no pawn can use is
+// no difference).
 func (b *chessBoard) repeats() bool {
 	if len(b.moves) < 4 {
 		return false
@@ -147,17 +152,7 @@ func (b *chessBoard) repeats() bool {
 	seen := map[string]struct{}{}
 	pos := *b.start
 	for i := 0; ; i++ {
-		fen := pos.FEN()
-		// Board, side, castling, en passant: the first four fields.
-		k := fen
-		for n, j := 0, 0; j < len(fen); j++ {
-			if fen[j] == ' ' {
-				if n++; n == 4 {
-					k = fen[:j]
-					break
-				}
-			}
-		}
+		k := pos.RepetitionKey()
 		if _, dup := seen[k]; dup {
 			return true
 		}
