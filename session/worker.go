@@ -107,8 +107,8 @@ func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string
 		return nil, acquireError(engine, err)
 	}
 	s.clientOpts = false // a fresh lease has the configured options
-	s.replacePaid = false
 	s.repeated = false   // and a hash cleared by usinewgame
+	s.replacePaid = false
 	restored := s.restore(l, engine)
 	s.out.push(&Event{Type: EventEngine, ID: id, Name: engine, USIName: l.Engine().ID().Name, Restored: restored})
 	return l, nil
