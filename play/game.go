@@ -315,6 +315,9 @@ func (g *game) engineEvent(ev *session.Event) {
 		// never lost.
 		if g.st.EngineWaits.IsZero() {
 			g.st.EngineWaits = time.Now()
+			if !g.resumed {
+				g.st.TurnStart = g.st.EngineWaits // (its search had not begun)
+			}
 			if g.flag != nil {
 				g.flag.Stop()
 			}

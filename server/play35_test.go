@@ -80,14 +80,23 @@ func TestEngineClockStandsWhileQueued(t *testing.T) {
 
 	moved := time.Now()
 	player.send(map[string]any{"type": "play_move", "id": "m1", "game": game, "move": "7g7f"})
-	// The analysis runs on for twice the engine's allowance (its own
-	// search time, as the engine reports it).
-	held := 2 * (byoyomi + 300)
-	other.until(30*time.Second, func(ev map[string]any) bool {
-		return ev["id"] == "a1" && ev["type"] == "info" && num(ev["time_ms"]) >= held
-	})
+	// The engine's search waits for the process: the page is told that no
+	// clock runs (the engine's stands), or, as it was, the game is lost on
+	// time.
+	st = playOf(last(player.until(20*time.Second, func(ev map[string]any) bool {
+		p := playOf(ev)
+		return p != nil && len(p["moves"].([]any)) == 1 && (p["status"] != "playing" || p["clock"].(map[string]any)["running"] == nil)
+	})))
+	if st["status"] != "playing" {
+		t.Fatalf("the engine waited %v for the process and the game ended: %v (times_ms %v)", time.Since(moved).Round(time.Millisecond), st["result"], st["times_ms"])
+	}
+	if w := st["clock"].(map[string]any)["w"].(map[string]any); num(w["byoyomi_ms"]) != byoyomi {
+		t.Errorf("the waiting engine's clock: %v, want its whole byoyomi", w)
+	}
+	// The analysis holds the process for twice the engine's allowance:
+	// the scenario's length, not a wait for something to happen.
+	<-time.After(2*(byoyomi+300)*time.Millisecond - time.Since(moved))
 	waited := time.Since(moved)
-	// Meanwhile the game goes on: nothing lost on time.
 	for _, ev := range drain(player) {
 		if p := playOf(ev); p != nil && p["status"] != "playing" {
 			t.Fatalf("the engine waited %v for the process and the game ended: %v (times_ms %v)", waited.Round(time.Millisecond), p["result"], p["times_ms"])
