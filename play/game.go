@@ -36,6 +36,7 @@ type game struct {
 
 	flag  *time.Timer // the side to move's time running out
 	grace *time.Timer // the player gone: abandonment
+	idle  *time.Timer // the player's turn lasting Config.Idle: abandonment
 
 	search     string // id of the engine's search for its move ("": none)
 	ponderID   string // id of the search pondering on ponderMove
@@ -150,6 +151,9 @@ func (g *game) leave(hand bool) bool {
 	}
 	if g.grace != nil {
 		g.grace.Stop()
+	}
+	if g.idle != nil {
+		g.idle.Stop()
 	}
 	g.search, g.ponderID = "", ""
 	sess, stop := g.sess, g.stop
@@ -268,6 +272,39 @@ func (g *game) armFlag() {
 		}
 		g.timeLoss(c)
 	})
+	g.armIdle()
+}
+
+// armIdle sets the timer that ends the game when the player's turn has
+// lasted Config.Idle whatever the clock (a player connected but not
+// playing holds a slot no longer); on the engine's turn it stops it.
+func (g *game) armIdle() {
+	if g.idle != nil {
+		g.idle.Stop()
+	}
+	if g.b.turn() != g.humanColor() {
+		return
+	}
+	ply, began := len(g.st.Moves), g.st.TurnStart
+	g.idle = time.AfterFunc(g.m.cfg.Idle-time.Since(began), func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.st.Status != statusPlaying || len(g.st.Moves) != ply || !g.st.TurnStart.Equal(began) {
+			return // moved meanwhile
+		}
+		g.end(g.absent("no move for " + g.m.cfg.Idle.String()))
+	})
+}
+
+// absent is the end of a game whose player left it (no connection for
+// Config.Grace, or no move for Config.Idle): lost, or aborted when the
+// player made no move in it (nothing was played to lose).
+func (g *game) absent(why string) *Result {
+	h := g.humanColor()
+	if g.st.Played[h] == 0 {
+		return &Result{Reason: "aborted", End: "abort", Detail: "abandoned before the player's first move: " + why}
+	}
+	return &Result{Winner: colorName(h ^ 1), Reason: "abandoned", End: "abort", Detail: why}
 }
 
 // timeLoss ends the game lost on time by side c; a draw when its
@@ -544,6 +581,9 @@ func (g *game) end(r *Result) {
 	if g.grace != nil {
 		g.grace.Stop()
 	}
+	if g.idle != nil {
+		g.idle.Stop()
+	}
 	g.search, g.ponderID = "", ""
 	sess, stop := g.sess, g.stop
 	go func() {
@@ -654,7 +694,7 @@ func (g *game) detach(ctx context.Context) {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if g.subCtx == nil {
-			g.end(&Result{Winner: colorName(g.humanColor() ^ 1), Reason: "abandoned", End: "abort"})
+			g.end(g.absent("no connection for " + g.m.cfg.Grace.String()))
 		}
 	})
 }

@@ -49,7 +49,7 @@ func TestRedisStoreLeases(t *testing.T) {
 	orphan := time.Minute
 
 	st := testState("g1", "alice")
-	if got, err := a.Admit(ctx, st, 2, 3, orphan); err != nil || got != "ok" {
+	if got, err := a.Admit(ctx, st, Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); err != nil || got != "ok" {
 		t.Fatalf("admit: %q %v", got, err)
 	}
 	back, ok, err := b.Load(ctx, "g1")
@@ -118,16 +118,16 @@ func TestRedisStoreLeases(t *testing.T) {
 	t.Logf("taken over %v after the holder stopped renewing (lease 400ms)", took)
 
 	// The bounds: 2 per client, 3 in all, over every instance.
-	if got, _ := b.Admit(ctx, testState("g2", "alice"), 2, 3, orphan); got != "ok" {
+	if got, _ := b.Admit(ctx, testState("g2", "alice"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "ok" {
 		t.Errorf("alice's second game: %q", got)
 	}
-	if got, _ := c.Admit(ctx, testState("g3", "alice"), 2, 3, orphan); got != "client" {
+	if got, _ := c.Admit(ctx, testState("g3", "alice"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "client" {
 		t.Errorf("alice's third game: %q, want client", got)
 	}
-	if got, _ := a.Admit(ctx, testState("g4", "bob"), 2, 3, orphan); got != "ok" {
+	if got, _ := a.Admit(ctx, testState("g4", "bob"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "ok" {
 		t.Errorf("bob's game: %q", got)
 	}
-	if got, _ := a.Admit(ctx, testState("g5", "carol"), 2, 3, orphan); got != "games" {
+	if got, _ := a.Admit(ctx, testState("g5", "carol"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "games" {
 		t.Errorf("a fourth game in all: %q, want games", got)
 	}
 	// An ended game frees its place and stays to be seen.
@@ -136,7 +136,7 @@ func TestRedisStoreLeases(t *testing.T) {
 	if err := c.Finish(ctx, &ended, time.Minute, 10); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := a.Admit(ctx, testState("g5", "carol"), 2, 3, orphan); got != "ok" {
+	if got, _ := a.Admit(ctx, testState("g5", "carol"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "ok" {
 		t.Errorf("after an end: %q, want ok", got)
 	}
 	// A game in progress has no TTL (the deployment's volatile-lru never

@@ -73,7 +73,10 @@ type Level struct {
 // on (the clocks as they stood when the turn began, and when that was).
 type State struct {
 	Public
-	Owner     string    `json:"owner"`
+	Owner string `json:"owner"`
+	// Network is the owner's network (session.Caller.Network), counted
+	// by the bound on games per network; "" for none.
+	Network   string    `json:"network,omitempty"`
 	Main      [2]int64  `json:"main_ms"` // main time left at TurnStart, Black's and White's
 	Played    [2]int    `json:"played"`  // moves each side played in this game (TimeControl.Moves)
 	TurnStart time.Time `json:"turn_start"`
