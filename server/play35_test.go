@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -138,5 +139,55 @@ func drain(cl *wsClient) []map[string]any {
 		default:
 			return got
 		}
+	}
+}
+
+// TestGamesPerNetwork (issue 35): the addresses of one network (an IPv4
+// /24) together hold at most play's MaxPerNetwork games (8 by default),
+// so that one subscriber's many addresses cannot take every slot of the
+// server (64); a client of another network still starts one.
+func TestGamesPerNetwork(t *testing.T) {
+	hs := proxied(t, shared)
+	const perNetwork = 8 // play.Config's default, which the shared env keeps
+	long := map[string]any{"side": "b", "clock": map[string]any{"b": map[string]any{"main_ms": 21600000, "byoyomi_ms": 21600000}, "w": map[string]any{"byoyomi_ms": 1000}}}
+	type started struct {
+		cl   *wsClient
+		game string
+	}
+	var games []started
+	defer func() {
+		for _, s := range games {
+			s.cl.send(map[string]any{"type": "play_resign", "id": "x", "game": s.game})
+			s.cl.until(10*time.Second, func(ev map[string]any) bool { p := playOf(ev); return p != nil && p["status"] == "ended" })
+		}
+		shared.waitIdle(t)
+	}()
+	start := func(addr string) (*wsClient, map[string]any) {
+		cl := dialFrom(t, hs, addr)
+		cl.send(map[string]any{"type": "play_start", "id": "p", "engine": "fairy", "play": long})
+		ev := last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["id"] == "p" }))
+		if p := playOf(ev); p != nil {
+			games = append(games, started{cl, p["game"].(string)})
+		}
+		return cl, ev
+	}
+	// Two games from each address of 203.0.113.0/24 (one address's
+	// bound), address after address, until the network's bound refuses.
+	n, refused := 0, map[string]any(nil)
+	for i := 1; i <= 32 && refused == nil; i++ {
+		for range 2 {
+			if _, ev := start(fmt.Sprintf("203.0.113.%d", i)); ev["type"] == "error" {
+				refused = ev
+				break
+			}
+			n++
+		}
+	}
+	t.Logf("the addresses of 203.0.113.0/24 started %d games, then: %v", n, refused)
+	if n != perNetwork || refused == nil || refused["code"] != "too_many_requests" {
+		t.Fatalf("one /24 started %d games (then %v), want %d and too_many_requests", n, refused, perNetwork)
+	}
+	if _, ev := start("198.51.100.20"); playOf(ev) == nil {
+		t.Errorf("a client of another network: %v", ev)
 	}
 }
