@@ -337,3 +337,44 @@ func TestTakeOverOnEnginesTurn(t *testing.T) {
 	t.Logf("the engine lost on time %v after its turn began (2.5s + 50ms lag)", lost.Round(time.Millisecond))
 	waitIdle(t)
 }
+
+// TestRedisStoreNetworkBound (issue 35): the bound on games per network
+// holds across instances; an ended game frees its network's place, and
+// a game without a network is not counted in any.
+func TestRedisStoreNetworkBound(t *testing.T) {
+	rs := redistest.Start(t)
+	ctx := context.Background()
+	a := newRedisStore(t, rs.URL, "n1:", time.Second)
+	b := newRedisStore(t, rs.URL, "n1:", time.Second)
+	bd, orphan := Bounds{PerClient: 2, PerNetwork: 3, Games: 10}, time.Minute
+	in := func(id, owner, network string) *State {
+		st := testState(id, owner)
+		st.Network = network
+		return st
+	}
+	for i, s := range []*RedisStore{a, b, a} {
+		if got, err := s.Admit(ctx, in(fmt.Sprint("g", i), fmt.Sprint("ip:203.0.113.", i), "net:203.0.113.0/24"), bd, orphan); err != nil || got != "ok" {
+			t.Fatalf("game %d of the network: %q %v", i, got, err)
+		}
+	}
+	if got, _ := b.Admit(ctx, in("g3", "ip:203.0.113.9", "net:203.0.113.0/24"), bd, orphan); got != "network" {
+		t.Errorf("a fourth game of the network: %q, want network", got)
+	}
+	if got, _ := b.Admit(ctx, in("g4", "ip:198.51.100.1", "net:198.51.100.0/24"), bd, orphan); got != "ok" {
+		t.Errorf("another network's game: %q", got)
+	}
+	if got, _ := b.Admit(ctx, in("g5", "key:k", ""), bd, orphan); got != "ok" {
+		t.Errorf("a game without a network: %q", got)
+	}
+	ended := in("g1", "ip:203.0.113.1", "net:203.0.113.0/24")
+	ended.Status, ended.Result = statusEnded, &Result{Winner: "b", Reason: "resign", End: "resign"}
+	if err := b.Finish(ctx, ended, time.Minute, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := a.Admit(ctx, in("g3", "ip:203.0.113.9", "net:203.0.113.0/24"), bd, orphan); got != "ok" {
+		t.Errorf("after one of the network's games ended: %q, want ok", got)
+	}
+	if n, _ := a.cl.HLen(ctx, "n1:network").Result(); n != 4 {
+		t.Errorf("%d games with a network recorded, want 4 (one ended, one without)", n)
+	}
+}
