@@ -191,3 +191,19 @@ func TestGamesPerNetwork(t *testing.T) {
 		t.Errorf("a client of another network: %v", ev)
 	}
 }
+
+// TestNetworkOf: the network an anonymous client's games are bounded with.
+func TestNetworkOf(t *testing.T) {
+	for id, want := range map[string]string{
+		"ip:203.0.113.5":       "net:203.0.113.0/24",
+		"ip:203.0.113.250":     "net:203.0.113.0/24",
+		"ip:2001:db8:1:2::/64": "net:2001:db8:1:2::/64",
+		"ip:2001:db8::1":       "net:2001:db8::/64",
+		"ip:not-an-address":    "",
+		"key:alice":            "",
+	} {
+		if got := networkOf(id); got != want {
+			t.Errorf("networkOf(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
