@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
 )
@@ -74,6 +75,10 @@ func TestEngineClockStandsWhileQueued(t *testing.T) {
 		t.Fatalf("play_start: %v", st)
 	}
 	game := st["game"].(string)
+	// The game's session leases the process for its new game (usinewgame)
+	// first: the engine's turn must begin with a go that waits, not with
+	// a new game still waiting (no clock runs then, as it was).
+	testwait.For(t, "the game's engine leased for its new game", 20*time.Second, func() bool { return e.pool.Status()[0].Idle == 0 })
 
 	// The other client's analysis takes the process the game holds idle.
 	other.send(map[string]any{"type": "analyze", "id": "a1", "engine": "fairy", "position": map[string]any{"moves": []string{"2g2f"}}})
