@@ -32,10 +32,10 @@ type Shared interface {
 	Store
 	// Admit counts st's game (in progress, held by this instance) against
 	// the bounds and saves it: "ok", or the bound that refused it:
-	// "client" or "games". Games in progress that nobody renewed for
+	// "client", "network" (st.Network's) or "games". Games in progress that nobody renewed for
 	// orphan are forgotten first (their instances went and their players
 	// did not come back).
-	Admit(ctx context.Context, st *State, maxPer, maxGames int, orphan time.Duration) (string, error)
+	Admit(ctx context.Context, st *State, b Bounds, orphan time.Duration) (string, error)
 	// Take takes game id of owner over: "ok" with its state (this
 	// instance holds it now), "held" (another instance does: it has been
 	// asked to hand it back; try again), "inactive" with its state (ended,
@@ -55,6 +55,12 @@ type Shared interface {
 	Timing() (lease, check time.Duration)
 }
 
+// Bounds are the bounds on games in progress: per client, per network
+// (State.Network; a game without one is not counted), in all.
+type Bounds struct {
+	PerClient, PerNetwork, Games int
+}
+
 // RedisStore is the Shared store in Redis. Keys, under the prefix:
 //
 //   - game:{id}: the state (State, JSON); a game in progress has no TTL
@@ -64,7 +70,9 @@ type Shared interface {
 //   - lease:{id}: the instance driving the game, with a TTL it renews.
 //   - handback:{id}: "1" when another instance asks for the game.
 //   - active (zset, by last renewal): games in progress; owner (hash id ->
-//     client), count (hash client -> games in progress): the bounds.
+//     client), count (hash client -> games in progress), network (hash id
+//     -> network), netcount (hash network -> games in progress): the
+//     bounds.
 //   - ended (zset, by end): ended games kept, at most MaxKept.
 //
 // Every change that must see the bounds or a lease is one script, so that
@@ -112,6 +120,9 @@ local function drop(gid)
   redis.call('ZREM', P..'active', gid)
   redis.call('HDEL', P..'owner', gid)
   if o and redis.call('HINCRBY', P..'count', o, -1) <= 0 then redis.call('HDEL', P..'count', o) end
+  local n = redis.call('HGET', P..'network', gid)
+  redis.call('HDEL', P..'network', gid)
+  if n and redis.call('HINCRBY', P..'netcount', n, -1) <= 0 then redis.call('HDEL', P..'netcount', n) end
 end
 local function hold()
   local lk = P..'lease:'..ARGV[1]
@@ -127,7 +138,7 @@ end
 `
 
 // admitScript. ARGV: id, owner, maxPer, maxGames, now, orphan ms, pod,
-// lease ms, state.
+// lease ms, state, network ("": none), maxPerNetwork.
 var admitScript = redis.NewScript(luaPlay + `
 local id, owner, now = ARGV[1], ARGV[2], tonumber(ARGV[5])
 for _, gid in ipairs(redis.call('ZRANGEBYSCORE', P..'active', '-inf', now - tonumber(ARGV[6]))) do
@@ -136,9 +147,15 @@ for _, gid in ipairs(redis.call('ZRANGEBYSCORE', P..'active', '-inf', now - tonu
     redis.call('PEXPIRE', P..'game:'..gid, ARGV[6])
   end
 end
+local net = ARGV[10]
 if tonumber(redis.call('HGET', P..'count', owner) or '0') >= tonumber(ARGV[3]) then return 'client' end
+if net ~= '' and tonumber(redis.call('HGET', P..'netcount', net) or '0') >= tonumber(ARGV[11]) then return 'network' end
 if redis.call('ZCARD', P..'active') >= tonumber(ARGV[4]) then return 'games' end
 redis.call('HINCRBY', P..'count', owner, 1)
+if net ~= '' then
+  redis.call('HINCRBY', P..'netcount', net, 1)
+  redis.call('HSET', P..'network', id, net)
+end
 redis.call('HSET', P..'owner', id, owner)
 redis.call('ZADD', P..'active', now, id)
 redis.call('SET', P..'lease:'..id, ARGV[7], 'PX', ARGV[8])
@@ -271,13 +288,13 @@ func (s *RedisStore) Delete(ctx context.Context, id string) error {
 }
 
 // Admit: see Shared.
-func (s *RedisStore) Admit(ctx context.Context, st *State, maxPer, maxGames int, orphan time.Duration) (string, error) {
+func (s *RedisStore) Admit(ctx context.Context, st *State, bd Bounds, orphan time.Duration) (string, error) {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return "", err
 	}
-	v, err := s.run(ctx, admitScript, st.ID, st.Owner, maxPer, maxGames, time.Now().UnixMilli(), orphan.Milliseconds(),
-		s.pod, s.lease.Milliseconds(), string(b))
+	v, err := s.run(ctx, admitScript, st.ID, st.Owner, bd.PerClient, bd.Games, time.Now().UnixMilli(), orphan.Milliseconds(),
+		s.pod, s.lease.Milliseconds(), string(b), st.Network, bd.PerNetwork)
 	str, _ := v.(string)
 	return str, err
 }

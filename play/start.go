@@ -122,7 +122,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	if prof != nil && prof.Game() != chk.Game() {
 		return newError(session.CodeGameMismatch, "engine %s plays %s; the position is of %s", engine, prof.Game(), chk.Game())
 	}
-	st := &State{Owner: who.Client}
+	st := &State{Owner: who.Client, Network: who.Network}
 	st.Moves, st.TimesMS = []string{}, []int64{}
 	var b board
 	if chk.Game() == session.GameChess {
@@ -175,7 +175,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 			return newError(session.CodeTooManyRequests, "this client's engine time is spent; retry in %ds", int(wait.Seconds())+1)
 		}
 	}
-	if err := m.admit(who.Client); err != nil {
+	if err := m.admit(who); err != nil {
 		return err
 	}
 	st.ID = newID()
@@ -188,17 +188,20 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	if m.shared != nil {
 		// The bounds over every instance sharing the store; this instance
 		// holds the game's lease from now.
-		got, err := m.shared.Admit(ctx, st, m.cfg.MaxPerClient, m.cfg.MaxGames, m.orphan())
+		got, err := m.shared.Admit(ctx, st, Bounds{PerClient: m.cfg.MaxPerClient, PerNetwork: m.cfg.MaxPerNetwork, Games: m.cfg.MaxGames}, m.orphan())
 		switch {
 		case err != nil:
-			m.unadmit(who.Client)
+			m.unadmit(who)
 			m.cfg.Logger.Warn("game not admitted", "err", err)
 			return newError(session.CodeUnavailable, "the games' store failed; retry")
 		case got == "client":
-			m.unadmit(who.Client)
-			return newError(session.CodeTooManyRequests, "this client has %d games in progress, as many as one may; resign one or finish it", m.cfg.MaxPerClient)
+			m.unadmit(who)
+			return errPerClient(m.cfg.MaxPerClient)
+		case got == "network":
+			m.unadmit(who)
+			return errPerNetwork(m.cfg.MaxPerNetwork)
 		case got != "ok":
-			m.unadmit(who.Client)
+			m.unadmit(who)
 			return newError(session.CodeTooManyRequests, "the service plays %d games, as many as it may; retry later", m.cfg.MaxGames)
 		}
 	}
