@@ -351,11 +351,19 @@ return 1
 `)
 
 // endScript ends a job held by ARGV[2]: its status, its end, why, its
-// bytes from the worst case to what it holds; it is kept until swept.
-// ARGV: id, pod, status, now, error, real bytes, ttl ms.
+// bytes from the worst case to what it holds; it is kept until swept. A
+// job ends done only with every position's result stored (ARGV[8] the
+// last ply): else it answers 2 and stays as it was, for the holder to
+// store what is missing (a write Redis did not take) or hand it back.
+// ARGV: id, pod, status, now, error, real bytes, ttl ms, last ply.
 var endScript = redis.NewScript(luaCommon + `
 local id, k, lk = ARGV[1], P..'job:'..ARGV[1], P..'lease:'..ARGV[1]
 if redis.call('GET', lk) ~= ARGV[2] then return 0 end
+if ARGV[3] == 'done' then
+  for ply = 0, tonumber(ARGV[8]) do
+    if redis.call('HEXISTS', k, 'r:'..ply) == 0 then return 2 end
+  end
+end
 redis.call('DEL', lk)
 if not redis.call('ZSCORE', P..'active', id) then return 0 end
 local b, o = meta(id)
@@ -408,6 +416,24 @@ func (s *store) run(sc *redis.Script, args ...any) (any, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	return sc.Run(ctx, s.cl, []string{s.p}, args...).Result()
+}
+
+// runRetry is run for a change that must not be lost (a position's result,
+// a job's end or hand-back): a failure to reach Redis is tried again, with
+// a growing pause, for up to twice the lease (an outage of a few seconds:
+// the lease is still this instance's, or nobody took it meanwhile). Only
+// then is the error returned.
+func (s *store) runRetry(sc *redis.Script, args ...any) (any, error) {
+	giveUp := time.Now().Add(2 * s.lease)
+	pause := 50 * time.Millisecond
+	for {
+		v, err := s.run(sc, args...)
+		if err == nil || errors.Is(err, redis.Nil) || time.Now().Add(pause).After(giveUp) {
+			return v, err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
+	}
 }
 
 func (s *store) start(j *job, need int64, cfg *Config, now time.Time, pin bool) (string, error) {
@@ -481,7 +507,7 @@ func (s *store) gone() {
 }
 
 func (s *store) put(id string, ply int, r *result) (bool, error) {
-	v, err := s.run(putScript, id, s.pod, s.lease.Milliseconds(), ply, encodeResult(r))
+	v, err := s.runRetry(putScript, id, s.pod, s.lease.Milliseconds(), ply, encodeResult(r))
 	n, _ := v.(int64)
 	return n == 1, err
 }
@@ -494,9 +520,18 @@ func errJSON(why *errorJSON) string {
 	return string(b)
 }
 
-func (s *store) end(id, status string, why *errorJSON, real int64, keep time.Duration) error {
+// errIncomplete is end's answer when a job would end done with a
+// position's result missing from the store.
+var errIncomplete = errors.New("games: a position's result is missing from the store")
+
+// end records job id's end (plies: its last ply); errIncomplete when the
+// status is done and a result is missing from the store.
+func (s *store) end(id, status string, why *errorJSON, real int64, keep time.Duration, plies int) error {
 	now := time.Now()
-	_, err := s.run(endScript, id, s.pod, status, now.UnixMilli(), errJSON(why), real, (keep + time.Minute).Milliseconds())
+	v, err := s.runRetry(endScript, id, s.pod, status, now.UnixMilli(), errJSON(why), real, (keep + time.Minute).Milliseconds(), plies)
+	if n, _ := v.(int64); err == nil && n == 2 {
+		return errIncomplete
+	}
 	return err
 }
 
@@ -509,7 +544,7 @@ func (s *store) release(id, status string, resume time.Time, why *errorJSON, kee
 	if keepPin {
 		pin = "1"
 	}
-	_, err := s.run(releaseScript, id, s.pod, status, r, errJSON(why), pin)
+	_, err := s.runRetry(releaseScript, id, s.pod, status, r, errJSON(why), pin)
 	return err
 }
 
