@@ -80,6 +80,7 @@ type Manager struct {
 	closed   bool
 	taking   map[string]chan struct{} // games being taken over from another instance
 	sessions sync.WaitGroup           // games' engine sessions being closed
+	finishes sync.WaitGroup           // ended games' states being stored (finish)
 
 	shared     Shared // cfg.Store when several instances share it
 	stopRenew  context.CancelFunc
@@ -297,7 +298,7 @@ func (m *Manager) Close(ctx context.Context) {
 		m.cfg.Logger.Info("games in progress handed back for other instances to take over", "games", handed)
 	}
 	done := make(chan struct{})
-	go func() { m.sessions.Wait(); close(done) }()
+	go func() { m.sessions.Wait(); m.finishes.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():

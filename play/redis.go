@@ -196,11 +196,13 @@ redis.call('DEL', lk, P..'handback:'..ARGV[1])
 return 1
 `)
 
-// finishScript ends a game held by ARGV[2]. ARGV: id, pod, state, keep
-// ms, now, maxKept.
+// finishScript ends a game held by ARGV[2] (or whose lease ran out while
+// nobody took it: its end, stored late after an outage, still counts).
+// ARGV: id, pod, state, keep ms, now, maxKept.
 var finishScript = redis.NewScript(luaPlay + `
 local id, lk = ARGV[1], P..'lease:'..ARGV[1]
-if redis.call('GET', lk) ~= ARGV[2] then return 0 end
+local cur = redis.call('GET', lk)
+if cur ~= ARGV[2] and (cur or not redis.call('ZSCORE', P..'active', id)) then return 0 end
 redis.call('DEL', lk, P..'handback:'..id)
 put(id, ARGV[3], ARGV[4])
 drop(id)

@@ -2,6 +2,7 @@ package play
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/usid/usid/chess"
@@ -62,6 +63,36 @@ func (m *Manager) renewLoop(ctx context.Context) {
 				gs[i].leave(true)
 			}
 		}
+	}
+}
+
+// finish stores st, ended, in the shared store: a failure to reach Redis
+// is tried again, with a growing pause, until the game would be an orphan
+// (the lease and the grace), so that an outage shorter than that never
+// lets another instance take an ended game over as still playing. Only
+// another instance's lease (it took the game over after this one's ran
+// out) stops it at once.
+func (m *Manager) finish(st *State) {
+	defer m.finishes.Done()
+	giveUp := time.Now().Add(m.orphan())
+	pause := 50 * time.Millisecond
+	for tries := 1; ; tries++ {
+		err := m.shared.Finish(context.Background(), st, m.cfg.Keep, m.cfg.MaxKept)
+		if err == nil {
+			if tries > 1 {
+				m.cfg.Logger.Info("ended game stored after a failure", "game", st.ID, "tries", tries)
+			}
+			return
+		}
+		if errors.Is(err, ErrNotHeld) || time.Now().Add(pause).After(giveUp) {
+			m.cfg.Logger.Error("ended game not stored: another instance may carry it on", "game", st.ID, "tries", tries, "err", err)
+			return
+		}
+		if tries == 1 {
+			m.cfg.Logger.Warn("ended game not stored; trying again", "game", st.ID, "err", err)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
 	}
 }
 
