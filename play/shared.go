@@ -144,6 +144,10 @@ func (m *Manager) takeOver(ctx context.Context, who session.Caller, req *session
 	deadline := time.Now().Add(lease + 2*check + time.Second)
 	for {
 		status, st, err := m.shared.Take(ctx, id, who.Client, m.orphan())
+		if errors.Is(err, errTooBig) {
+			m.cfg.Logger.Warn("a stored game refused", "game", clipID(id), "err", err)
+			return newError(session.CodeInvalidField, "game %s: its stored state is too large to be a game", clipID(id))
+		}
 		if err != nil {
 			m.cfg.Logger.Warn("game not taken over", "game", clipID(id), "err", err)
 			return newError(session.CodeUnavailable, "the game's store failed; retry")
@@ -179,6 +183,9 @@ func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqI
 	// A state read back is checked as a request is: its game replayed by
 	// the rules, its sizes within the bounds a game can reach here.
 	b, perr := m.boardOf(st)
+	if perr == nil {
+		perr = m.checkStored(st, time.Now())
+	}
 	if perr == nil && (len(*b.notes(st)) != len(st.Moves) || len(st.TimesMS) != len(st.Moves) || st.Pre > len(st.Moves) ||
 		(st.Human != "b" && st.Human != "w") || b.over() != nil) {
 		perr = newError(session.CodeInvalidField, "game %s: its stored state does not hold together", clipID(st.ID))
@@ -200,6 +207,44 @@ func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqI
 	m.games[st.ID] = g
 	m.mu.Unlock()
 	g.resume(ctx, reqID, emit)
+	return nil
+}
+
+// checkStored checks a stored state's clocks as a play_start's are
+// checked (its time control within the caps), its clocks within what that
+// control can give, and its turn's start against this instance's clock: a
+// start in the future (another instance's clock ahead of this one's, or a
+// hand in the Redis) is taken as now, never as time given to the side to
+// move.
+func (m *Manager) checkStored(st *State, now time.Time) *session.Error {
+	o := Options{Side: st.Human, Clock: st.TC, Level: st.Level}
+	if err := o.check(m.cfg.Service.Caps); err != nil {
+		return err
+	}
+	if st.FEN != "" {
+		if err := o.checkChess(); err != nil {
+			return err
+		}
+	}
+	for c := range 2 {
+		tc := st.TC.of(c)
+		if st.Played[c] < 0 || st.Played[c] > len(st.Moves) {
+			return newError(session.CodeInvalidField, "game %s: %d moves played by %s in a game of %d", clipID(st.ID), st.Played[c], colorName(c), len(st.Moves))
+		}
+		// The most main time a side can hold: its main time, and an
+		// increment per move (and the main time again per period).
+		per := tc.IncMS
+		if tc.Moves > 0 {
+			per += tc.MainMS
+		}
+		if most := tc.MainMS + int64(st.Played[c]+1)*per; st.Main[c] < 0 || st.Main[c] > most {
+			return newError(session.CodeInvalidField, "game %s: %s's main time %d ms: want 0..%d", clipID(st.ID), colorName(c), st.Main[c], most)
+		}
+	}
+	if st.TurnStart.After(now) {
+		m.cfg.Logger.Warn("a stored game's turn starts in the future: taken as now", "game", clipID(st.ID), "ahead", st.TurnStart.Sub(now))
+		st.TurnStart = now
+	}
 	return nil
 }
 
