@@ -282,6 +282,10 @@ func Open(cfg Config) (*Manager, error) {
 		if err != nil {
 			return nil, err
 		}
+		st.maxMoves = 1024
+		if cfg.Service != nil {
+			st.maxMoves = max(cfg.Service.Caps.MaxMoves, st.maxMoves)
+		}
 		m.st, m.pending, m.kick = st, map[string]*job{}, make(chan struct{}, 1)
 		m.loopStop, m.loopDone = make(chan struct{}), make(chan struct{})
 		go m.loop()

@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/usid/usid/internal/redislease"
+	"github.com/usid/usid/session"
 )
 
 // RedisConfig keeps jobs in Redis, shared by every instance using the
@@ -43,12 +45,13 @@ const RedisPrefix = "usid:games:"
 // concurrent instances agree. The keys are computed in the scripts: one
 // Redis (or one shard) holds them all.
 type store struct {
-	cl      *redis.Client
-	p       string
-	pod     string // this instance
-	lease   time.Duration
-	check   time.Duration
-	timeout time.Duration
+	cl       *redis.Client
+	maxMoves int // the moves a game may have (Caps.MaxMoves): the bounds of a record read back
+	p        string
+	pod      string // this instance
+	lease    time.Duration
+	check    time.Duration
+	timeout  time.Duration
 }
 
 func newStore(cfg RedisConfig) (*store, error) {
@@ -80,6 +83,25 @@ type storedRequest struct {
 	KIF        bool       `json:"kif,omitempty"`
 	SAN        bool       `json:"san,omitempty"`
 }
+
+// sound reports whether e, read back from the store, is an error usid
+// could have written: a code of lowercase letters and underscores, a
+// message of at most maxMessage bytes with no control character (bidi
+// overrides and the like: see session.IsControl), a ply not below 0.
+func (e *errorJSON) sound() bool {
+	if len(e.Code) == 0 || len(e.Code) > 64 || len(e.Message) > maxMessage || !utf8.ValidString(e.Message) || (e.Ply != nil && *e.Ply < 0) {
+		return false
+	}
+	for _, c := range e.Code {
+		if (c < 'a' || c > 'z') && c != '_' {
+			return false
+		}
+	}
+	return !strings.ContainsFunc(e.Message, session.IsControl)
+}
+
+// maxMessage bounds an error's message read back from the store.
+const maxMessage = 1 << 10
 
 // startLen is the length of the game's start, for the memory bounds.
 func (r *storedRequest) startLen() int { return len(r.SFEN) + len(r.FEN) }
@@ -144,14 +166,58 @@ func unixMS(s string) time.Time {
 	return time.UnixMilli(n)
 }
 
+// loadScript reads job KEYS[1] as HGETALL would, measuring it on the
+// server first (anyone able to write to the Redis can store anything
+// there): a hash of more than ARGV[3] fields reads as absent, and a field
+// named in more than 32 bytes, or holding more than ARGV[2] bytes (ARGV[1]
+// for req), is left out; nothing larger is ever sent.
+var loadScript = redis.NewScript(`
+local k = KEYS[1]
+if redis.call('TYPE', k).ok ~= 'hash' then return {} end
+if redis.call('HLEN', k) > tonumber(ARGV[3]) then return {} end
+local out = {}
+for _, f in ipairs(redis.call('HKEYS', k)) do
+  local cap = tonumber(ARGV[2])
+  if f == 'req' then cap = tonumber(ARGV[1]) end
+  if string.len(f) <= 32 and redis.call('HSTRLEN', k, f) <= cap then
+    out[#out + 1] = f
+    out[#out + 1] = redis.call('HGET', k, f)
+  end
+end
+return out
+`)
+
+// The bounds of a job's record as read back: maxField bytes for a field
+// (a result, an error, a number), maxReq bytes of request per move of
+// MaxMoves and reqSlack more (the start, the limits, the thresholds),
+// fieldsPerPly fields per position (r:, and c: and n: for its two
+// searches) and fieldsSlack more.
+const (
+	maxField     = 4 << 10
+	maxReq       = 8
+	reqSlack     = 16 << 10
+	fieldsPerPly = 5
+	fieldsSlack  = 32
+)
+
 // load reads job id; nil when there is none.
 func (s *store) load(ctx context.Context, id string) (*record, error) {
-	h, err := s.cl.HGetAll(ctx, s.key(id)).Result()
+	v, err := loadScript.Run(ctx, s.cl, []string{s.key(id)}, maxReq*s.maxMoves+reqSlack, maxField, fieldsPerPly*(s.maxMoves+1)+fieldsSlack).Slice()
 	if err != nil {
 		return nil, err
 	}
+	h := make(map[string]string, len(v)/2)
+	for i := 0; i+1 < len(v); i += 2 {
+		f, _ := v[i].(string)
+		h[f], _ = v[i+1].(string)
+	}
 	if h["owner"] == "" || h["req"] == "" {
 		return nil, nil
+	}
+	switch h["status"] {
+	case StatusQueued, StatusRunning, StatusPaused, StatusDone, StatusCancelled, StatusFailed:
+	default:
+		return nil, errors.New("games: a stored job of an unknown status")
 	}
 	r := &record{owner: h["owner"], status: h["status"], pin: h["pin"], cancel: h["cancel"] == "1", abandoned: h["cancel"] == "abandoned",
 		created: unixMS(h["created"]), started: unixMS(h["started"]), finished: unixMS(h["finished"]),
@@ -164,7 +230,7 @@ func (s *store) load(ctx context.Context, id string) (*record, error) {
 	}
 	if e := h["error"]; e != "" {
 		r.err = &errorJSON{}
-		if json.Unmarshal([]byte(e), r.err) != nil {
+		if json.Unmarshal([]byte(e), r.err) != nil || !r.err.sound() {
 			r.err = nil
 		}
 	}
