@@ -113,6 +113,17 @@ func TestHostileStoredGames(t *testing.T) {
 		t.Errorf("main_ms 9e18: %s %s %s, want invalid_field", ev.Type, ev.Code, ev.Play)
 	}
 
+	// An ended game (nobody drives it) with a main time of 9e18 ms.
+	over := humanToMove("over", "mallory", time.Now())
+	over.Main[0], over.Status, over.Result = 9e18, statusEnded, &Result{Winner: "w", Reason: "resign", End: "resign"}
+	plant(t, rs.URL, "t36:", over, same)
+	cl.HDel(context.Background(), "t36:owner", "over")
+	ev = resume("over")
+	t.Logf("an ended game's main_ms 9e18: %s %s %s", ev.Type, ev.Code, ev.Message)
+	if ev.Type != session.EventError || ev.Code != session.CodeInvalidField {
+		t.Errorf("an ended game's main_ms 9e18: %s %s %s, want invalid_field", ev.Type, ev.Code, ev.Play)
+	}
+
 	// 60 MB of junk under a game's key.
 	plant(t, rs.URL, "t36:", humanToMove("junk", "mallory", time.Now()), func([]byte) []byte { return make([]byte, 60<<20) })
 	before := sentBytes(t, cl)

@@ -156,6 +156,10 @@ func (m *Manager) takeOver(ctx context.Context, who session.Caller, req *session
 		case "ok":
 			return m.drive(ctx, who, st, req.ID, emit)
 		case "inactive":
+			if perr := m.checkStored(st, time.Now()); perr != nil {
+				m.cfg.Logger.Warn("a stored game refused", "game", clipID(id), "err", perr.Message)
+				return perr
+			}
 			if st.Status == statusPlaying {
 				// Nobody drove it for longer than the grace: abandoned.
 				st.Status, st.Ended = statusEnded, time.Now()
