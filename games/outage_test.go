@@ -17,15 +17,23 @@ import (
 var game20 = strings.Fields("7g7f 3c3d 2g2f 4c4d 2f2e 2b3c 3i4h 8b4b 5i6h 5a6b 6h7h 6b7b 4i5h 7b8b 5g5f 9c9d 9g9f 7a7b 6g6f 4a5b")
 
 // TestRedisCutMidAnalysis (issue 35): the link between an instance and
-// Redis is cut for 3 s in the middle of a 21-position game analysis (the
-// default 5 s lease: nobody takes the job over). The job ends done with
-// every position evaluated, as another instance reads it from the store,
-// or failed with a clear error: never done with a hole.
+// Redis is cut for 3 s in the middle of a 21-position game analysis: under
+// the default 5 s lease (nobody takes the job over), and under a 1 s one
+// (the lease runs out during the cut, and the instance gives up storing a
+// result after 2 s). The job ends done with every position evaluated, as
+// another instance reads it from the store, or failed with a clear error:
+// never done with a hole.
 func TestRedisCutMidAnalysis(t *testing.T) {
+	for _, lease := range []time.Duration{0, time.Second} {
+		t.Run("lease "+lease.String(), func(t *testing.T) { redisCutMidAnalysis(t, lease) })
+	}
+}
+
+func redisCutMidAnalysis(t *testing.T, lease time.Duration) {
 	rs := redistest.Start(t)
 	px := redistest.NewProxy(t, rs)
 	a := newManager(t, func(c *Config) {
-		c.Redis = &RedisConfig{URL: px.URL, Check: 50 * time.Millisecond}
+		c.Redis = &RedisConfig{URL: px.URL, Lease: lease, Check: 50 * time.Millisecond}
 	})
 	a.SetCallers(callersWith(nil))
 	b := newManager(t, func(c *Config) { c.Redis = &RedisConfig{URL: rs.URL, Check: 50 * time.Millisecond} }) // reads only
