@@ -282,7 +282,7 @@ func Open(cfg Config) (*Manager, error) {
 		if err != nil {
 			return nil, err
 		}
-		st.maxMoves = 1024
+		st.maxMoves, st.pauseCheck = 1024, cfg.PauseCheck
 		if cfg.Service != nil {
 			st.maxMoves = max(cfg.Service.Caps.MaxMoves, st.maxMoves)
 		}

@@ -103,3 +103,25 @@ func TestHostileStoredJobs(t *testing.T) {
 		t.Errorf("a million fields: %v, %d bytes sent; want not_found (it reads as absent)", serr, sent)
 	}
 }
+
+// TestHostilePauseEnd (issue 35): a paused job whose resume lies further
+// ahead than any pause usid makes (written by a pod whose clock is far
+// ahead, or by a hand in the Redis) is taken as due: it runs to its end
+// rather than holding its owner's job slot for ever.
+func TestHostilePauseEnd(t *testing.T) {
+	rs := redistest.Start(t)
+	m := newManager(t, func(c *Config) { c.Redis = &RedisConfig{URL: rs.URL, Check: 50 * time.Millisecond} })
+	opt, _ := redis.ParseURL(rs.URL)
+	cl := redis.NewClient(opt)
+	defer cl.Close()
+	v, serr := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: opening[:2]}, Limits: &session.Limits{Nodes: 1000}})
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	cl.HSet(context.Background(), "usid:games:job:"+v.ID, "status", StatusPaused, "resume", strconv.FormatInt(time.Now().Add(1000*time.Hour).UnixMilli(), 10))
+	m.SetCallers(callersWith(nil))
+	began := time.Now()
+	g := wait(t, m, "c1", v.ID, 30*time.Second)
+	t.Logf("resume 1000 h ahead: %s %+v after %v", g.Status, g.Progress, time.Since(began).Round(time.Millisecond))
+	checkAnalysis(t, g, "startpos", opening[:2])
+}

@@ -47,11 +47,13 @@ const RedisPrefix = "usid:games:"
 type store struct {
 	cl       *redis.Client
 	maxMoves int // the moves a game may have (Caps.MaxMoves): the bounds of a record read back
-	p        string
-	pod      string // this instance
-	lease    time.Duration
-	check    time.Duration
-	timeout  time.Duration
+	// pauseCheck is Config.PauseCheck: a paused job's longest wait.
+	pauseCheck time.Duration
+	p          string
+	pod        string // this instance
+	lease      time.Duration
+	check      time.Duration
+	timeout    time.Duration
 }
 
 func newStore(cfg RedisConfig) (*store, error) {
@@ -344,14 +346,18 @@ return 'ok'
 // returns the job's id, or false. A followed job nobody read for its
 // grace is marked abandoned as it is taken (the taker ends it at once).
 //
-// ARGV: pod, lease ms, now.
+// A paused job's resume further ahead than ARGV[4] ms (the longest pause
+// and a minute for instances' clocks) is no time usid wrote: it is due.
+//
+// ARGV: pod, lease ms, now, longest pause ms.
 var claimScript = redis.NewScript(luaCommon + luaFollow + `
 local pod, now = ARGV[1], tonumber(ARGV[3])
 for _, id in ipairs(redis.call('ZRANGE', P..'active', 0, -1)) do
   local k = P..'job:'..id
   if redis.call('EXISTS', P..'lease:'..id) == 0 then
     local v = redis.call('HMGET', k, 'status', 'pin', 'resume')
-    local ok = v[1] == 'queued' or v[1] == 'running' or (v[1] == 'paused' and tonumber(v[3] or '0') <= now)
+    local r = tonumber(v[3] or '0') or 0
+    local ok = v[1] == 'queued' or v[1] == 'running' or (v[1] == 'paused' and (r <= now or r > now + tonumber(ARGV[4])))
     if ok and v[2] and v[2] ~= '' and v[2] ~= pod and redis.call('EXISTS', P..'pod:'..v[2]) == 1 then ok = false end
     if ok then
       redis.call('SET', P..'lease:'..id, pod, 'PX', ARGV[2])
@@ -522,7 +528,7 @@ func (s *store) start(j *job, need int64, cfg *Config, now time.Time, pin bool) 
 
 // claim takes the next job nobody holds; "" when there is none.
 func (s *store) claim() (string, error) {
-	v, err := s.run(claimScript, s.pod, s.lease.Milliseconds(), time.Now().UnixMilli())
+	v, err := s.run(claimScript, s.pod, s.lease.Milliseconds(), time.Now().UnixMilli(), (s.pauseCheck + time.Minute).Milliseconds())
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}
