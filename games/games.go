@@ -53,8 +53,10 @@
 //
 // With Config.Redis, jobs live in Redis and every instance sharing it
 // answers for every job; a job runs on one instance at a time, under a
-// lease, and outlives it (shared.go, redis.go). Without it, everything is
-// in this process.
+// lease, and outlives it (shared.go, redis.go). A write Redis did not take
+// is retried, never taken as done; a record read back is measured on the
+// server and checked as a client's input. Without it, everything is in
+// this process.
 //
 // # Concurrency and ownership
 //
