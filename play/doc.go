@@ -38,7 +38,10 @@
 // which its holder hands back at its next renewal (or which is taken once
 // the lease ran out: the holder died), and the new instance drives it
 // from the saved clocks, so the time the move took counts against the side
-// to move. A drain (Close) hands the games back at once.
+// to move. A drain (Close) hands the games back at once. A game's end is
+// stored again until Redis takes it (a short outage must not let another
+// instance carry an ended game on), and a state read back is checked as a
+// client's play_start is, its size measured on the Redis server first.
 //
 // # Concurrency
 //

@@ -607,7 +607,9 @@ func (g *game) publish() {
 	now := time.Now()
 	var err error
 	if g.m.shared != nil && g.st.Status == statusEnded {
-		err = g.m.shared.Finish(context.Background(), &g.st, g.m.cfg.Keep, g.m.cfg.MaxKept)
+		// Stored until Redis takes it (finish), without holding the game.
+		g.m.finishes.Add(1)
+		go g.m.finish(g.st.clone())
 	} else {
 		err = g.m.cfg.Store.Save(context.Background(), &g.st)
 	}

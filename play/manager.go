@@ -93,6 +93,7 @@ type Manager struct {
 	closed   bool
 	taking   map[string]chan struct{} // games being taken over from another instance
 	sessions sync.WaitGroup           // games' engine sessions being closed
+	finishes sync.WaitGroup           // ended games' states being stored (finish)
 
 	shared     Shared // cfg.Store when several instances share it
 	stopRenew  context.CancelFunc
@@ -333,7 +334,7 @@ func (m *Manager) Close(ctx context.Context) {
 		m.cfg.Logger.Info("games in progress handed back for other instances to take over", "games", handed)
 	}
 	done := make(chan struct{})
-	go func() { m.sessions.Wait(); close(done) }()
+	go func() { m.sessions.Wait(); m.finishes.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():

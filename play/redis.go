@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -163,11 +164,22 @@ put(id, ARGV[9], 0)
 return 'ok'
 `)
 
-// takeScript. ARGV: id, owner, pod, lease ms, now, orphan ms.
+// maxState bounds a stored state as read back (a game of the most moves
+// usid plays, 1024 and the move cap, with its KIF or SAN and times, holds
+// well under a tenth of it): anyone able to write to the Redis could store
+// anything there, and a larger value is refused on the server, never sent.
+const maxState = 2 << 20
+
+// errTooBig is the answer for a stored state over maxState.
+var errTooBig = fmt.Errorf("play: a stored game state over %d bytes", maxState)
+
+// takeScript. ARGV: id, owner, pod, lease ms, now, orphan ms, max state.
 var takeScript = redis.NewScript(luaPlay + `
 local id = ARGV[1]
-local st = redis.call('GET', P..'game:'..id)
-if not st then return {'nf'} end
+local gk = P..'game:'..id
+if redis.call('TYPE', gk).ok ~= 'string' then return {'nf'} end
+if redis.call('STRLEN', gk) > tonumber(ARGV[7]) then return {'big'} end
+local st = redis.call('GET', gk)
 local o = redis.call('HGET', P..'owner', id)
 if not o then return {'inactive', st} end
 if o ~= ARGV[2] then return {'nf'} end
@@ -213,11 +225,13 @@ redis.call('DEL', lk, P..'handback:'..ARGV[1])
 return 1
 `)
 
-// finishScript ends a game held by ARGV[2]. ARGV: id, pod, state, keep
-// ms, now, maxKept.
+// finishScript ends a game held by ARGV[2] (or whose lease ran out while
+// nobody took it: its end, stored late after an outage, still counts).
+// ARGV: id, pod, state, keep ms, now, maxKept.
 var finishScript = redis.NewScript(luaPlay + `
 local id, lk = ARGV[1], P..'lease:'..ARGV[1]
-if redis.call('GET', lk) ~= ARGV[2] then return 0 end
+local cur = redis.call('GET', lk)
+if cur ~= ARGV[2] and (cur or not redis.call('ZSCORE', P..'active', id)) then return 0 end
 redis.call('DEL', lk, P..'handback:'..id)
 put(id, ARGV[3], ARGV[4])
 drop(id)
@@ -259,19 +273,32 @@ func (s *RedisStore) Save(ctx context.Context, st *State) error {
 	return nil
 }
 
+// loadScript reads a stored state no larger than ARGV[1]: false when
+// there is none, "big" when it is larger.
+var loadScript = redis.NewScript(`
+if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return false end
+if redis.call('STRLEN', KEYS[1]) > tonumber(ARGV[1]) then return 'big' end
+return {redis.call('GET', KEYS[1])}
+`)
+
 // Load returns the state saved under id.
 func (s *RedisStore) Load(ctx context.Context, id string) (*State, bool, error) {
 	ctx, cancel := s.ctx(ctx)
 	defer cancel()
-	b, err := s.cl.Get(ctx, s.p+"game:"+id).Bytes()
+	v, err := loadScript.Run(ctx, s.cl, []string{s.p + "game:" + id}, maxState).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
+	a, _ := v.([]any)
+	if len(a) != 1 {
+		return nil, false, errTooBig
+	}
+	b, _ := a[0].(string)
 	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
+	if err := json.Unmarshal([]byte(b), &st); err != nil {
 		return nil, false, err
 	}
 	return &st, true, nil
@@ -301,7 +328,7 @@ func (s *RedisStore) Admit(ctx context.Context, st *State, bd Bounds, orphan tim
 
 // Take: see Shared.
 func (s *RedisStore) Take(ctx context.Context, id, owner string, orphan time.Duration) (string, *State, error) {
-	v, err := s.run(ctx, takeScript, id, owner, s.pod, s.lease.Milliseconds(), time.Now().UnixMilli(), orphan.Milliseconds())
+	v, err := s.run(ctx, takeScript, id, owner, s.pod, s.lease.Milliseconds(), time.Now().UnixMilli(), orphan.Milliseconds(), maxState)
 	if err != nil {
 		return "", nil, err
 	}
@@ -310,6 +337,9 @@ func (s *RedisStore) Take(ctx context.Context, id, owner string, orphan time.Dur
 		return "", nil, errors.New("play: take: an unexpected answer")
 	}
 	status, _ := a[0].(string)
+	if status == "big" {
+		return "", nil, errTooBig
+	}
 	if len(a) < 2 {
 		return status, nil, nil
 	}

@@ -86,6 +86,14 @@ type State struct {
 	Ended       time.Time `json:"ended,omitzero"`
 }
 
+// clone is a deep copy of st (through its JSON, as a store keeps it).
+func (st *State) clone() *State {
+	b, _ := json.Marshal(st)
+	var c State
+	json.Unmarshal(b, &c)
+	return &c
+}
+
 // ClockView is the clocks at the moment an event was made: the side
 // Running's clock runs on from there (the page counts it down until the
 // next event).
