@@ -60,7 +60,7 @@ func humanToMove(id, owner string, turnStart time.Time) *State {
 func plant(t *testing.T, url, prefix string, st *State, raw func(b []byte) []byte) {
 	t.Helper()
 	s := newRedisStore(t, url, prefix, time.Second)
-	if got, err := s.Admit(context.Background(), st, 10, 10, time.Hour); err != nil || got != "ok" {
+	if got, err := s.Admit(context.Background(), st, Bounds{PerClient: 10, PerNetwork: 10, Games: 10}, time.Hour); err != nil || got != "ok" {
 		t.Fatalf("admit: %q %v", got, err)
 	}
 	b, _ := json.Marshal(st)
