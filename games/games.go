@@ -53,8 +53,10 @@
 //
 // With Config.Redis, jobs live in Redis and every instance sharing it
 // answers for every job; a job runs on one instance at a time, under a
-// lease, and outlives it (shared.go, redis.go). Without it, everything is
-// in this process.
+// lease, and outlives it (shared.go, redis.go). A write Redis did not take
+// is retried, never taken as done; a record read back is measured on the
+// server and checked as a client's input. Without it, everything is in
+// this process.
 //
 // # Concurrency and ownership
 //
@@ -281,6 +283,10 @@ func Open(cfg Config) (*Manager, error) {
 		st, err := newStore(*cfg.Redis)
 		if err != nil {
 			return nil, err
+		}
+		st.maxMoves, st.pauseCheck = 1024, cfg.PauseCheck
+		if cfg.Service != nil {
+			st.maxMoves = max(cfg.Service.Caps.MaxMoves, st.maxMoves)
 		}
 		m.st, m.pending, m.kick = st, map[string]*job{}, make(chan struct{}, 1)
 		m.loopStop, m.loopDone = make(chan struct{}), make(chan struct{})

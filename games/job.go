@@ -313,7 +313,11 @@ func (j *job) work(w int) {
 		j.store(ply, res)
 		if st := j.m.st; st != nil {
 			if ok, err := st.put(j.id, ply, res); err != nil {
+				// Retried for twice the lease: the job cannot go on (it
+				// would end with a hole where the store is read).
 				j.m.log.Warn("games: storing a position in redis failed", "job", j.id, "ply", ply, "err", err)
+				j.fail(ply, unavailable(err))
+				return
 			} else if !ok {
 				j.lose()
 				return

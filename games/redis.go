@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/usid/usid/internal/redislease"
+	"github.com/usid/usid/session"
 )
 
 // RedisConfig keeps jobs in Redis, shared by every instance using the
@@ -43,12 +45,15 @@ const RedisPrefix = "usid:games:"
 // concurrent instances agree. The keys are computed in the scripts: one
 // Redis (or one shard) holds them all.
 type store struct {
-	cl      *redis.Client
-	p       string
-	pod     string // this instance
-	lease   time.Duration
-	check   time.Duration
-	timeout time.Duration
+	cl       *redis.Client
+	maxMoves int // the moves a game may have (Caps.MaxMoves): the bounds of a record read back
+	// pauseCheck is Config.PauseCheck: a paused job's longest wait.
+	pauseCheck time.Duration
+	p          string
+	pod        string // this instance
+	lease      time.Duration
+	check      time.Duration
+	timeout    time.Duration
 }
 
 func newStore(cfg RedisConfig) (*store, error) {
@@ -85,6 +90,25 @@ type storedRequest struct {
 	KIF        bool       `json:"kif,omitempty"`
 	SAN        bool       `json:"san,omitempty"`
 }
+
+// sound reports whether e, read back from the store, is an error usid
+// could have written: a code of lowercase letters and underscores, a
+// message of at most maxMessage bytes with no control character (bidi
+// overrides and the like: see session.IsControl), a ply not below 0.
+func (e *errorJSON) sound() bool {
+	if len(e.Code) == 0 || len(e.Code) > 64 || len(e.Message) > maxMessage || !utf8.ValidString(e.Message) || (e.Ply != nil && *e.Ply < 0) {
+		return false
+	}
+	for _, c := range e.Code {
+		if (c < 'a' || c > 'z') && c != '_' {
+			return false
+		}
+	}
+	return !strings.ContainsFunc(e.Message, session.IsControl)
+}
+
+// maxMessage bounds an error's message read back from the store.
+const maxMessage = 1 << 10
 
 // startLen is the length of the game's start, for the memory bounds.
 func (r *storedRequest) startLen() int { return len(r.SFEN) + len(r.FEN) }
@@ -149,14 +173,58 @@ func unixMS(s string) time.Time {
 	return time.UnixMilli(n)
 }
 
+// loadScript reads job KEYS[1] as HGETALL would, measuring it on the
+// server first (anyone able to write to the Redis can store anything
+// there): a hash of more than ARGV[3] fields reads as absent, and a field
+// named in more than 32 bytes, or holding more than ARGV[2] bytes (ARGV[1]
+// for req), is left out; nothing larger is ever sent.
+var loadScript = redis.NewScript(`
+local k = KEYS[1]
+if redis.call('TYPE', k).ok ~= 'hash' then return {} end
+if redis.call('HLEN', k) > tonumber(ARGV[3]) then return {} end
+local out = {}
+for _, f in ipairs(redis.call('HKEYS', k)) do
+  local cap = tonumber(ARGV[2])
+  if f == 'req' then cap = tonumber(ARGV[1]) end
+  if string.len(f) <= 32 and redis.call('HSTRLEN', k, f) <= cap then
+    out[#out + 1] = f
+    out[#out + 1] = redis.call('HGET', k, f)
+  end
+end
+return out
+`)
+
+// The bounds of a job's record as read back: maxField bytes for a field
+// (a result, an error, a number), maxReq bytes of request per move of
+// MaxMoves and reqSlack more (the start, the limits, the thresholds),
+// fieldsPerPly fields per position (r:, and c: and n: for its two
+// searches) and fieldsSlack more.
+const (
+	maxField     = 4 << 10
+	maxReq       = 8
+	reqSlack     = 16 << 10
+	fieldsPerPly = 5
+	fieldsSlack  = 32
+)
+
 // load reads job id; nil when there is none.
 func (s *store) load(ctx context.Context, id string) (*record, error) {
-	h, err := s.cl.HGetAll(ctx, s.key(id)).Result()
+	v, err := loadScript.Run(ctx, s.cl, []string{s.key(id)}, maxReq*s.maxMoves+reqSlack, maxField, fieldsPerPly*(s.maxMoves+1)+fieldsSlack).Slice()
 	if err != nil {
 		return nil, err
 	}
+	h := make(map[string]string, len(v)/2)
+	for i := 0; i+1 < len(v); i += 2 {
+		f, _ := v[i].(string)
+		h[f], _ = v[i+1].(string)
+	}
 	if h["owner"] == "" || h["req"] == "" {
 		return nil, nil
+	}
+	switch h["status"] {
+	case StatusQueued, StatusRunning, StatusPaused, StatusDone, StatusCancelled, StatusFailed:
+	default:
+		return nil, errors.New("games: a stored job of an unknown status")
 	}
 	r := &record{owner: h["owner"], status: h["status"], pin: h["pin"], cancel: h["cancel"] == "1", abandoned: h["cancel"] == "abandoned",
 		created: unixMS(h["created"]), started: unixMS(h["started"]), finished: unixMS(h["finished"]),
@@ -169,7 +237,7 @@ func (s *store) load(ctx context.Context, id string) (*record, error) {
 	}
 	if e := h["error"]; e != "" {
 		r.err = &errorJSON{}
-		if json.Unmarshal([]byte(e), r.err) != nil {
+		if json.Unmarshal([]byte(e), r.err) != nil || !r.err.sound() {
 			r.err = nil
 		}
 	}
@@ -283,14 +351,18 @@ return 'ok'
 // returns the job's id, or false. A followed job nobody read for its
 // grace is marked abandoned as it is taken (the taker ends it at once).
 //
-// ARGV: pod, lease ms, now.
+// A paused job's resume further ahead than ARGV[4] ms (the longest pause
+// and a minute for instances' clocks) is no time usid wrote: it is due.
+//
+// ARGV: pod, lease ms, now, longest pause ms.
 var claimScript = redis.NewScript(luaCommon + luaFollow + `
 local pod, now = ARGV[1], tonumber(ARGV[3])
 for _, id in ipairs(redis.call('ZRANGE', P..'active', 0, -1)) do
   local k = P..'job:'..id
   if redis.call('EXISTS', P..'lease:'..id) == 0 then
     local v = redis.call('HMGET', k, 'status', 'pin', 'resume')
-    local ok = v[1] == 'queued' or v[1] == 'running' or (v[1] == 'paused' and tonumber(v[3] or '0') <= now)
+    local r = tonumber(v[3] or '0') or 0
+    local ok = v[1] == 'queued' or v[1] == 'running' or (v[1] == 'paused' and (r <= now or r > now + tonumber(ARGV[4])))
     if ok and v[2] and v[2] ~= '' and v[2] ~= pod and redis.call('EXISTS', P..'pod:'..v[2]) == 1 then ok = false end
     if ok then
       redis.call('SET', P..'lease:'..id, pod, 'PX', ARGV[2])
@@ -356,11 +428,19 @@ return 1
 `)
 
 // endScript ends a job held by ARGV[2]: its status, its end, why, its
-// bytes from the worst case to what it holds; it is kept until swept.
-// ARGV: id, pod, status, now, error, real bytes, ttl ms.
+// bytes from the worst case to what it holds; it is kept until swept. A
+// job ends done only with every position's result stored (ARGV[8] the
+// last ply): else it answers 2 and stays as it was, for the holder to
+// store what is missing (a write Redis did not take) or hand it back.
+// ARGV: id, pod, status, now, error, real bytes, ttl ms, last ply.
 var endScript = redis.NewScript(luaCommon + `
 local id, k, lk = ARGV[1], P..'job:'..ARGV[1], P..'lease:'..ARGV[1]
 if redis.call('GET', lk) ~= ARGV[2] then return 0 end
+if ARGV[3] == 'done' then
+  for ply = 0, tonumber(ARGV[8]) do
+    if redis.call('HEXISTS', k, 'r:'..ply) == 0 then return 2 end
+  end
+end
 redis.call('DEL', lk)
 if not redis.call('ZSCORE', P..'active', id) then return 0 end
 local b, o = meta(id)
@@ -415,6 +495,24 @@ func (s *store) run(sc *redis.Script, args ...any) (any, error) {
 	return sc.Run(ctx, s.cl, []string{s.p}, args...).Result()
 }
 
+// runRetry is run for a change that must not be lost (a position's result,
+// a job's end or hand-back): a failure to reach Redis is tried again, with
+// a growing pause, for up to twice the lease (an outage of a few seconds:
+// the lease is still this instance's, or nobody took it meanwhile). Only
+// then is the error returned.
+func (s *store) runRetry(sc *redis.Script, args ...any) (any, error) {
+	giveUp := time.Now().Add(2 * s.lease)
+	pause := 50 * time.Millisecond
+	for {
+		v, err := s.run(sc, args...)
+		if err == nil || errors.Is(err, redis.Nil) || time.Now().Add(pause).After(giveUp) {
+			return v, err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
+	}
+}
+
 func (s *store) start(j *job, need int64, cfg *Config, now time.Time, pin bool) (string, error) {
 	sr := storedRequest{Engine: j.engine,
 		Limits: limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes}, Thresholds: j.th}
@@ -436,7 +534,7 @@ func (s *store) start(j *job, need int64, cfg *Config, now time.Time, pin bool) 
 
 // claim takes the next job nobody holds; "" when there is none.
 func (s *store) claim() (string, error) {
-	v, err := s.run(claimScript, s.pod, s.lease.Milliseconds(), time.Now().UnixMilli())
+	v, err := s.run(claimScript, s.pod, s.lease.Milliseconds(), time.Now().UnixMilli(), (s.pauseCheck + time.Minute).Milliseconds())
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}
@@ -487,7 +585,7 @@ func (s *store) gone() {
 }
 
 func (s *store) put(id string, ply int, r *result) (bool, error) {
-	v, err := s.run(putScript, id, s.pod, s.lease.Milliseconds(), ply, encodeResult(r))
+	v, err := s.runRetry(putScript, id, s.pod, s.lease.Milliseconds(), ply, encodeResult(r))
 	n, _ := v.(int64)
 	return n == 1, err
 }
@@ -500,9 +598,18 @@ func errJSON(why *errorJSON) string {
 	return string(b)
 }
 
-func (s *store) end(id, status string, why *errorJSON, real int64, keep time.Duration) error {
+// errIncomplete is end's answer when a job would end done with a
+// position's result missing from the store.
+var errIncomplete = errors.New("games: a position's result is missing from the store")
+
+// end records job id's end (plies: its last ply); errIncomplete when the
+// status is done and a result is missing from the store.
+func (s *store) end(id, status string, why *errorJSON, real int64, keep time.Duration, plies int) error {
 	now := time.Now()
-	_, err := s.run(endScript, id, s.pod, status, now.UnixMilli(), errJSON(why), real, (keep + time.Minute).Milliseconds())
+	v, err := s.runRetry(endScript, id, s.pod, status, now.UnixMilli(), errJSON(why), real, (keep + time.Minute).Milliseconds(), plies)
+	if n, _ := v.(int64); err == nil && n == 2 {
+		return errIncomplete
+	}
 	return err
 }
 
@@ -515,7 +622,7 @@ func (s *store) release(id, status string, resume time.Time, why *errorJSON, kee
 	if keepPin {
 		pin = "1"
 	}
-	_, err := s.run(releaseScript, id, s.pod, status, r, errJSON(why), pin)
+	_, err := s.runRetry(releaseScript, id, s.pod, status, r, errJSON(why), pin)
 	return err
 }
 

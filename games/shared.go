@@ -2,7 +2,9 @@ package games
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/usid/usid/pool"
@@ -172,7 +174,7 @@ func (m *Manager) take(id string) {
 		var serr *session.Error
 		if j, serr = m.jobOf(id, rec); serr != nil {
 			// Not runnable here (another configuration): it fails, once.
-			m.st.end(id, StatusFailed, &errorJSON{Code: serr.Code, Message: serr.Message}, worstBytes(rec.req.startLen(), len(rec.req.Moves)), m.cfg.Keep)
+			m.st.end(id, StatusFailed, &errorJSON{Code: serr.Code, Message: serr.Message}, worstBytes(rec.req.startLen(), len(rec.req.Moves)), m.cfg.Keep, len(rec.req.Moves))
 			return
 		}
 		who := callers(rec.owner)
@@ -353,7 +355,7 @@ func (m *Manager) endUnheld(id string, why *session.Error) {
 	if j == nil {
 		var serr *session.Error
 		if j, serr = m.jobOf(id, rec); serr != nil {
-			m.st.end(id, StatusCancelled, nil, worstBytes(rec.req.startLen(), len(rec.req.Moves)), m.cfg.Keep)
+			m.st.end(id, StatusCancelled, nil, worstBytes(rec.req.startLen(), len(rec.req.Moves)), m.cfg.Keep, len(rec.req.Moves))
 			return
 		}
 	}
@@ -363,7 +365,7 @@ func (m *Manager) endUnheld(id string, why *session.Error) {
 	real := j.realBytesLocked()
 	ej := j.errorLocked()
 	j.mu.Unlock()
-	if err := m.st.end(id, StatusCancelled, ej, real, m.cfg.Keep); err != nil {
+	if err := m.st.end(id, StatusCancelled, ej, real, m.cfg.Keep, j.plies); err != nil {
 		m.log.Warn("games: ending a job in redis failed", "job", id, "err", err)
 	}
 }
@@ -390,7 +392,20 @@ func (m *Manager) endedShared(j *job) {
 	case left:
 		err = m.st.release(j.id, StatusQueued, time.Time{}, nil, false)
 	default:
-		err = m.st.end(j.id, status, ej, real, m.cfg.Keep)
+		err = m.st.end(j.id, status, ej, real, m.cfg.Keep, j.plies)
+		if errors.Is(err, errIncomplete) {
+			// A result Redis did not take: stored again from here, or, if
+			// that fails too, the job goes back to the store to be finished
+			// (never done with a hole).
+			err = m.storeAll(j)
+			if err == nil {
+				err = m.st.end(j.id, status, ej, real, m.cfg.Keep, j.plies)
+			}
+			if err != nil {
+				m.log.Warn("games: a job's results not all stored; handing it back", "job", j.id, "err", err)
+				err = m.st.release(j.id, StatusQueued, time.Time{}, nil, false)
+			}
+		}
 	}
 	if err != nil {
 		m.log.Warn("games: recording a job's end in redis failed", "job", j.id, "err", err)
@@ -401,6 +416,24 @@ func (m *Manager) endedShared(j *job) {
 	m.updateGaugesLocked()
 	m.mu.Unlock()
 	m.wake()
+}
+
+// storeAll stores every result of j (those already stored are kept).
+func (m *Manager) storeAll(j *job) error {
+	j.mu.Lock()
+	results := slices.Clone(j.results)
+	j.mu.Unlock()
+	for ply, r := range results {
+		if r == nil {
+			continue
+		}
+		if ok, err := m.st.put(j.id, ply, r); err != nil {
+			return err
+		} else if !ok {
+			return errors.New("games: the lease on the job was lost")
+		}
+	}
+	return nil
 }
 
 // pausedShared hands a job whose owner's engine time is spent back to the

@@ -7,7 +7,8 @@
 // time, and its engine is told UCI's clocks (wtime, btime, winc, binc,
 // movestogo). The server
 // counts both clocks (the human's runs from the moment the engine's move,
-// or the game's start, was sent until the human's move arrives), tells
+// or the game's start, was sent until the human's move arrives; the
+// engine's while its search has a process), tells
 // the engine its time with go btime/wtime and byoyomi or binc/winc, lets
 // it ponder where it can, and ends the game by the rules: checkmate,
 // resignation, loss on time, 千日手 (a perpetual check loses), 入玉宣言 by
@@ -21,9 +22,13 @@
 // A game belongs to
 // the client that started it; it lives on when that client's connection
 // goes, for a grace period in which a play_resume from a new connection
-// takes it up again with its clocks (they keep running); past it the game
-// is lost by abandonment. Games are bounded per client and in total, and
-// ended games are kept for a while, bounded too.
+// takes it up again with its clocks (they keep running); past it, or past
+// Config.Idle in one turn whatever the clock, the player has left the game
+// (lost by abandonment, aborted before the player's first move). Games are
+// bounded per client, per network (session.Caller.Network) and in total,
+// and ended games are kept for a while, bounded too. The engine's clock
+// runs only while its search has a process: a search that waits for one
+// (its idle engine was lent while the human thought) stands its clock.
 //
 // Each game's state (State, JSON) is saved to a Store after every change:
 // the moves, and the clocks as they stood when the turn began. The memory
@@ -33,7 +38,10 @@
 // which its holder hands back at its next renewal (or which is taken once
 // the lease ran out: the holder died), and the new instance drives it
 // from the saved clocks, so the time the move took counts against the side
-// to move. A drain (Close) hands the games back at once.
+// to move. A drain (Close) hands the games back at once. A game's end is
+// stored again until Redis takes it (a short outage must not let another
+// instance carry an ended game on), and a state read back is checked as a
+// client's play_start is, its size measured on the Redis server first.
 //
 // # Concurrency
 //

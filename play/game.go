@@ -37,6 +37,7 @@ type game struct {
 
 	flag  *time.Timer // the side to move's time running out
 	grace *time.Timer // the player gone: abandonment
+	idle  *time.Timer // the player's turn lasting Config.Idle: abandonment
 
 	search     string // id of the engine's search for its move ("": none)
 	ponderID   string // id of the search pondering on ponderMove
@@ -92,6 +93,12 @@ func (g *game) resume(ctx context.Context, id string, emit func(*session.Event))
 	g.setUp(ctx, id, emit)
 	defer g.mu.Unlock()
 	g.resumed = g.b.turn() != g.humanColor()
+	if g.resumed {
+		// The engine waited for a process on the other instance: its
+		// clock stood, and stands until this instance's search has one.
+		g.standWait(time.Now())
+	}
+	g.st.EngineWaits = time.Time{}
 	g.armFlag()
 	g.publish()
 }
@@ -146,6 +153,9 @@ func (g *game) leave(hand bool) bool {
 	if g.grace != nil {
 		g.grace.Stop()
 	}
+	if g.idle != nil {
+		g.idle.Stop()
+	}
 	g.search, g.ponderID = "", ""
 	sess, stop := g.sess, g.stop
 	go func() {
@@ -185,11 +195,21 @@ func (g *game) turn() {
 		return
 	}
 	if g.b.turn() != g.humanColor() {
+		g.st.EngineWaits = time.Time{}
 		g.seq++
 		g.search = "m" + strconv.Itoa(g.seq)
 		g.sess.Serve(g.goRequest(g.search, g.st.Moves, false, time.Since(g.st.TurnStart)))
 	}
 	g.armFlag()
+}
+
+// standWait moves the turn's start on by the time the engine waited for
+// a process (State.EngineWaits) until now: its clock stood meanwhile.
+func (g *game) standWait(now time.Time) {
+	if w := g.st.EngineWaits; !w.IsZero() && !w.Before(g.st.TurnStart) && !w.After(now) {
+		g.st.TurnStart = g.st.TurnStart.Add(now.Sub(w))
+	}
+	g.st.EngineWaits = time.Time{}
 }
 
 // goRequest is the go for the engine's search (or its pondering, on
@@ -248,11 +268,44 @@ func (g *game) armFlag() {
 	g.flag = time.AfterFunc(d, func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		if g.st.Status != statusPlaying || len(g.st.Moves) != ply || !g.st.TurnStart.Equal(began) {
-			return // moved meanwhile
+		if g.st.Status != statusPlaying || len(g.st.Moves) != ply || !g.st.TurnStart.Equal(began) || !g.st.EngineWaits.IsZero() {
+			return // moved meanwhile, or the engine's clock stands
 		}
 		g.timeLoss(c)
 	})
+	g.armIdle()
+}
+
+// armIdle sets the timer that ends the game when the player's turn has
+// lasted Config.Idle whatever the clock (a player connected but not
+// playing holds a slot no longer); on the engine's turn it stops it.
+func (g *game) armIdle() {
+	if g.idle != nil {
+		g.idle.Stop()
+	}
+	if g.b.turn() != g.humanColor() {
+		return
+	}
+	ply, began := len(g.st.Moves), g.st.TurnStart
+	g.idle = time.AfterFunc(g.m.cfg.Idle-time.Since(began), func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.st.Status != statusPlaying || len(g.st.Moves) != ply || !g.st.TurnStart.Equal(began) {
+			return // moved meanwhile
+		}
+		g.end(g.absent("no move for " + g.m.cfg.Idle.String()))
+	})
+}
+
+// absent is the end of a game whose player left it (no connection for
+// Config.Grace, or no move for Config.Idle): lost, or aborted when the
+// player made no move in it (nothing was played to lose).
+func (g *game) absent(why string) *Result {
+	h := g.humanColor()
+	if g.st.Played[h] == 0 {
+		return &Result{Reason: "aborted", End: "abort", Detail: "abandoned before the player's first move: " + why}
+	}
+	return &Result{Winner: colorName(h ^ 1), Reason: "abandoned", End: "abort", Detail: why}
 }
 
 // timeLoss ends the game lost on time by side c; a draw when its
@@ -289,13 +342,39 @@ func (g *game) engineEvent(ev *session.Event) {
 			g.ponderDone = true // stopped before the human moved: no ponderhit
 		}
 	case ev.ID != g.search || g.search == "":
+	case ev.Type == session.EventQueued:
+		// The engine's clock runs only while its engine can search: the
+		// session lent the idle engine to a waiting caller during the
+		// human's turn, and no process is free now. Until one is (the
+		// engine event) the clock stands and cannot fall (so a player's
+		// own analysis in another tab, or a busy pool, never wins on time
+		// for the player); the page shows no clock running. A wait past
+		// the session's queue timeout ends the game aborted (no_engine),
+		// never lost.
+		if g.st.EngineWaits.IsZero() {
+			g.st.EngineWaits = time.Now()
+			if !g.resumed {
+				g.st.TurnStart = g.st.EngineWaits // (its search had not begun)
+			}
+			if g.flag != nil {
+				g.flag.Stop()
+			}
+			g.publish()
+		}
 	case ev.Type == session.EventEngine:
 		// The engine was leased again (the session had given it back while
 		// the human thought): its clock starts now, not while it waited. A
-		// turn taken over from another instance runs on as it stood.
-		if !g.resumed {
-			g.st.TurnStart = time.Now()
-			g.armFlag()
+		// turn taken over from another instance runs on as it stood, less
+		// the wait.
+		waited := !g.st.EngineWaits.IsZero()
+		if g.resumed {
+			g.standWait(time.Now())
+		} else {
+			g.st.TurnStart, g.st.EngineWaits = time.Now(), time.Time{}
+		}
+		g.armFlag()
+		if waited {
+			g.publish() // the clock as it really stands
 		}
 	case ev.Type == session.EventBestMove:
 		g.engineMoved(ev)
@@ -312,7 +391,7 @@ func (g *game) engineEvent(ev *session.Event) {
 func (g *game) engineMoved(ev *session.Event) {
 	now := time.Now()
 	c := g.b.turn()
-	g.search, g.resumed = "", false
+	g.search, g.resumed, g.st.EngineWaits = "", false, time.Time{}
 	next, flagged := spend(g.st.TC.of(c), g.st.Main[c], now.Sub(g.st.TurnStart), g.m.cfg.Lag)
 	if flagged {
 		g.timeLoss(c)
@@ -490,7 +569,12 @@ func (g *game) end(r *Result) {
 	r.End = g.b.record(r)
 	// The side to move's clock stops where it stands.
 	c := g.b.turn()
-	g.st.Main[c] = view(g.st.TC.of(c), g.st.Main[c], now.Sub(g.st.TurnStart)).MainMS
+	at := now
+	if !g.st.EngineWaits.IsZero() {
+		at = g.st.EngineWaits // the engine's clock stood since
+	}
+	g.st.Main[c] = view(g.st.TC.of(c), g.st.Main[c], max(at.Sub(g.st.TurnStart), 0)).MainMS
+	g.st.EngineWaits = time.Time{}
 	g.st.Status, g.st.Result, g.st.Ended = statusEnded, r, now
 	g.st.TurnStart = now
 	if g.flag != nil {
@@ -498,6 +582,9 @@ func (g *game) end(r *Result) {
 	}
 	if g.grace != nil {
 		g.grace.Stop()
+	}
+	if g.idle != nil {
+		g.idle.Stop()
 	}
 	g.search, g.ponderID = "", ""
 	sess, stop := g.sess, g.stop
@@ -521,7 +608,9 @@ func (g *game) publish() {
 	now := time.Now()
 	var err error
 	if g.m.shared != nil && g.st.Status == statusEnded {
-		err = g.m.shared.Finish(context.Background(), &g.st, g.m.cfg.Keep, g.m.cfg.MaxKept)
+		// Stored until Redis takes it (finish), without holding the game.
+		g.m.finishes.Add(1)
+		go g.m.finish(g.st.clone())
 	} else {
 		err = g.m.cfg.Store.Save(context.Background(), &g.st)
 	}
@@ -542,12 +631,18 @@ func stateEvent(id string, st *State, now time.Time) *session.Event {
 	if st.Status == statusPlaying {
 		// The side to move is known from the moves and the start.
 		turn = sideToMove(st)
-		v.Clock.Running = "bw"[turn : turn+1]
+		if st.EngineWaits.IsZero() {
+			v.Clock.Running = "bw"[turn : turn+1]
+		}
 	}
 	for c := range 2 {
 		sc := SideClock{MainMS: st.Main[c], ByoyomiMS: st.TC.of(c).ByoyomiMS}
 		if st.Status == statusPlaying && c == turn {
-			sc = view(st.TC.of(c), st.Main[c], now.Sub(st.TurnStart))
+			at := now
+			if !st.EngineWaits.IsZero() {
+				at = st.EngineWaits // its clock stands while it waits
+			}
+			sc = view(st.TC.of(c), st.Main[c], max(at.Sub(st.TurnStart), 0))
 		}
 		if c == 0 {
 			v.Clock.B = sc
@@ -610,7 +705,7 @@ func (g *game) detach(ctx context.Context) {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if g.subCtx == nil {
-			g.end(&Result{Winner: colorName(g.humanColor() ^ 1), Reason: "abandoned", End: "abort"})
+			g.end(g.absent("no connection for " + g.m.cfg.Grace.String()))
 		}
 	})
 }

@@ -23,9 +23,19 @@ type Config struct {
 	// Keep is how long an ended game can still be resumed to see its
 	// result (5m).
 	Keep time.Duration
-	// MaxPerClient bounds one client's games in progress (2); MaxGames
-	// all games in progress (64); MaxKept the ended games kept (256).
-	MaxPerClient, MaxGames, MaxKept int
+	// MaxPerClient bounds one client's games in progress (2);
+	// MaxPerNetwork the games of the clients of one network
+	// (session.Caller.Network: an IPv4 /24, an IPv6 /64) together (8), so
+	// that one subscriber's many addresses cannot take every slot;
+	// MaxGames all games in progress (64); MaxKept the ended games kept
+	// (256).
+	MaxPerClient, MaxPerNetwork, MaxGames, MaxKept int
+	// Idle is the longest a player's turn may last whatever the clock
+	// (30m): past it the player is taken to have left the game (as past
+	// Grace without a connection), which is lost, or aborted if the
+	// player made no move in it. A game's slot is held no longer by
+	// someone who does not play.
+	Idle time.Duration
 	// MaxPlies ends a game as a draw (持将棋 by the move cap) after this
 	// many moves played (512).
 	MaxPlies int
@@ -47,6 +57,7 @@ func (c Config) WithDefaults() Config {
 		}
 	}
 	def(&c.Grace, time.Minute)
+	def(&c.Idle, 30*time.Minute)
 	def(&c.Keep, 5*time.Minute)
 	def(&c.Lag, 300*time.Millisecond)
 	def(&c.EngineMargin, 200*time.Millisecond)
@@ -56,6 +67,7 @@ func (c Config) WithDefaults() Config {
 		}
 	}
 	n(&c.MaxPerClient, 2)
+	n(&c.MaxPerNetwork, 8)
 	n(&c.MaxGames, 64)
 	n(&c.MaxKept, 256)
 	n(&c.MaxPlies, 512)
@@ -75,11 +87,13 @@ type Manager struct {
 	mu       sync.Mutex
 	games    map[string]*game // in progress and ended (until Keep)
 	playing  map[string]int   // games in progress per client
+	networks map[string]int   // games in progress per network (Caller.Network)
 	total    int              // games in progress
 	done     []*game          // ended games, oldest first
 	closed   bool
 	taking   map[string]chan struct{} // games being taken over from another instance
 	sessions sync.WaitGroup           // games' engine sessions being closed
+	finishes sync.WaitGroup           // ended games' states being stored (finish)
 
 	shared     Shared // cfg.Store when several instances share it
 	stopRenew  context.CancelFunc
@@ -90,7 +104,7 @@ type Manager struct {
 // New returns a Manager. With a Shared store it renews the leases of the
 // games it drives until Close.
 func New(cfg Config) *Manager {
-	m := &Manager{cfg: cfg.WithDefaults(), games: map[string]*game{}, playing: map[string]int{}, taking: map[string]chan struct{}{}}
+	m := &Manager{cfg: cfg.WithDefaults(), games: map[string]*game{}, playing: map[string]int{}, networks: map[string]int{}, taking: map[string]chan struct{}{}}
 	if sh, ok := m.cfg.Store.(Shared); ok {
 		m.shared = sh
 		ctx, cancel := context.WithCancel(context.Background())
@@ -171,21 +185,39 @@ func (m *Manager) find(owner, id string) *game {
 	return g
 }
 
-// admit counts a new game for client, or refuses it.
-func (m *Manager) admit(client string) *session.Error {
+// admit counts a new game for who, or refuses it.
+func (m *Manager) admit(who session.Caller) *session.Error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
 	case m.closed:
 		return newError(session.CodeShuttingDown, "the server is shutting down; reconnect to another instance")
-	case m.playing[client] >= m.cfg.MaxPerClient:
-		return newError(session.CodeTooManyRequests, "this client has %d games in progress, as many as one may; resign one or finish it", m.cfg.MaxPerClient)
+	case m.playing[who.Client] >= m.cfg.MaxPerClient:
+		return errPerClient(m.cfg.MaxPerClient)
+	case who.Network != "" && m.networks[who.Network] >= m.cfg.MaxPerNetwork:
+		return errPerNetwork(m.cfg.MaxPerNetwork)
 	case m.total >= m.cfg.MaxGames:
 		return newError(session.CodeTooManyRequests, "the server plays %d games, as many as it may; retry later", m.cfg.MaxGames)
 	}
-	m.playing[client]++
-	m.total++
+	m.countLocked(who.Client, who.Network)
 	return nil
+}
+
+func errPerClient(n int) *session.Error {
+	return newError(session.CodeTooManyRequests, "this client has %d games in progress, as many as one may; resign one or finish it", n)
+}
+
+func errPerNetwork(n int) *session.Error {
+	return newError(session.CodeTooManyRequests, "the clients of this network have %d games in progress, as many as one network may; retry later", n)
+}
+
+// countLocked counts a game in progress of client in network.
+func (m *Manager) countLocked(client, network string) {
+	m.playing[client]++
+	if network != "" {
+		m.networks[network]++
+	}
+	m.total++
 }
 
 func (m *Manager) register(g *game) {
@@ -195,16 +227,21 @@ func (m *Manager) register(g *game) {
 }
 
 // unadmit undoes admit for a game that did not start.
-func (m *Manager) unadmit(client string) {
+func (m *Manager) unadmit(who session.Caller) {
 	m.mu.Lock()
-	m.release(client)
+	m.release(who.Client, who.Network)
 	m.mu.Unlock()
 }
 
-func (m *Manager) release(client string) {
+func (m *Manager) release(client, network string) {
 	m.total--
 	if m.playing[client]--; m.playing[client] <= 0 {
 		delete(m.playing, client)
+	}
+	if network != "" {
+		if m.networks[network]--; m.networks[network] <= 0 {
+			delete(m.networks, network)
+		}
 	}
 }
 
@@ -213,7 +250,7 @@ func (m *Manager) left(g *game) {
 	m.mu.Lock()
 	if m.games[g.st.ID] == g {
 		delete(m.games, g.st.ID)
-		m.release(g.owner)
+		m.release(g.owner, g.st.Network)
 		m.handedBack++
 	}
 	m.mu.Unlock()
@@ -223,7 +260,7 @@ func (m *Manager) left(g *game) {
 // Keep and at most MaxKept of them.
 func (m *Manager) ended(g *game) {
 	m.mu.Lock()
-	m.release(g.owner)
+	m.release(g.owner, g.st.Network)
 	m.done = append(m.done, g)
 	var gone []*game
 	for len(m.done) > m.cfg.MaxKept {
@@ -297,7 +334,7 @@ func (m *Manager) Close(ctx context.Context) {
 		m.cfg.Logger.Info("games in progress handed back for other instances to take over", "games", handed)
 	}
 	done := make(chan struct{})
-	go func() { m.sessions.Wait(); close(done) }()
+	go func() { m.sessions.Wait(); m.finishes.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():

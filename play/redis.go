@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -32,10 +33,10 @@ type Shared interface {
 	Store
 	// Admit counts st's game (in progress, held by this instance) against
 	// the bounds and saves it: "ok", or the bound that refused it:
-	// "client" or "games". Games in progress that nobody renewed for
+	// "client", "network" (st.Network's) or "games". Games in progress that nobody renewed for
 	// orphan are forgotten first (their instances went and their players
 	// did not come back).
-	Admit(ctx context.Context, st *State, maxPer, maxGames int, orphan time.Duration) (string, error)
+	Admit(ctx context.Context, st *State, b Bounds, orphan time.Duration) (string, error)
 	// Take takes game id of owner over: "ok" with its state (this
 	// instance holds it now), "held" (another instance does: it has been
 	// asked to hand it back; try again), "inactive" with its state (ended,
@@ -55,6 +56,12 @@ type Shared interface {
 	Timing() (lease, check time.Duration)
 }
 
+// Bounds are the bounds on games in progress: per client, per network
+// (State.Network; a game without one is not counted), in all.
+type Bounds struct {
+	PerClient, PerNetwork, Games int
+}
+
 // RedisStore is the Shared store in Redis. Keys, under the prefix:
 //
 //   - game:{id}: the state (State, JSON); a game in progress has no TTL
@@ -64,7 +71,9 @@ type Shared interface {
 //   - lease:{id}: the instance driving the game, with a TTL it renews.
 //   - handback:{id}: "1" when another instance asks for the game.
 //   - active (zset, by last renewal): games in progress; owner (hash id ->
-//     client), count (hash client -> games in progress): the bounds.
+//     client), count (hash client -> games in progress), network (hash id
+//     -> network), netcount (hash network -> games in progress): the
+//     bounds.
 //   - ended (zset, by end): ended games kept, at most MaxKept.
 //
 // Every change that must see the bounds or a lease is one script, so that
@@ -112,6 +121,9 @@ local function drop(gid)
   redis.call('ZREM', P..'active', gid)
   redis.call('HDEL', P..'owner', gid)
   if o and redis.call('HINCRBY', P..'count', o, -1) <= 0 then redis.call('HDEL', P..'count', o) end
+  local n = redis.call('HGET', P..'network', gid)
+  redis.call('HDEL', P..'network', gid)
+  if n and redis.call('HINCRBY', P..'netcount', n, -1) <= 0 then redis.call('HDEL', P..'netcount', n) end
 end
 local function hold()
   local lk = P..'lease:'..ARGV[1]
@@ -127,7 +139,7 @@ end
 `
 
 // admitScript. ARGV: id, owner, maxPer, maxGames, now, orphan ms, pod,
-// lease ms, state.
+// lease ms, state, network ("": none), maxPerNetwork.
 var admitScript = redis.NewScript(luaPlay + `
 local id, owner, now = ARGV[1], ARGV[2], tonumber(ARGV[5])
 for _, gid in ipairs(redis.call('ZRANGEBYSCORE', P..'active', '-inf', now - tonumber(ARGV[6]))) do
@@ -136,9 +148,15 @@ for _, gid in ipairs(redis.call('ZRANGEBYSCORE', P..'active', '-inf', now - tonu
     redis.call('PEXPIRE', P..'game:'..gid, ARGV[6])
   end
 end
+local net = ARGV[10]
 if tonumber(redis.call('HGET', P..'count', owner) or '0') >= tonumber(ARGV[3]) then return 'client' end
+if net ~= '' and tonumber(redis.call('HGET', P..'netcount', net) or '0') >= tonumber(ARGV[11]) then return 'network' end
 if redis.call('ZCARD', P..'active') >= tonumber(ARGV[4]) then return 'games' end
 redis.call('HINCRBY', P..'count', owner, 1)
+if net ~= '' then
+  redis.call('HINCRBY', P..'netcount', net, 1)
+  redis.call('HSET', P..'network', id, net)
+end
 redis.call('HSET', P..'owner', id, owner)
 redis.call('ZADD', P..'active', now, id)
 redis.call('SET', P..'lease:'..id, ARGV[7], 'PX', ARGV[8])
@@ -146,11 +164,22 @@ put(id, ARGV[9], 0)
 return 'ok'
 `)
 
-// takeScript. ARGV: id, owner, pod, lease ms, now, orphan ms.
+// maxState bounds a stored state as read back (a game of the most moves
+// usid plays, 1024 and the move cap, with its KIF or SAN and times, holds
+// well under a tenth of it): anyone able to write to the Redis could store
+// anything there, and a larger value is refused on the server, never sent.
+const maxState = 2 << 20
+
+// errTooBig is the answer for a stored state over maxState.
+var errTooBig = fmt.Errorf("play: a stored game state over %d bytes", maxState)
+
+// takeScript. ARGV: id, owner, pod, lease ms, now, orphan ms, max state.
 var takeScript = redis.NewScript(luaPlay + `
 local id = ARGV[1]
-local st = redis.call('GET', P..'game:'..id)
-if not st then return {'nf'} end
+local gk = P..'game:'..id
+if redis.call('TYPE', gk).ok ~= 'string' then return {'nf'} end
+if redis.call('STRLEN', gk) > tonumber(ARGV[7]) then return {'big'} end
+local st = redis.call('GET', gk)
 local o = redis.call('HGET', P..'owner', id)
 if not o then return {'inactive', st} end
 if o ~= ARGV[2] then return {'nf'} end
@@ -196,11 +225,13 @@ redis.call('DEL', lk, P..'handback:'..ARGV[1])
 return 1
 `)
 
-// finishScript ends a game held by ARGV[2]. ARGV: id, pod, state, keep
-// ms, now, maxKept.
+// finishScript ends a game held by ARGV[2] (or whose lease ran out while
+// nobody took it: its end, stored late after an outage, still counts).
+// ARGV: id, pod, state, keep ms, now, maxKept.
 var finishScript = redis.NewScript(luaPlay + `
 local id, lk = ARGV[1], P..'lease:'..ARGV[1]
-if redis.call('GET', lk) ~= ARGV[2] then return 0 end
+local cur = redis.call('GET', lk)
+if cur ~= ARGV[2] and (cur or not redis.call('ZSCORE', P..'active', id)) then return 0 end
 redis.call('DEL', lk, P..'handback:'..id)
 put(id, ARGV[3], ARGV[4])
 drop(id)
@@ -242,19 +273,32 @@ func (s *RedisStore) Save(ctx context.Context, st *State) error {
 	return nil
 }
 
+// loadScript reads a stored state no larger than ARGV[1]: false when
+// there is none, "big" when it is larger.
+var loadScript = redis.NewScript(`
+if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return false end
+if redis.call('STRLEN', KEYS[1]) > tonumber(ARGV[1]) then return 'big' end
+return {redis.call('GET', KEYS[1])}
+`)
+
 // Load returns the state saved under id.
 func (s *RedisStore) Load(ctx context.Context, id string) (*State, bool, error) {
 	ctx, cancel := s.ctx(ctx)
 	defer cancel()
-	b, err := s.cl.Get(ctx, s.p+"game:"+id).Bytes()
+	v, err := loadScript.Run(ctx, s.cl, []string{s.p + "game:" + id}, maxState).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
+	a, _ := v.([]any)
+	if len(a) != 1 {
+		return nil, false, errTooBig
+	}
+	b, _ := a[0].(string)
 	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
+	if err := json.Unmarshal([]byte(b), &st); err != nil {
 		return nil, false, err
 	}
 	return &st, true, nil
@@ -271,20 +315,20 @@ func (s *RedisStore) Delete(ctx context.Context, id string) error {
 }
 
 // Admit: see Shared.
-func (s *RedisStore) Admit(ctx context.Context, st *State, maxPer, maxGames int, orphan time.Duration) (string, error) {
+func (s *RedisStore) Admit(ctx context.Context, st *State, bd Bounds, orphan time.Duration) (string, error) {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return "", err
 	}
-	v, err := s.run(ctx, admitScript, st.ID, st.Owner, maxPer, maxGames, time.Now().UnixMilli(), orphan.Milliseconds(),
-		s.pod, s.lease.Milliseconds(), string(b))
+	v, err := s.run(ctx, admitScript, st.ID, st.Owner, bd.PerClient, bd.Games, time.Now().UnixMilli(), orphan.Milliseconds(),
+		s.pod, s.lease.Milliseconds(), string(b), st.Network, bd.PerNetwork)
 	str, _ := v.(string)
 	return str, err
 }
 
 // Take: see Shared.
 func (s *RedisStore) Take(ctx context.Context, id, owner string, orphan time.Duration) (string, *State, error) {
-	v, err := s.run(ctx, takeScript, id, owner, s.pod, s.lease.Milliseconds(), time.Now().UnixMilli(), orphan.Milliseconds())
+	v, err := s.run(ctx, takeScript, id, owner, s.pod, s.lease.Milliseconds(), time.Now().UnixMilli(), orphan.Milliseconds(), maxState)
 	if err != nil {
 		return "", nil, err
 	}
@@ -293,6 +337,9 @@ func (s *RedisStore) Take(ctx context.Context, id, owner string, orphan time.Dur
 		return "", nil, errors.New("play: take: an unexpected answer")
 	}
 	status, _ := a[0].(string)
+	if status == "big" {
+		return "", nil, errTooBig
+	}
 	if len(a) < 2 {
 		return status, nil, nil
 	}

@@ -49,7 +49,7 @@ func TestRedisStoreLeases(t *testing.T) {
 	orphan := time.Minute
 
 	st := testState("g1", "alice")
-	if got, err := a.Admit(ctx, st, 2, 3, orphan); err != nil || got != "ok" {
+	if got, err := a.Admit(ctx, st, Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); err != nil || got != "ok" {
 		t.Fatalf("admit: %q %v", got, err)
 	}
 	back, ok, err := b.Load(ctx, "g1")
@@ -118,16 +118,16 @@ func TestRedisStoreLeases(t *testing.T) {
 	t.Logf("taken over %v after the holder stopped renewing (lease 400ms)", took)
 
 	// The bounds: 2 per client, 3 in all, over every instance.
-	if got, _ := b.Admit(ctx, testState("g2", "alice"), 2, 3, orphan); got != "ok" {
+	if got, _ := b.Admit(ctx, testState("g2", "alice"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "ok" {
 		t.Errorf("alice's second game: %q", got)
 	}
-	if got, _ := c.Admit(ctx, testState("g3", "alice"), 2, 3, orphan); got != "client" {
+	if got, _ := c.Admit(ctx, testState("g3", "alice"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "client" {
 		t.Errorf("alice's third game: %q, want client", got)
 	}
-	if got, _ := a.Admit(ctx, testState("g4", "bob"), 2, 3, orphan); got != "ok" {
+	if got, _ := a.Admit(ctx, testState("g4", "bob"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "ok" {
 		t.Errorf("bob's game: %q", got)
 	}
-	if got, _ := a.Admit(ctx, testState("g5", "carol"), 2, 3, orphan); got != "games" {
+	if got, _ := a.Admit(ctx, testState("g5", "carol"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "games" {
 		t.Errorf("a fourth game in all: %q, want games", got)
 	}
 	// An ended game frees its place and stays to be seen.
@@ -136,7 +136,7 @@ func TestRedisStoreLeases(t *testing.T) {
 	if err := c.Finish(ctx, &ended, time.Minute, 10); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := a.Admit(ctx, testState("g5", "carol"), 2, 3, orphan); got != "ok" {
+	if got, _ := a.Admit(ctx, testState("g5", "carol"), Bounds{PerClient: 2, PerNetwork: 8, Games: 3}, orphan); got != "ok" {
 		t.Errorf("after an end: %q, want ok", got)
 	}
 	// A game in progress has no TTL (the deployment's volatile-lru never
@@ -336,4 +336,45 @@ func TestTakeOverOnEnginesTurn(t *testing.T) {
 	}
 	t.Logf("the engine lost on time %v after its turn began (2.5s + 50ms lag)", lost.Round(time.Millisecond))
 	waitIdle(t)
+}
+
+// TestRedisStoreNetworkBound (issue 35): the bound on games per network
+// holds across instances; an ended game frees its network's place, and
+// a game without a network is not counted in any.
+func TestRedisStoreNetworkBound(t *testing.T) {
+	rs := redistest.Start(t)
+	ctx := context.Background()
+	a := newRedisStore(t, rs.URL, "n1:", time.Second)
+	b := newRedisStore(t, rs.URL, "n1:", time.Second)
+	bd, orphan := Bounds{PerClient: 2, PerNetwork: 3, Games: 10}, time.Minute
+	in := func(id, owner, network string) *State {
+		st := testState(id, owner)
+		st.Network = network
+		return st
+	}
+	for i, s := range []*RedisStore{a, b, a} {
+		if got, err := s.Admit(ctx, in(fmt.Sprint("g", i), fmt.Sprint("ip:203.0.113.", i), "net:203.0.113.0/24"), bd, orphan); err != nil || got != "ok" {
+			t.Fatalf("game %d of the network: %q %v", i, got, err)
+		}
+	}
+	if got, _ := b.Admit(ctx, in("g3", "ip:203.0.113.9", "net:203.0.113.0/24"), bd, orphan); got != "network" {
+		t.Errorf("a fourth game of the network: %q, want network", got)
+	}
+	if got, _ := b.Admit(ctx, in("g4", "ip:198.51.100.1", "net:198.51.100.0/24"), bd, orphan); got != "ok" {
+		t.Errorf("another network's game: %q", got)
+	}
+	if got, _ := b.Admit(ctx, in("g5", "key:k", ""), bd, orphan); got != "ok" {
+		t.Errorf("a game without a network: %q", got)
+	}
+	ended := in("g1", "ip:203.0.113.1", "net:203.0.113.0/24")
+	ended.Status, ended.Result = statusEnded, &Result{Winner: "b", Reason: "resign", End: "resign"}
+	if err := b.Finish(ctx, ended, time.Minute, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := a.Admit(ctx, in("g3", "ip:203.0.113.9", "net:203.0.113.0/24"), bd, orphan); got != "ok" {
+		t.Errorf("after one of the network's games ended: %q, want ok", got)
+	}
+	if n, _ := a.cl.HLen(ctx, "n1:network").Result(); n != 4 {
+		t.Errorf("%d games with a network recorded, want 4 (one ended, one without)", n)
+	}
 }

@@ -133,7 +133,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	} else if o.Clock.B.Moves > 0 || o.Clock.W.Moves > 0 {
 		return newError(session.CodeInvalidField, "play.clock: moves (a period of moves) is for chess clocks; %s has byoyomi", rules.Name())
 	}
-	st := &State{Owner: who.Client}
+	st := &State{Owner: who.Client, Network: who.Network}
 	st.Moves, st.TimesMS = []string{}, []int64{}
 	start, serr := rules.Check(chk.Start(), chk.Variant(), nil)
 	if serr != nil { // checked by CheckPosition
@@ -166,7 +166,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 			return newError(session.CodeTooManyRequests, "this client's engine time is spent; retry in %ds", int(wait.Seconds())+1)
 		}
 	}
-	if err := m.admit(who.Client); err != nil {
+	if err := m.admit(who); err != nil {
 		return err
 	}
 	st.ID = newID()
@@ -179,17 +179,20 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	if m.shared != nil {
 		// The bounds over every instance sharing the store; this instance
 		// holds the game's lease from now.
-		got, err := m.shared.Admit(ctx, st, m.cfg.MaxPerClient, m.cfg.MaxGames, m.orphan())
+		got, err := m.shared.Admit(ctx, st, Bounds{PerClient: m.cfg.MaxPerClient, PerNetwork: m.cfg.MaxPerNetwork, Games: m.cfg.MaxGames}, m.orphan())
 		switch {
 		case err != nil:
-			m.unadmit(who.Client)
+			m.unadmit(who)
 			m.cfg.Logger.Warn("game not admitted", "err", err)
 			return newError(session.CodeUnavailable, "the games' store failed; retry")
 		case got == "client":
-			m.unadmit(who.Client)
-			return newError(session.CodeTooManyRequests, "this client has %d games in progress, as many as one may; resign one or finish it", m.cfg.MaxPerClient)
+			m.unadmit(who)
+			return errPerClient(m.cfg.MaxPerClient)
+		case got == "network":
+			m.unadmit(who)
+			return errPerNetwork(m.cfg.MaxPerNetwork)
 		case got != "ok":
-			m.unadmit(who.Client)
+			m.unadmit(who)
 			return newError(session.CodeTooManyRequests, "the service plays %d games, as many as it may; retry later", m.cfg.MaxGames)
 		}
 	}

@@ -80,20 +80,36 @@ type Level struct {
 // on (the clocks as they stood when the turn began, and when that was).
 type State struct {
 	Public
-	Owner     string    `json:"owner"`
+	Owner string `json:"owner"`
+	// Network is the owner's network (session.Caller.Network), counted
+	// by the bound on games per network; "" for none.
+	Network   string    `json:"network,omitempty"`
 	Main      [2]int64  `json:"main_ms"` // main time left at TurnStart, Black's and White's
 	Played    [2]int    `json:"played"`  // moves each side played in this game (TimeControl.Moves)
 	TurnStart time.Time `json:"turn_start"`
-	Ended     time.Time `json:"ended,omitzero"`
+	// EngineWaits is when the engine's search began to wait for a free
+	// process, on its turn; zero otherwise. Its clock stands meanwhile.
+	EngineWaits time.Time `json:"engine_waits,omitzero"`
+	Ended       time.Time `json:"ended,omitzero"`
+}
+
+// clone is a deep copy of st (through its JSON, as a store keeps it).
+func (st *State) clone() *State {
+	b, _ := json.Marshal(st)
+	var c State
+	json.Unmarshal(b, &c)
+	return &c
 }
 
 // ClockView is the clocks at the moment an event was made: the side
 // Running's clock runs on from there (the page counts it down until the
 // next event).
 type ClockView struct {
-	B       SideClock `json:"b"`
-	W       SideClock `json:"w"`
-	Running string    `json:"running,omitempty"` // "b", "w", or "" once ended
+	B SideClock `json:"b"`
+	W SideClock `json:"w"`
+	// Running: "b", "w", or "" once ended or while the engine waits for a
+	// free process (its clock stands then).
+	Running string `json:"running,omitempty"`
 }
 
 // stateView is the play event's payload.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -46,14 +47,25 @@ type Redis struct {
 // it charged (1 or 0) and the balance after, as a string (Lua numbers would
 // be truncated to integers on the way out).
 //
+// A bucket read back is checked as a client's input would be (anyone able
+// to write to the Redis can store anything there): fields of more than 32
+// bytes are not read, and a balance that no charge leaves (NaN, below
+// minBalance) or a count in the future by Redis's own clock (more than a
+// minute: a clock stepped back) reads as no bucket, a full one, as a key
+// that expired would.
+//
 // KEYS[1]: the bucket. ARGV: rate (engine-seconds per second), capacity,
-// charge (engine-seconds; negative gives back), take, level.
+// charge (engine-seconds; negative gives back), take, level, minBalance.
 var bucketScript = redis.NewScript(`
 local now = redis.call('TIME')
 local rate, cap, charge, take, level = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1', tonumber(ARGV[5]) or 0
-local v = redis.call('HMGET', KEYS[1], 't', 's', 'us')
-local t, s, us = tonumber(v[1]), tonumber(v[2]), tonumber(v[3])
-if t == nil or s == nil or us == nil then
+local t, s, us
+if redis.call('HSTRLEN', KEYS[1], 't') <= 32 and redis.call('HSTRLEN', KEYS[1], 's') <= 32 and redis.call('HSTRLEN', KEYS[1], 'us') <= 32 then
+  local v = redis.call('HMGET', KEYS[1], 't', 's', 'us')
+  t, s, us = tonumber(v[1]), tonumber(v[2]), tonumber(v[3])
+end
+if t == nil or s == nil or us == nil or t ~= t or t < tonumber(ARGV[6]) or
+   us < 0 or us >= 1e6 or s < 0 or s > tonumber(now[1]) + 60 then
   t = cap
 else
   local dt = (tonumber(now[1]) - s) + (tonumber(now[2]) - us) / 1e6
@@ -71,6 +83,11 @@ if charge ~= 0 then
 end
 return {1, string.format('%.17g', t)}
 `)
+
+// minBalance is the lowest balance a bucket read back may hold, in
+// engine-seconds: a search that held an engine for a day, charged to an
+// empty bucket. Below it, the bucket is no bucket usid wrote.
+const minBalance = -86400
 
 // WithDefaults returns c with its zero fields set to the defaults.
 func (c RedisConfig) WithDefaults() RedisConfig {
@@ -135,7 +152,7 @@ func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64
 	}
 	res, err := bucketScript.Run(cctx, r.cl, []string{r.prefix + client},
 		strconv.FormatFloat(b.rate(), 'g', -1, 64), strconv.FormatFloat(b.capacity(), 'g', -1, 64),
-		strconv.FormatFloat(charge, 'g', -1, 64), takeArg, strconv.FormatFloat(level, 'g', -1, 64)).Slice()
+		strconv.FormatFloat(charge, 'g', -1, 64), takeArg, strconv.FormatFloat(level, 'g', -1, 64), minBalance).Slice()
 	if err == nil {
 		err = errors.New("quota: unexpected answer from the script")
 		if len(res) == 2 {
@@ -143,6 +160,9 @@ func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64
 			if s, isStr := res[1].(string); isStr {
 				tokens, err = strconv.ParseFloat(s, 64)
 				taken = flag == 1
+				if err == nil && (math.IsNaN(tokens) || math.IsInf(tokens, 0)) {
+					err = errors.New("quota: a balance out of bounds from the script")
+				}
 			}
 		}
 	}

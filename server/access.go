@@ -358,11 +358,34 @@ func (g *gate) allow(ctx context.Context, c *client) *session.Error {
 // caller is whom c's searches are for: its identity, and its budget to
 // charge their engine time to (REST, WebSocket and game analysis alike).
 func (g *gate) caller(c *client) session.Caller {
-	who := session.Caller{Client: c.id}
+	who := session.Caller{Client: c.id, Network: networkOf(c.id)}
 	if b := c.quota.EngineTime; !b.Unlimited() {
 		who.Budget = budget{g.cfg.Budgets, c.id, b}
 	}
 	return who
+}
+
+// networkOf is the network of an anonymous client ("ip:ADDR"), for the
+// bounds its neighbours share (session.Caller.Network): an IPv4 address's
+// /24, an IPv6 /64 (the unit anonymous clients are counted in already).
+// A key's clients have none: the key is bounded as one client.
+func networkOf(id string) string {
+	s, ok := strings.CutPrefix(id, "ip:")
+	if !ok {
+		return ""
+	}
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return "net:" + p.Masked().String()
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return "" // not an address (an odd RemoteAddr): counted as itself
+	}
+	bits := 64
+	if a.Is4() {
+		bits = 24
+	}
+	return "net:" + netip.PrefixFrom(a, bits).Masked().String()
 }
 
 // CallerFor is whom the searches of client id (as identified: "key:NAME"

@@ -13,7 +13,11 @@ import (
 // caller that nobody charges.
 type Caller struct {
 	Client string
-	Class  pool.Class
+	// Network is the group of neighbouring addresses Client belongs to,
+	// for bounds that one subscriber's many addresses must share (an
+	// anonymous client's IPv4 /24 or IPv6 /64); "" for none (an API key).
+	Network string
+	Class   pool.Class
 	// Budget, if set, is the caller's engine time (the server's
 	// engine-time quota): each search takes from it as it starts and is
 	// settled when it ends (see meter).

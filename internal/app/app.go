@@ -89,14 +89,16 @@ type Config struct {
 	} `yaml:"games"`
 	// Play configures games against the engine (package play).
 	Play struct {
-		Grace        time.Duration `yaml:"grace"`
-		Keep         time.Duration `yaml:"keep"`
-		MaxPerClient int           `yaml:"max_per_client"`
-		MaxGames     int           `yaml:"max_games"`
-		MaxKept      int           `yaml:"max_kept"`
-		MaxPlies     int           `yaml:"max_plies"`
-		Lag          time.Duration `yaml:"lag"`
-		EngineMargin time.Duration `yaml:"engine_margin"`
+		Grace         time.Duration `yaml:"grace"`
+		Idle          time.Duration `yaml:"idle"`
+		Keep          time.Duration `yaml:"keep"`
+		MaxPerClient  int           `yaml:"max_per_client"`
+		MaxPerNetwork int           `yaml:"max_per_network"`
+		MaxGames      int           `yaml:"max_games"`
+		MaxKept       int           `yaml:"max_kept"`
+		MaxPlies      int           `yaml:"max_plies"`
+		Lag           time.Duration `yaml:"lag"`
+		EngineMargin  time.Duration `yaml:"engine_margin"`
 		// Redis keeps the games there, shared by every usid using it
 		// (default: access.redis): a play_resume on any instance takes the
 		// game over; Lease is how long a game stays with an instance that
@@ -333,8 +335,8 @@ func (m *Main) Run() error {
 		m.closeBudgets()
 		return fmt.Errorf("play.redis: %w", err)
 	}
-	m.play = play.New(play.Config{Service: svc, Store: playStore, Grace: c.Play.Grace, Keep: c.Play.Keep,
-		MaxPerClient: c.Play.MaxPerClient, MaxGames: c.Play.MaxGames, MaxKept: c.Play.MaxKept, MaxPlies: c.Play.MaxPlies,
+	m.play = play.New(play.Config{Service: svc, Store: playStore, Grace: c.Play.Grace, Idle: c.Play.Idle, Keep: c.Play.Keep,
+		MaxPerClient: c.Play.MaxPerClient, MaxPerNetwork: c.Play.MaxPerNetwork, MaxGames: c.Play.MaxGames, MaxKept: c.Play.MaxKept, MaxPlies: c.Play.MaxPlies,
 		Lag: c.Play.Lag, EngineMargin: c.Play.EngineMargin, Logger: m.Logger.With("component", "play")})
 	m.server = server.New(server.Config{
 		Service: svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,

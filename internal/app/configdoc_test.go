@@ -166,6 +166,7 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	pl := play.Config{}.WithDefaults()
 	want.Play.Grace, want.Play.Keep, want.Play.Lag, want.Play.EngineMargin = pl.Grace, pl.Keep, pl.Lag, pl.EngineMargin
 	want.Play.MaxPerClient, want.Play.MaxGames, want.Play.MaxKept, want.Play.MaxPlies = pl.MaxPerClient, pl.MaxGames, pl.MaxKept, pl.MaxPlies
+	want.Play.Idle, want.Play.MaxPerNetwork = pl.Idle, pl.MaxPerNetwork
 	pr := play.RedisConfig{}.WithDefaults(play.RedisPrefix)
 	want.Play.RedisPrefix, want.Play.Lease = pr.Prefix, pr.Lease
 	if g.MaxBytesPerClient%(1<<10) != 0 || g.MaxBytes%(1<<20) != 0 {

@@ -319,7 +319,7 @@ export default {
   'play.reason.declaration': 'by declaration (入玉宣言)',
   'play.reason.illegal_declaration': 'by a false declaration',
   'play.reason.max_moves': 'move limit reached',
-  'play.reason.abandoned': 'the player left',
+  'play.reason.abandoned': 'the player left (disconnected, or idle too long)',
   'play.reason.aborted': 'stopped by the server',
   'play.error': 'Refused',
   'play.you.name': 'You',

@@ -319,7 +319,7 @@ export default {
   'play.reason.declaration': '入玉宣言',
   'play.reason.illegal_declaration': '宣言が認められず',
   'play.reason.max_moves': '手数の上限',
-  'play.reason.abandoned': '接続が切れたまま',
+  'play.reason.abandoned': '対局放棄（接続切れ、または長時間の放置）',
   'play.reason.aborted': '中止',
   'play.error': '受け付けられません',
   'play.you.name': 'あなた',
