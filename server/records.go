@@ -118,8 +118,8 @@ func recordFormats() []string {
 type exportRequest struct {
 	game.RecordGame
 	Format string
-	// Game is the game whose field the request has, also a second one.
-	Game, also string
+	// name is the game whose field the request has; also a second one's.
+	name, also string
 }
 
 // UnmarshalJSON reads the games' fields as session.Position does (keys
@@ -144,10 +144,10 @@ func (q *exportRequest) UnmarshalJSON(b []byte) error {
 		}
 		switch {
 		case text == "":
-		case q.Game != "":
+		case q.name != "":
 			q.also = g.Name()
 		default:
-			q.Game, q.Start = g.Name(), text
+			q.name, q.Start = g.Name(), text
 		}
 	}
 	var body struct {
@@ -178,12 +178,11 @@ func gameOfField(k string) game.Game {
 // fieldName names a game by its field for a message: "fen (chess)".
 func fieldName(g game.Game) string { return g.Field() + " (" + g.Name() + ")" }
 
-// records is the game the request is of and its Records, with the variant
-// normalized: the game of its field, else of its format, else the default
-// game.
-func (q *exportRequest) records() (game.Game, game.Records, *session.Error) {
-	invalid := func(format string, args ...any) (game.Game, game.Records, *session.Error) {
-		return nil, nil, &session.Error{Code: session.CodeInvalidField, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
+// records is the Records of the request's game (the game of its field,
+// else of its format, else the default game), its variant normalized.
+func (q *exportRequest) records() (game.Records, *session.Error) {
+	invalid := func(format string, args ...any) (game.Records, *session.Error) {
+		return nil, &session.Error{Code: session.CodeInvalidField, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
 	}
 	var byFormat game.Game
 	if q.Format != "" {
@@ -205,9 +204,9 @@ func (q *exportRequest) records() (game.Game, game.Records, *session.Error) {
 	g := game.Default()
 	switch {
 	case q.also != "":
-		return invalid("give the position of one game (%s or %s), not both", fieldName(game.Named(q.Game)), fieldName(game.Named(q.also)))
-	case q.Game != "":
-		g = game.Named(q.Game)
+		return invalid("give the position of one game (%s or %s), not both", fieldName(game.Named(q.name)), fieldName(game.Named(q.also)))
+	case q.name != "":
+		g = game.Named(q.name)
 		if byFormat != nil && byFormat != g {
 			return invalid("format: %s is for %s games, not for a %s game (%s)", q.Format, byFormat.Name(), g.Name(), g.Field())
 		}
@@ -220,10 +219,10 @@ func (q *exportRequest) records() (game.Game, game.Records, *session.Error) {
 	}
 	v, verr := g.Variant(q.Variant)
 	if verr != nil {
-		return nil, nil, &session.Error{Code: string(verr.Code), Message: verr.Message, MoveIndex: -1}
+		return nil, &session.Error{Code: string(verr.Code), Message: verr.Message, MoveIndex: -1}
 	}
 	q.Variant = v
-	return g, rs, nil
+	return rs, nil
 }
 
 func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request) {
@@ -232,7 +231,7 @@ func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	_, rs, err := req.records()
+	rs, err := req.records()
 	if err != nil {
 		s.problem(w, r, err)
 		return
