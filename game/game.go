@@ -18,6 +18,10 @@
 //   - the evaluation's side and win-rate curve, what the probe searches,
 //     and a verdict for /v1/validate.
 //
+// Beside them, where the game has them, the optional facets: Handicaps (named
+// starts) and Records (its record formats read and written:
+// /v1/records/parse and /v1/records/export answer what it gives).
+//
 // Register, Named, ForDialect and All are safe for concurrent use once the
 // registrations (made in init functions) are over. A Game and a Position are
 // read-only and safe for concurrent use; a Match belongs to one game in
