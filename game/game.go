@@ -18,6 +18,10 @@
 //   - the evaluation's side and win-rate curve, what the probe searches,
 //     and a verdict for /v1/validate.
 //
+// Beside them, where the game has them, the optional facets: Handicaps (named
+// starts) and Records (its record formats read and written:
+// /v1/records/parse and /v1/records/export answer what it gives).
+//
 // Register, Named, ForDialect and All are safe for concurrent use once the
 // registrations (made in init functions) are over. A Game and a Position are
 // read-only and safe for concurrent use; a Match belongs to one game in
@@ -25,6 +29,7 @@
 package game
 
 import (
+	"encoding/json"
 	"slices"
 	"sync"
 
@@ -154,7 +159,9 @@ type Handicaps interface {
 	HandicapStart(name string) string
 }
 
-// Records is what a game whose records usid reads provides beside Game.
+// Records is what a game whose records usid reads and writes provides
+// beside Game: POST /v1/records/parse and /v1/records/export, and the
+// games read from a record (a game analysis), ask it.
 type Records interface {
 	// Claims tells whether text looks like a record of this game (the
 	// default game's records are read when no other game claims a text).
@@ -162,6 +169,121 @@ type Records interface {
 	// ReadMain reads the first game of a record: its start ("startpos"
 	// or a position text), variant and main line.
 	ReadMain(text string, maxMoves int) (start, variant string, moves []string, err *RecordError)
+	// Formats are the record formats the game reads (a request's
+	// "format"); Export writes the first.
+	Formats() []string
+	// Parse reads a record of format ("": the game tells its formats
+	// apart) into /v1/records/parse's answer (a JSON object: format,
+	// position, the final position, header, plies, ...), every move of
+	// every line checked; maxMoves bounds all lines together.
+	Parse(data []byte, format string, maxMoves int) (any, *RecordError)
+	// Export writes g as the game's record: /v1/records/export's answer
+	// (a JSON object: the record's text in a field named by its format,
+	// "kif", "pgn", ...). Every move of every line is checked (the
+	// error's MoveIndex is the move's index in its line); maxMoves bounds
+	// all lines together.
+	Export(g *RecordGame, maxMoves int) (any, *RecordError)
+}
+
+// RecordGame is a game to write as a record, as /v1/records/export takes
+// it: what /v1/records/parse answers, from a position of the game.
+type RecordGame struct {
+	// Start is the game's position text ("" or "startpos": the start),
+	// from the request's field of the game (sfen, fen, ...); Variant is
+	// normalized by the game's Variant.
+	Start   string        `json:"-"`
+	Variant string        `json:"variant"`
+	Header  *RecordHeader `json:"header"`
+	Comment string        `json:"comment"`
+	// End is the record's word for the game's end (KIF's resign, a PGN
+	// result, ...), or "".
+	End   string      `json:"end"`
+	Plies []RecordPly `json:"plies"`
+}
+
+// RecordHeader is a record's header as /v1/records/parse answers it and
+// /v1/records/export takes it.
+type RecordHeader struct {
+	Black    string        `json:"black,omitempty"`
+	White    string        `json:"white,omitempty"`
+	Event    string        `json:"event,omitempty"`
+	Date     string        `json:"date,omitempty"`
+	Handicap string        `json:"handicap,omitempty"`
+	Fields   []RecordField `json:"fields"`
+}
+
+// RecordField is a header line (a KIF key, a PGN tag).
+type RecordField struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// RecordPly is a move to write, with what the record says of it.
+type RecordPly struct {
+	Move       string        `json:"move"`
+	Comment    string        `json:"comment"`
+	TimeMS     *int64        `json:"time_ms"`
+	Eval       *RecordEval   `json:"eval"`
+	Variations [][]RecordPly `json:"variations"`
+}
+
+// RecordEval is an engine's evaluation of the position after a move, from
+// the side that moves first (the game's FirstSide).
+type RecordEval struct {
+	CP     *int     `json:"cp"`
+	Mate   *int     `json:"mate"`
+	Depth  int      `json:"depth"`
+	PV     []string `json:"pv"`
+	Engine string   `json:"engine"`
+}
+
+// MaxTimeMS bounds a ply's time in a record to write (10^9 s, CSA's
+// bound).
+const MaxTimeMS = 1_000_000_000_000
+
+// RecordPosition is a position in a record's answer, in the JSON shape of
+// the API's positions: {"<the game's field>": start, "moves": [...],
+// "variant"?}.
+type RecordPosition struct {
+	Field, Start string
+	Moves        []string
+	Variant      string
+}
+
+func (p RecordPosition) MarshalJSON() ([]byte, error) {
+	moves := p.Moves
+	if moves == nil {
+		moves = []string{}
+	}
+	b := make([]byte, 0, 32+len(p.Start)+8*len(moves))
+	b = append(b, '{')
+	b = appendField(b, p.Field, p.Start)
+	b = append(b, ',')
+	b = appendField(b, "moves", moves)
+	if p.Variant != "" {
+		b = append(b, ',')
+		b = appendField(b, "variant", p.Variant)
+	}
+	return append(b, '}'), nil
+}
+
+func appendField(b []byte, k string, v any) []byte {
+	kb, _ := json.Marshal(k)
+	vb, _ := json.Marshal(v) // strings and string slices
+	b = append(b, kb...)
+	b = append(b, ':')
+	return append(b, vb...)
+}
+
+// RecordsFor is the game that reads records of format, with its Records,
+// or nil.
+func RecordsFor(format string) (Game, Records) {
+	for _, g := range All() {
+		if r, ok := g.(Records); ok && slices.Contains(r.Formats(), format) {
+			return g, r
+		}
+	}
+	return nil, nil
 }
 
 // RecordError is a record refused, with a stable code.

@@ -5,12 +5,9 @@ package chessgame
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/usid/usid/chess"
-	"github.com/usid/usid/chess/pgn"
 	"github.com/usid/usid/game"
 	"github.com/usid/usid/internal/rules"
 )
@@ -387,40 +384,4 @@ func (p *position) Play(move string) (game.Position, *rules.Error) {
 	q.moves = append(q.moves, m)
 	q.pos.Play(m)
 	return &q, nil
-}
-
-// Claims: a PGN text starts with a tag pair or a move number, which none
-// of the shogi formats does (as POST /v1/records/parse tells them).
-func (chessGame) Claims(text string) bool {
-	t := strings.TrimLeft(text, " \t\r\n\ufeff")
-	return strings.HasPrefix(t, "[") || strings.HasPrefix(t, "1.")
-}
-
-// ReadMain reads a PGN text's first game: its start (the FEN tag's, with
-// the Variant tag's Chess960) and main line.
-func (chessGame) ReadMain(text string, maxMoves int) (string, string, []string, *game.RecordError) {
-	gs, err := pgn.Parse(text)
-	if err != nil {
-		if pe, ok := err.(*pgn.Error); ok {
-			return "", "", nil, &game.RecordError{Code: string(pe.Code), Message: pe.Message, Line: pe.Line, MoveIndex: pe.MoveIndex}
-		}
-		return "", "", nil, &game.RecordError{Code: string(pgn.CodeSyntax), Message: err.Error(), MoveIndex: -1}
-	}
-	g := gs[0]
-	if len(g.Moves) > maxMoves {
-		return "", "", nil, &game.RecordError{Code: "record_too_long", Message: fmt.Sprintf("the game has %d moves; at most %d", len(g.Moves), maxMoves), MoveIndex: -1}
-	}
-	start, errs := g.Start()
-	if errs != nil {
-		return "", "", nil, &game.RecordError{Code: string(errs[0].Code), Message: errs[0].Message, MoveIndex: -1}
-	}
-	variant := ""
-	if start.Variant() == chess.Chess960 {
-		variant = Variant960 // the Variant tag: an engine with UCI_Chess960 analyses it
-	}
-	moves := make([]string, len(g.Moves))
-	for i, m := range g.Moves {
-		moves[i] = m.Move.String()
-	}
-	return start.FEN(), variant, moves, nil
 }

@@ -292,22 +292,6 @@ func (p *position) Play(move string) (game.Position, *rules.Error) {
 	return &q, nil
 }
 
-// Records: every text no other game claims is read as a shogi record
-// (KIF, KI2, CSA, USI, SFEN: package kifu tells them apart).
-func (shogiGame) Claims(string) bool { return true }
-
-func (shogiGame) ReadMain(text string, maxMoves int) (string, string, []string, *game.RecordError) {
-	rec, err := kifu.Parse([]byte(text), kifu.Options{MaxMoves: maxMoves})
-	if err != nil {
-		ke, ok := err.(*kifu.Error)
-		if !ok {
-			return "", "", nil, &game.RecordError{Code: "invalid_field", Message: err.Error(), MoveIndex: -1}
-		}
-		return "", "", nil, &game.RecordError{Code: string(ke.Code), Message: ke.Message, Line: ke.Line, MoveIndex: ke.MoveIndex}
-	}
-	return rec.StartSFEN, "", rec.USIMoves(), nil
-}
-
 // HandicapStart is the start of a handicap (駒落ち) by its Japanese name
 // (香落ち, 二枚落ち, ...), as KIF's 手合割 names it.
 func (shogiGame) HandicapStart(name string) string {
