@@ -131,8 +131,9 @@ func TestPonderingYields(t *testing.T) {
 
 	// The human's move: the engine searches afresh and plays.
 	c.send(&session.Request{Type: session.TypePlayMove, ID: "m", Game: v.ID, Move: "g1f3"})
-	c.state()
-	if v = c.state(); v.Status != statusPlaying || len(v.Moves) != 4 {
+	// The engine's search may wait for the process a moment (its clock
+	// standing meanwhile, with a play event of its own): wait for its move.
+	if v = c.until(func(v *stateView) bool { return v.Status != statusPlaying || len(v.Moves) == 4 }); v.Status != statusPlaying || len(v.Moves) != 4 {
 		t.Fatalf("after the human's move, the engine's: %+v %v", v.Result, v.Moves)
 	}
 	c.send(&session.Request{Type: session.TypePlayResign, ID: "r", Game: v.ID})
