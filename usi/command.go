@@ -88,6 +88,12 @@ type Go struct {
 	MateTime    time.Duration
 	MateMoves   int
 	SearchMoves []string
+	// Pass says that the side to move has no square to play and must pass
+	// (othello; the caller's rules know). In a dialect with a pass command
+	// (UOI) Engine.Go sends "pass <position>" instead of position and go,
+	// and the search ends at once with "bestmove pass"; elsewhere it
+	// changes nothing (a USI-X engine answers "bestmove pass" itself).
+	Pass bool
 }
 
 // Clock is the time part of a go command. BTime and WTime are always sent.

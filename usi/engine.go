@@ -104,7 +104,8 @@ type Engine struct {
 	readyGot   uint64            // readyok lines received
 	readyCh    chan struct{}     // closed and replaced on each readyok
 	search     *Search
-	lastWords  []string // the latest lines that were not USI (stdout) or went to stderr
+	scale      *ScoreScale // the engine's answer to the dialect's ScoreQuery
+	lastWords  []string    // the latest lines that were not USI (stdout) or went to stderr
 	closing    bool
 	killReason string
 	err        error // why the process is gone; nil while it runs
@@ -207,6 +208,12 @@ func (e *Engine) handshake(ctx context.Context) error {
 	defer t.Stop()
 	select {
 	case <-e.usiok:
+		if q := e.cfg.Dialect.ScoreQuery; q != "" {
+			// Not waited for: the answer comes before the readyok of the
+			// first IsReady, and an engine that does not know the command
+			// says nothing.
+			return e.write(q)
+		}
 		return nil
 	case <-e.done:
 		return fmt.Errorf("usi: handshake: %w", e.Err())
@@ -215,6 +222,18 @@ func (e *Engine) handshake(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("usi: handshake: %w", ctx.Err())
 	}
+}
+
+// ScoreScale returns the scale the engine declared for its bare scores
+// (USI-X, UOI: "scoretype stones min -64 max 64"), asked for by Start; ok is
+// false when the engine did not answer. Reliable after the first IsReady.
+func (e *Engine) ScoreScale() (s ScoreScale, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.scale == nil {
+		return ScoreScale{}, false
+	}
+	return *e.scale, true
 }
 
 // Dialect returns the protocol the engine speaks.
