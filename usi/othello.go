@@ -164,7 +164,7 @@ func TransposeSquare(s string) string {
 	if !isOthelloSquare(s) {
 		return s
 	}
-	return transposed[int(s[1]-'1')+8*int(s[0]-'a')]
+	return transposed[int(s[0]-'a')+8*int(s[1]-'1')]
 }
 
 // ScoreType is the kind of scale an engine's scores are in.
