@@ -10,9 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// afterF5 is the position after black's f5 from the start: white to move,
-// not symmetric under transposition, so it shows which naming is used.
-const afterF5 = "---------------------------OX-------XX-------X------------------W2"
+// afterF5 is the position after black's f5 from the start: white to move.
+const afterF5 = "---------------------------OX------XXX--------------------------W2"
+
+// afterF5D6 is the position after f5 d6: black to move, and the fake UOI
+// engine's answer (the last square that flips something, c7) is not legal
+// under the other naming (g3), so it shows which naming is used.
+const afterF5D6 = "---------------------------OX------OXX-----O--------------------B3"
 
 func TestParseOthello(t *testing.T) {
 	tests := []struct {

@@ -65,8 +65,9 @@ const (
 	// (no type) and uoiok; "score scale and type" with "scoretype WP min 0
 	// max 100"; "position <ofen>" (65 characters, '0' for white) and "pass
 	// <ofen>" (no answer) set its board; go takes only btime, wtime, binc,
-	// winc and infinite; its answers name squares the draft's way (letter
-	// the row, digit the column): "info score 10 pv <move>" (with "pv None"
+	// winc and infinite; it answers the last square that flips something (in
+	// a1 b1 ... h8 order) and names squares the draft's way (letter the row,
+	// digit the column): "info score 10 pv <move>" (with "pv None"
 	// when it must pass), a comment line "# bestmove a1 ...", then "bestmove
 	// <move>". It ignores usi and uci, and exits (status 1) on any other
 	// position, on go with another parameter, and on a shogi gameover; it
@@ -373,6 +374,9 @@ func mainOthello(mode, arg string) int {
 			best, pv := "pass", "None"
 			if len(legal) > 0 {
 				best = name(legal[0])
+				if uoi {
+					best = name(legal[len(legal)-1])
+				}
 				pv = best
 			}
 			if mode == USIXPassMisplay && passInMoves {
