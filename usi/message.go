@@ -8,7 +8,7 @@ import (
 
 // Message is a line from the engine, parsed by ParseMessage. The concrete
 // types are ID, Option, USIOK, ReadyOK, BestMove, Checkmate, Info,
-// CopyProtection and Registration (values, not pointers). String prints the
+// CopyProtection, Registration and ScoreScale (values, not pointers). String prints the
 // message back in canonical USI form.
 type Message interface {
 	String() string
