@@ -57,7 +57,8 @@ type Position struct {
 }
 
 // NewPosition is a position command's payload in the dialect whose
-// position keyword is word ("fen": UCI's FEN; any other: USI's SFEN field).
+// position keyword is word ("fen": UCI's FEN; any other: the SFEN field,
+// which also carries an othello position token).
 func NewPosition(word, start string, moves []string) Position {
 	if word == DialectUCI.PositionWord {
 		return Position{FEN: start, Moves: moves}

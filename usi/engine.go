@@ -21,8 +21,9 @@ type Config struct {
 	Args []string // its arguments
 	Dir  string   // working directory; "" is this process's
 	Env  []string // environment; nil inherits this process's (as exec.Cmd)
-	// Dialect is the protocol the engine speaks: DialectUSI (nil) or
-	// DialectUCI. Detect tells which an engine speaks.
+	// Dialect is the protocol the engine speaks: DialectUSI (nil),
+	// DialectUCI, DialectUSIX or DialectUOI. Detect tells which an engine
+	// speaks.
 	Dialect *Dialect
 
 	USIOKTimeout   time.Duration // usi -> usiok (10s)

@@ -8,8 +8,9 @@ import (
 
 // Message is a line from the engine, parsed by ParseMessage. The concrete
 // types are ID, Option, USIOK, ReadyOK, BestMove, Checkmate, Info,
-// CopyProtection, Registration and ScoreScale (values, not pointers). String prints the
-// message back in canonical USI form.
+// CopyProtection, Registration and ScoreScale (values, not pointers).
+// String prints the message back in canonical USI form (moves in usid's
+// notation).
 type Message interface {
 	String() string
 	message()
@@ -193,7 +194,9 @@ func ParseMessage(line string) (Message, error) { return DialectUSI.ParseMessage
 // ParseMessage parses one line from an engine of dialect d, as the package
 // ParseMessage does for USI. In UCI, "uciok" is the USIOK message, moves
 // are UCI moves, "bestmove (none)" (or "0000") has the move MoveNone, and
-// there is no "checkmate".
+// there is no "checkmate". The othello dialects' differences (bare scores,
+// scoretype, pass and resign, loose id lines, untyped options, comments,
+// UOI's squares renamed into USI-X's) are the Dialect's fields.
 func (d *Dialect) ParseMessage(line string) (Message, error) {
 	if d.isComment(line) {
 		return nil, syntaxError("a comment", line)
