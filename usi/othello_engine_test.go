@@ -143,7 +143,8 @@ func TestUSIXSearch(t *testing.T) {
 		// Black has no square: X everywhere but one empty cell, no O.
 		full := strings.Repeat("X", 63) + "-B"
 		e := startOthello(t, fakeengine.USIX, DialectUSIX)
-		res := search(t, e, Position{SFEN: full}, byoyomi)
+		// Go.Pass changes nothing in USI-X: the engine answers its pass.
+		res := search(t, e, Position{SFEN: full}, Go{Pass: true, Clock: &Clock{Byoyomi: time.Second}})
 		if res.BestMove.Move != MovePass || len(res.Lines) != 0 {
 			t.Errorf("result %+v, want bestmove pass", res)
 		}

@@ -286,6 +286,43 @@ func FuzzParseOthello(f *testing.F) {
 	})
 }
 
+// FuzzOthelloGo: an othello dialect's go line holds only the parameters the
+// dialect has, each with a number where it takes one, or is refused.
+func FuzzOthelloGo(f *testing.F) {
+	f.Add(int64(1000), int64(0), int64(3000), 0, true, false, false)
+	f.Add(int64(-1), int64(5), int64(0), 3, false, true, true)
+	f.Fuzz(func(t *testing.T, clock, inc, byo int64, depth int, infinite, ponder, mate bool) {
+		ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+		gs := []Go{
+			{Clock: &Clock{BTime: ms(clock), WTime: ms(clock), BInc: ms(inc), WInc: ms(inc), Byoyomi: ms(byo)}, Ponder: ponder},
+			{Nodes: clock, Depth: depth, Infinite: infinite, Mate: mate},
+			{MoveTime: ms(byo), Infinite: infinite, Ponder: ponder},
+		}
+		for _, d := range []*Dialect{DialectUSIX, DialectUOI} {
+			for _, g := range gs {
+				line, err := d.GoLine(g)
+				if err != nil {
+					if !errors.Is(err, ErrBadCommand) {
+						t.Fatalf("%s %+v: %v, want ErrBadCommand", d.Name, g, err)
+					}
+					continue
+				}
+				f := strings.Fields(line)
+				for i := 1; i < len(f); i++ {
+					if !d.HasGo(f[i]) {
+						t.Fatalf("%s %q: %q is not a go parameter of the dialect", d.Name, line, f[i])
+					}
+					if f[i] != "infinite" && f[i] != "ponder" {
+						if i++; i >= len(f) || !isNumber(f[i]) {
+							t.Fatalf("%s %q: no number after %q", d.Name, line, f[i-1])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 // FuzzOthelloPosition: an othello position or move list is sent as one clean
 // line whose position is a single token, or refused; the ofen reads back.
 func FuzzOthelloPosition(f *testing.F) {
