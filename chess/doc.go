@@ -37,6 +37,9 @@
 // writes castling in X-FEN (KQkq in standard positions) and the en-passant
 // square after every double step, whether or not a pawn can take, as the PGN
 // standard's FEN section says. The counters have at most 4 digits.
+// RepetitionKey is the position as the rules of repetition compare it (FIDE
+// 9.2.3): the first four fields, the en-passant square only where an
+// en-passant capture is a legal move; Game counts repetitions by it.
 //
 // # Validation codes
 //

@@ -46,7 +46,7 @@ func (p *Position) InsufficientMaterial() bool {
 
 // repKey is what makes two positions the same for repetitions (9.2.3):
 // the pieces on their squares, the side to move, the castling rights and
-// the en-passant square.
+// the en-passant square where a capture on it is possible (usableEP).
 type repKey struct {
 	board  [64]Piece
 	turn   Color
@@ -55,7 +55,52 @@ type repKey struct {
 }
 
 func (p *Position) repKey() repKey {
-	return repKey{board: p.board, turn: p.turn, castle: p.castle, ep: p.ep}
+	return repKey{board: p.board, turn: p.turn, castle: p.castle, ep: p.usableEP()}
+}
+
+// usableEP is the en-passant square if the side to move can capture on it
+// by a legal move, else NoSquare. FIDE 9.2.3 counts the en-passant right
+// only when the capture is possible: after 1.e4 no black pawn can take on
+// e3, and the position is the one 1...Nf6 2.Nf3 Ng8 3.Ng1 brings back.
+// Possible means legal: a pawn beside the one that moved is not enough
+// where the capture would leave its king in check (stockfish 15 drops the
+// square only when no pawn stands beside).
+func (p *Position) usableEP() Square {
+	us := p.turn
+	if p.ep == NoSquare || pawnAttacks[us^1][p.ep]&p.pieces(us, Pawn) == 0 {
+		return NoSquare // the cheap answer for most double pushes
+	}
+	var buf [MaxMoves]Move
+	for _, m := range p.appendLegal(buf[:0]) {
+		if m.IsEnPassant() {
+			return p.ep
+		}
+	}
+	return NoSquare
+}
+
+// CanCaptureEnPassant reports whether the side to move has a legal
+// en-passant capture (a FEN's en-passant square may be one no pawn can
+// use).
+func (p *Position) CanCaptureEnPassant() bool { return p.usableEP() != NoSquare }
+
+// RepetitionKey names the position as the rules of repetition see it
+// (FIDE 9.2.3): the first four fields of its FEN, with the en-passant
+// square only where an en-passant capture is legal ("-" after 1.e4) and
+// the castling rights as they are. Two positions are the same for the
+// threefold rule exactly when their keys are equal.
+func (p *Position) RepetitionKey() string {
+	q := *p
+	q.ep = p.usableEP()
+	fen := q.FEN()
+	for n, i := 0, 0; i < len(fen); i++ {
+		if fen[i] == ' ' {
+			if n++; n == 4 {
+				return fen[:i]
+			}
+		}
+	}
+	return fen
 }
 
 // Game follows a game from its start for the rules of its end: the

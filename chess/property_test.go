@@ -136,6 +136,40 @@ func TestMovesKeepPositionsValid(t *testing.T) {
 	}
 }
 
+// TestRepetitionKeyAgreesWithGenerator: the key keeps the en-passant square
+// exactly when a generated move captures en passant, and two positions
+// that differ in nothing else share it.
+func TestRepetitionKeyAgreesWithGenerator(t *testing.T) {
+	usable, unusable := 0, 0
+	for _, p := range randomPositions(t, 3000, 2) {
+		capture := false
+		for _, m := range p.LegalMoves() {
+			capture = capture || m.IsEnPassant()
+		}
+		switch {
+		case capture:
+			usable++
+		case p.ep != NoSquare:
+			unusable++
+		}
+		if p.CanCaptureEnPassant() != capture {
+			t.Fatalf("%s: CanCaptureEnPassant %v, the generator %v", p.FEN(), !capture, capture)
+		}
+		q := *p
+		q.ep = NoSquare
+		if same := p.RepetitionKey() == q.RepetitionKey(); same == capture {
+			t.Fatalf("%s: key %q; without its en-passant square %q", p.FEN(), p.RepetitionKey(), q.RepetitionKey())
+		}
+		if same := p.repKey() == q.repKey(); same == capture {
+			t.Fatalf("%s: repKey and RepetitionKey disagree", p.FEN())
+		}
+	}
+	if usable == 0 || unusable == 0 {
+		t.Errorf("%d positions with an en-passant capture, %d with a square and none: the test needs both", usable, unusable)
+	}
+	t.Logf("%d positions with an en-passant capture, %d with a square and none", usable, unusable)
+}
+
 // TestCheckMoveAgreesWithGenerator: CheckMove accepts exactly the generated
 // moves, trying every destination (and promotion) of every piece of the side
 // to move.

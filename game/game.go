@@ -198,6 +198,11 @@ const (
 	EndMaterial   Ending = "insufficient_material"
 	EndRepetition Ending = "repetition"
 	EndFifty      Ending = "fifty_moves"
+	// Games decided by counting (othello's discs when neither side can
+	// move): the side to move has lost, has won, or it is a draw.
+	EndLost Ending = "lost"
+	EndWon  Ending = "won"
+	EndDraw Ending = "draw"
 )
 
 // Result is how a game in progress ended.

@@ -114,8 +114,8 @@ func TestAnalyseChessGame(t *testing.T) {
 
 // TestAnalyseChessEndings: games that end by the rules. The last position
 // is evaluated by them, no engine asked: checkmate (mate 0, from White's
-// side), stalemate and insufficient material (0, a draw, named); a move
-// that stalemates when it could mate is a blunder.
+// side), stalemate, insufficient material and repetition (0, a draw,
+// named); a move that stalemates when it could mate is a blunder.
 func TestAnalyseChessEndings(t *testing.T) {
 	m := newManager(t, nil)
 	for _, tc := range []struct {
@@ -127,6 +127,9 @@ func TestAnalyseChessEndings(t *testing.T) {
 		{"fool's mate", "startpos", strings.Fields("f2f3 e7e5 g2g4 d8h4"), "", 0},
 		{"stalemate", "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", []string{"f1f7"}, "stalemate", 0.5},
 		{"insufficient material", "8/8/4k3/8/4n3/3K4/8/8 w - - 0 1", []string{"d3e4"}, "insufficient_material", 0.5},
+		// The position after 1.e4 a third time: its e3 is no en-passant
+		// right, no pawn can take there (FIDE 9.2.3).
+		{"repetition", "startpos", strings.Fields("e2e4 g8f6 g1f3 f6g8 f3g1 g8f6 g1f3 f6g8 f3g1"), "repetition", 0.5},
 	} {
 		v := analyseChess(t, m, tc.fen, tc.moves)
 		last := v.Positions[len(tc.moves)]

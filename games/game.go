@@ -138,11 +138,15 @@ const (
 	endMaterial
 	endRepetition
 	endFifty
+	endLost // decided by counting: the side to move has lost
+	endWon  // ... has won
+	endDraw // ... a draw
 )
 
 // endings are the game package's endings, by ending.
 var endings = [...]game.Ending{endNone: game.EndNone, endCheckmate: game.EndCheckmate, endStalemate: game.EndStalemate,
-	endMaterial: game.EndMaterial, endRepetition: game.EndRepetition, endFifty: game.EndFifty}
+	endMaterial: game.EndMaterial, endRepetition: game.EndRepetition, endFifty: game.EndFifty,
+	endLost: game.EndLost, endWon: game.EndWon, endDraw: game.EndDraw}
 
 func endingOf(e game.Ending) ending {
 	for i, f := range endings {
@@ -155,7 +159,7 @@ func endingOf(e game.Ending) ending {
 
 // drawNames are the draws' names in Ply.Draw, by ending.
 var drawNames = [...]string{endStalemate: "stalemate", endMaterial: "insufficient_material",
-	endRepetition: "repetition", endFifty: "fifty_moves"}
+	endRepetition: "repetition", endFifty: "fifty_moves", endDraw: "draw"}
 
 // recordPosition reads a game record's first game into its start and main
 // line, with the rules of the game whose record it is.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/usid/usid/game"
 	"github.com/usid/usid/session"
 )
 
@@ -782,4 +783,23 @@ func (p *Ply) MarshalJSON() ([]byte, error) {
 		out = append(out, ',')
 	}
 	return append(out, b[1:]...), nil
+}
+
+// UnmarshalJSON reads an entry as MarshalJSON writes it.
+func (p *Ply) UnmarshalJSON(b []byte) error {
+	type plain Ply
+	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	for _, g := range game.All() {
+		if v, ok := fields[g.Field()]; ok {
+			p.field = g.Field()
+			return json.Unmarshal(v, &p.Position)
+		}
+	}
+	return nil
 }

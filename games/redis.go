@@ -118,7 +118,7 @@ func decodeResult(s string) (*result, error) {
 	if err := json.Unmarshal([]byte(s), &x); err != nil {
 		return nil, err
 	}
-	if x.K > uint8(mateScore) || x.BK > uint8(mateScore) || int(x.DR) >= len(drawNames) || x.DR == uint8(endCheckmate) || len(x.PV) > maxPV*8 || len(x.B) > 16 {
+	if x.K > uint8(mateScore) || x.BK > uint8(mateScore) || int(x.DR) >= len(drawNames) || (x.DR != 0 && drawNames[x.DR] == "") || len(x.PV) > maxPV*8 || len(x.B) > 16 {
 		return nil, errors.New("games: a stored result out of bounds")
 	}
 	return &result{bestmove: x.B, pv: x.PV, nodes: x.N, depth: x.D, score: x.S, kind: scoreKind(x.K),

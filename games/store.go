@@ -129,8 +129,13 @@ func unpackScore(kind scoreKind, v int32, sign byte) *session.Score {
 // ended is the result of a position where the game ends by the rules:
 // the side to move is mated (mate 0), or a draw (0).
 func ended(e ending) *result {
-	if e == endCheckmate {
+	switch e {
+	case endCheckmate:
 		return &result{kind: mateScore, score: 0, mateSign: '-', checkmate: true}
+	case endLost: // counted: the side to move has lost, as if mated
+		return &result{kind: mateScore, score: 0, mateSign: '-'}
+	case endWon:
+		return &result{kind: mateScore, score: 0, mateSign: '+'}
 	}
 	return &result{kind: cpScore, draw: e}
 }

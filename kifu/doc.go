@@ -20,8 +20,9 @@
 // nothing of a header or a comment can come out as structure (a header line
 // is written only where the reader reads it back as that header).
 //
-// Parsing is linear in the text: comment lines are gathered and joined once
-// (BenchmarkParseCommentBomb, BenchmarkParseNormal).
+// Parsing is linear in the text: comment lines are gathered and joined once,
+// a move's repeated modifiers (右右右...) are kept once (TestBombsLinear;
+// BenchmarkParseBombs, BenchmarkParseCommentBomb, BenchmarkParseNormal).
 //
 // # Sources
 //

@@ -101,6 +101,25 @@ func TestChessDrawsByRules(t *testing.T) {
 	}
 }
 
+// TestChessThreefoldAfterDoublePush: the position after 1.e4 comes a third
+// time with the human's 5.Ng1, and the game is drawn by repetition: its
+// first occurrence carries an en-passant square no pawn can use, which
+// FIDE 9.2.3 does not count (before: the game went on).
+func TestChessThreefoldAfterDoublePush(t *testing.T) {
+	m := New(Config{Service: svc})
+	defer m.Close(context.Background())
+	c := newConn(t, m, "gina")
+	history := strings.Fields("e2e4 g8f6 g1f3 f6g8 f3g1 g8f6 g1f3 f6g8")
+	c.send(startReq("g", "stockfish", `{"side":"w","clock":{"b":{"main_ms":60000},"w":{"main_ms":60000}}}`, &session.Position{Game: "chess", Start: "startpos", Moves: history}))
+	v := c.state()
+	if v.Status != statusPlaying {
+		t.Fatalf("the game starts %s", v.Status)
+	}
+	c.send(&session.Request{Type: session.TypePlayMove, ID: "m", Game: v.ID, Move: "f3g1"})
+	checkResult(t, c.state(), "", "repetition", "1/2-1/2")
+	waitIdle(t)
+}
+
 // TestChessLossOnTime: the human does not move: lost on time (0-1); but
 // against an engine left with its king alone the flag is a draw.
 func TestChessLossOnTime(t *testing.T) {

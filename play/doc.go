@@ -15,7 +15,10 @@
 //
 // The engine is driven through a session.Session of the game's own, so
 // that every search is checked, planned, watched and charged to the
-// player's engine time (session.Caller) like any other. A game belongs to
+// player's engine time (session.Caller) like any other; pondering alone is
+// charged to nobody until ponderhit, and gives its engine to a caller
+// waiting for the kind (the engine searches afresh at the human's move).
+// A game belongs to
 // the client that started it; it lives on when that client's connection
 // goes, for a grace period in which a play_resume from a new connection
 // takes it up again with its clocks (they keep running); past it the game

@@ -299,9 +299,10 @@ func (g *game) engineEvent(ev *session.Event) {
 		}
 	case ev.Type == session.EventBestMove:
 		g.engineMoved(ev)
-	case ev.Type == session.EventError && ev.Code == session.CodeNoSearch && g.search[0] == 'p':
+	case ev.Type == session.EventError && (ev.Code == session.CodeNoSearch || ev.Code == session.CodePreempted) && g.search[0] == 'p':
 		// The ponderhit came before the pondering search had started (the
-		// human answered at once): search the position afresh.
+		// human answered at once), or as it gave its engine to a waiting
+		// caller: search the position afresh.
 		g.startTurn(time.Now())
 	case ev.Type == session.EventError:
 		g.end(&Result{Reason: "aborted", End: "abort", Detail: ev.Code + ": " + ev.Message})

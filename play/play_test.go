@@ -72,9 +72,14 @@ type conn struct {
 }
 
 func newConn(t *testing.T, m *Manager, client string) *conn {
+	return newConnAs(t, m, session.Caller{Client: client})
+}
+
+// newConnAs is newConn for a caller with more than a name (a budget).
+func newConnAs(t *testing.T, m *Manager, who session.Caller) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	return &conn{t: t, ctx: ctx, cancel: cancel, run: m.For(session.Caller{Client: client}), events: make(chan *session.Event, 4096)}
+	return &conn{t: t, ctx: ctx, cancel: cancel, run: m.For(who), events: make(chan *session.Event, 4096)}
 }
 
 func (c *conn) send(r *session.Request) {

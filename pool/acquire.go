@@ -186,8 +186,11 @@ func (k *kind) fail(born time.Time) {
 	k.markDownLocked(k.cfg.Cooldown)
 }
 
-// replaced records an engine replaced on purpose (recycled, killed): it
-// lived, so young failures count again from none.
+// replaced records an engine replaced on purpose (recycled, killed,
+// tainted by a client's option): it lived, so young failures count again
+// from none. A deliberate replacement is never a failure, however young
+// the engine: a client pressing a button option (stockfish's Clear Hash)
+// would otherwise mark the kind unavailable for everyone (issue 35).
 func (k *kind) replaced() {
 	k.mu.Lock()
 	k.streak = 0

@@ -46,6 +46,7 @@ type kind struct {
 	leasesOut int           // leases not yet released
 	leasesGo  chan struct{} // closed when leasesOut drops to 0 while closed
 	id        usi.ID        // from the latest engine that started
+	startTook time.Duration // how long the latest engine took to start (process to ready)
 	options   []usi.Option
 	// wanted is closed while someone waits (so no engine is idle), for
 	// lease holders to notice without a goroutine; a fresh one replaces it

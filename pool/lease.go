@@ -25,6 +25,7 @@ type Lease struct {
 	held      time.Duration   // from acquisition to release, once released
 	changed   map[string]bool // options this lease set, to restore on release
 	clientSet bool            // ... some of them for a client (SetOption): the next tenant gets a new game
+	taints    time.Duration   // a client's option makes the engine be replaced after the lease: what that costs
 	game      bool            // the lease played with clocks, or began or ended a game itself
 	endGame   bool            // EndGame: the next tenant gets a new game
 	mated     bool            // a mate search ran on it
@@ -181,10 +182,29 @@ func (l *Lease) SetOption(name, value string) error {
 	if err := l.track(name); err != nil {
 		return err
 	}
+	cost := l.ReplacementCost(name)
 	l.mu.Lock()
 	l.clientSet = true
+	l.taints = max(l.taints, cost)
 	l.mu.Unlock()
 	return l.in.eng.SetOption(name, value)
+}
+
+// ReplacementCost is what setting option name costs when no setoption can
+// undo it (a string, filename or button option: the engine is replaced
+// after the lease, see reset): the time the kind's latest engine took to
+// start, during which the replaced process serves nobody. It is 0 for an
+// option that is restored by setting it back. The pool charges it to the
+// lease's client in the fair queue as engine time held; a caller with
+// budgets charges it there too.
+func (l *Lease) ReplacementCost(name string) time.Duration {
+	if restorable(l.in.eng, name) {
+		return 0
+	}
+	k := l.k
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return max(k.startTook, time.Millisecond)
 }
 
 // track records that the lease changes option name, so that Release
@@ -339,12 +359,16 @@ func (l *Lease) release(retire string) {
 	l.held = now.Sub(l.acquired)
 	changed := sortedKeys(l.changed)
 	mated, newGame := l.mated, l.game || l.clientSet || l.endGame
+	taints := l.taints
 	l.mu.Unlock()
 
 	k, in := l.k, l.in
 	k.mu.Lock()
 	k.setState(in, stateResetting)
-	k.q.charge(l.client, l.held, now)
+	// An engine replaced because of the lease's options is out of service
+	// while its successor starts: that time is the client's, as if it had
+	// held the engine (one client's button presses do not come first).
+	k.q.charge(l.client, l.held+taints, now)
 	if k.q.n > 0 {
 		k.renumberLocked() // the client's engine time moved it
 	}

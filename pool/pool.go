@@ -6,10 +6,12 @@
 // the configured options, waits until it answers isready, offers it for
 // leasing, checks its process while it is idle, and when the process dies,
 // stops, fails to reset or is due for recycling, closes it and starts another
-// after a randomized exponential backoff. A kind whose engines fail
-// MaxFailures times within FailureWindow, or MaxFailures times in a row each
-// younger than FailureWindow, is marked unavailable for Cooldown: Acquire
-// then fails fast with ErrUnavailable.
+// after a randomized exponential backoff (at once when it was replaced on
+// purpose: recycled, discarded by its holder, or tainted by a client's
+// option). A kind whose engines fail MaxFailures times within
+// FailureWindow, or MaxFailures times in a row each younger than
+// FailureWindow, is marked unavailable for Cooldown: Acquire then fails
+// fast with ErrUnavailable. A replacement on purpose is never a failure.
 //
 // Before a kind's first engine starts, the pool knows the engine's profile
 // (package probe): loaded from the cache for this binary, or probed on a

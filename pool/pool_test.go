@@ -690,3 +690,68 @@ func TestUnrestorableOptionReplacesEngine(t *testing.T) {
 		t.Errorf("tainted restarts = %v, want 1 (MultiPV is restorable)", n)
 	}
 }
+
+const stockfishPath = "/usr/games/stockfish"
+
+// TestButtonPressesKeepKindAvailable: a button a client may press
+// (stockfish's Clear Hash, allowed by the operator) makes its engine be
+// replaced after the lease, on purpose: that is no failure of the engine.
+// One client pressing it 60 times, each press followed by another client's
+// analysis on the kind's only process, leaves the kind available: all 60
+// analyses get an engine. Issue 35: the replacements counted as young
+// engines' failures, five marked the kind unavailable for the cooldown, and
+// the other client was refused 58 of 59 analyses in a minute.
+func TestButtonPressesKeepKindAvailable(t *testing.T) {
+	needBinary(t, stockfishPath)
+	c := EngineConfig{
+		Name: "stockfish", Path: stockfishPath, Instances: 1,
+		Options:       map[string]string{"Hash": "16", "Threads": "1"},
+		ClientOptions: map[string]OptionRule{"Clear Hash": {}},
+	}
+	p, reg := newPool(t, c)
+	waitIdle(t, p, "stockfish", 1)
+	lease := func(client string) *Lease {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		l, err := p.AcquireWith(ctx, "stockfish", AcquireOptions{Client: client})
+		if err != nil {
+			t.Fatalf("%s: Acquire: %v (after %v tainted restarts; available %v)", client, err,
+				restarts(reg, "stockfish", reasonTainted), status(p, "stockfish").Available)
+		}
+		return l
+	}
+	const presses = 60
+	for i := range presses {
+		l := lease("presser")
+		if err := l.SetOption("Clear Hash", ""); err != nil {
+			t.Fatal(err)
+		}
+		l.Release()
+		l = lease("analyst")
+		s, err := l.Go(t.Context(), usi.Position{Moves: []string{"e2e4", "e7e5"}}, usi.Go{Depth: 6})
+		if err != nil {
+			t.Fatalf("analysis %d: %v", i+1, err)
+		}
+		if res, err := s.Wait(t.Context()); err != nil || res.BestMove == nil {
+			t.Fatalf("analysis %d: %+v, %v", i+1, res.BestMove, err)
+		}
+		l.Release()
+	}
+	testwait.For(t, "every press's engine replaced", time.Minute, func() bool { return restarts(reg, "stockfish", reasonTainted) == presses })
+	if st := status(p, "stockfish"); !st.Available {
+		t.Errorf("after %d presses the kind is unavailable", presses)
+	}
+	// The replacements are the presser's engine time in the fair queue
+	// (each as long as an engine's start), not the analyst's, who searched.
+	k := p.kinds["stockfish"]
+	k.mu.Lock()
+	now := time.Now()
+	presser, analyst := k.q.key("presser", now), k.q.key("analyst", now)
+	took := k.startTook
+	k.mu.Unlock()
+	if presser < float64(presses)/2*took.Seconds() || presser <= analyst {
+		t.Errorf("fair-queue engine time: presser %.2fs, analyst %.2fs; want the presser charged about %d engine starts of %v",
+			presser, analyst, presses, took)
+	}
+}

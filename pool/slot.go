@@ -59,7 +59,10 @@ func (k *kind) runSlot(ctx context.Context) {
 		}
 		k.p.m.restarts.WithLabelValues(k.cfg.Name, reason).Inc()
 		switch reason {
-		case reasonRecycle, reasonKilled:
+		case reasonRecycle, reasonKilled, reasonTainted:
+			// Replaced on purpose (aged, distrusted, or after a lease set an
+			// option no setoption undoes): never a failure of the kind, and
+			// at once, with no backoff.
 			bo.reset()
 			k.replaced()
 		default:
@@ -146,6 +149,7 @@ func (k *kind) start(ctx context.Context) (*instance, error) {
 		k.setState(in, "")
 	} else {
 		k.id, k.options = eng.ID(), eng.Options()
+		k.startTook = time.Since(in.born)
 	}
 	k.mu.Unlock()
 	if err != nil {

@@ -441,6 +441,14 @@ func (r *runner) inc(ctx context.Context) error {
 // whether a plain search still gets an answer afterwards.
 func (r *runner) mate(ctx context.Context) error {
 	p := r.prof
+	if r.g.MateInOne == "" {
+		// A game without mates (othello): nothing is sent that the
+		// engine could misread.
+		p.Checkmate, p.AfterMate = false, AfterMateOK
+		p.set("checkmate", SourceDefault, "the game ("+r.g.g.Name()+") has no mate search")
+		p.set("after_mate", SourceDefault, "")
+		return nil
+	}
 	o, err := r.search(ctx, r.g.MateInOne, r.g.mateGo, 2*time.Second+grace)
 	if err != nil {
 		return err

@@ -27,6 +27,17 @@ func TestChessBoard(t *testing.T) {
 	if a == b {
 		t.Errorf("keys of two 50-move counters are one: %q", a)
 	}
+	// An en-passant square no pawn can use is no part of the question an
+	// engine answers (stockfish drops it: "position fen ... e3" then "d"
+	// prints "-"); one a pawn can use is.
+	afterE4 := check(&Position{Game: "chess", Start: "startpos", Moves: []string{"e2e4"}}).Key()
+	if k := check(&Position{Game: "chess", Start: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"}).Key(); k != afterE4 {
+		t.Errorf("1.e4 is keyed %q, its FEN without e3 %q", afterE4, k)
+	}
+	withEP := check(&Position{Game: "chess", Start: "startpos", Moves: []string{"e2e4", "b8c6", "e4e5", "d7d5"}}).Key()
+	if k := check(&Position{Game: "chess", Start: "r1bqkbnr/ppp1pppp/2n5/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3"}).Key(); k == withEP || !strings.Contains(withEP, " d6 ") {
+		t.Errorf("a usable en-passant square is dropped: %q, without it %q", withEP, k)
+	}
 	for _, tt := range []struct {
 		moves   []string
 		repeats bool
@@ -35,6 +46,11 @@ func TestChessBoard(t *testing.T) {
 		{[]string{"g1f3", "g8f6", "f3g1", "f6g8", "e2e4"}, true},
 		{[]string{"e2e4", "e7e5", "g1f3", "b8c6"}, false},
 		{[]string{"g1f3", "g8f6", "f3g1"}, false},
+		// After 1.e4 no pawn can take en passant: 3.Ng1 brings that
+		// position back (FIDE 9.2.3).
+		{[]string{"e2e4", "g8f6", "g1f3", "f6g8", "f3g1"}, true},
+		// After 2...d5 White can: 4...Nc6 brings another position.
+		{[]string{"e2e4", "b8c6", "e4e5", "d7d5", "g1f3", "c6b8", "f3g1", "b8c6"}, false},
 	} {
 		c := check(&Position{Game: "chess", Start: "startpos", Moves: tt.moves})
 		if got := c.Repeats(); got != tt.repeats {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/usid/usid/pool"
@@ -36,21 +37,39 @@ const meterTick = time.Second
 // and takes, as it starts, what it may spend: the whole of its time bound
 // when it has one (movetime, a mate's timeout), so that searches queued on
 // one balance cannot all start on it; without one (until stop, depth or
-// nodes alone, a game clock, pondering) a tick at a time as it goes, and
-// the search is stopped when a tick cannot be taken. When it ends, the
-// real time is settled: what was taken and not used comes back.
+// nodes alone, a game clock) a tick at a time as it goes, and the search
+// is stopped when a tick cannot be taken. When it ends, the real time is
+// settled: what was taken and not used comes back.
+//
+// Pondering (go ponder) is the engine thinking on its opponent's time,
+// which the player did not ask to be searched: it is charged to nobody
+// (the operator offers it) until ponderhit, when the engine's own search
+// begins and is charged as it goes from then (hit).
 type meter struct {
 	budget Budget
 	bg     bool            // a Background caller: takes stop at the interactive share
 	ctx    context.Context // outlives the request: time spent is charged
-	start  time.Time
-	taken  time.Duration
+
+	mu        sync.Mutex // the search's watcher (more, hit) and its end (settle)
+	start     time.Time
+	taken     time.Duration
+	pondering bool // go ponder, no ponderhit yet: nothing charged
 }
 
 // startMeter takes what a search with time bound bound (0: none) may spend
-// before it starts, or refuses it when who's balance is spent.
-func startMeter(ctx context.Context, who Caller, bound time.Duration) (*meter, *Error) {
-	m := &meter{budget: who.Budget, bg: who.Class == pool.Background, ctx: context.WithoutCancel(ctx)}
+// before it starts, or refuses it when who's balance is spent. A ponder
+// search takes nothing (it starts only while the balance is above zero).
+func startMeter(ctx context.Context, who Caller, bound time.Duration, ponder bool) (*meter, *Error) {
+	m := &meter{budget: who.Budget, bg: who.Class == pool.Background, ctx: context.WithoutCancel(ctx), pondering: ponder}
+	if ponder {
+		if m.budget != nil {
+			if wait := m.take(0); wait > 0 {
+				return nil, budgetSpent(wait, spentWhy(m.bg))
+			}
+		}
+		m.start = time.Now()
+		return m, nil
+	}
 	d := bound
 	if d <= 0 {
 		d = meterTick
@@ -68,13 +87,35 @@ func startMeter(ctx context.Context, who Caller, bound time.Duration) (*meter, *
 // more takes the next tick for a search without a time bound; it returns
 // the wait announced when the balance is spent (the search is to stop).
 func (m *meter) more() (retryAfter time.Duration) {
-	if m.budget == nil {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.budget == nil || m.pondering {
 		return 0
 	}
 	if wait := m.take(meterTick); wait > 0 {
 		return wait
 	}
 	m.taken += meterTick
+	return 0
+}
+
+// hit starts charging a ponder search at ponderhit: the engine's own time
+// from now, a tick taken at once. It returns the wait announced when the
+// balance is spent (the search is to stop).
+func (m *meter) hit() (retryAfter time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.pondering {
+		return 0
+	}
+	m.pondering, m.start = false, time.Now()
+	if m.budget == nil {
+		return 0
+	}
+	if wait := m.take(meterTick); wait > 0 {
+		return wait
+	}
+	m.taken = meterTick
 	return 0
 }
 
@@ -90,10 +131,12 @@ func (m *meter) take(d time.Duration) time.Duration {
 // preempted search is charged nothing (it gave its engine away and will be
 // searched again: the caller pays once, for the search that answers).
 func (m *meter) settle(preempted bool) time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	held := time.Since(m.start)
 	if m.budget != nil {
 		spent := held
-		if preempted {
+		if preempted || m.pondering {
 			spent = 0
 		}
 		if d := spent - m.taken; d != 0 {

@@ -380,11 +380,11 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	// The budget is checked here, with the engine in hand, not when the
 	// request arrived: a search that waited in the queue meanwhile may
 	// find it spent.
-	m, berr := startMeter(ctx, who, p.timeBound)
+	m, berr := startMeter(ctx, who, p.timeBound, p.cmd.Ponder)
 	if berr != nil {
 		return errorEvent(j.id, berr), false
 	}
-	var preempted, budgetOut atomic.Bool
+	var preempted, budgetOut, yielded atomic.Bool
 	if j.historyRepeats() {
 		lease.EndGame() // the engine's hash may carry the repetition: not into the next lease (cache.go)
 	}
@@ -449,6 +449,23 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		defer tk.Stop()
 		tick = tk.C
 	}
+	// Pondering gives way, like an idle lease, to a caller waiting for the
+	// kind (Lease.Wanted): it is the engine thinking on the human's time,
+	// which nobody asked for; the game searches afresh at the human's move.
+	// From ponderhit on, the search is the engine's move and is charged.
+	var hit, wanted <-chan struct{}
+	if p.cmd.Ponder {
+		hit, wanted = s.Hit(), lease.Wanted()
+	}
+	onHit := func() {
+		hit, wanted = nil, nil
+		if wait := m.hit(); wait > 0 {
+			budgetWait.Store(int64(wait))
+			budgetOut.Store(true)
+			stop()
+			tick = nil
+		}
+	}
 	go func() {
 		t := time.NewTicker(c.frozenCheck())
 		defer t.Stop()
@@ -462,6 +479,17 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 					budgetOut.Store(true)
 					stop()
 					tick = nil
+				}
+			case <-hit:
+				onHit()
+			case <-wanted:
+				select {
+				case <-hit: // the human's move came too: the engine's turn
+					onHit()
+				default:
+					yielded.Store(true)
+					stop()
+					hit, wanted = nil, nil
 				}
 			case <-urgent:
 				preempted.Store(true)
@@ -533,6 +561,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	}
 	if preempted.Load() {
 		return errorEvent(j.id, errorf(CodePreempted, "the engine went to an interactive caller; search again")), discard
+	}
+	if yielded.Load() {
+		return errorEvent(j.id, errorf(CodePreempted, "pondering gave the engine to a caller waiting for it; search again")), discard
 	}
 	if budgetOut.Load() && j.kind == jobAnalyze && j.bounded {
 		// Stopped short of the client's own limit: not its answer. (An

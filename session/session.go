@@ -131,6 +131,10 @@ type Session struct {
 	// clientOpts: the client set engine options on the lease held now;
 	// the worker's alone (it owns the lease).
 	clientOpts bool
+	// replacePaid: the client paid for the replacement of the engine held
+	// now (an option no setoption undoes); it is replaced once however
+	// often the option is set. The worker's alone.
+	replacePaid bool
 	// repeated: the lease held now searched a history with a repeated
 	// position, so its engine's hash may hold that answer; its searches
 	// fill the cache no more (cache.go). The worker's alone.

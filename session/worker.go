@@ -108,6 +108,7 @@ func (s *Session) lease(ctx context.Context, held *pool.Lease, engine, id string
 	}
 	s.clientOpts = false // a fresh lease has the configured options
 	s.repeated = false   // and a hash cleared by usinewgame
+	s.replacePaid = false
 	restored := s.restore(l, engine)
 	s.out.push(&Event{Type: EventEngine, ID: id, Name: engine, USIName: l.Engine().ID().Name, Restored: restored})
 	return l, nil
@@ -151,6 +152,12 @@ func (s *Session) restore(l *pool.Lease, engine string) []string {
 			delete(k.values, name)
 			k.names = slices.DeleteFunc(k.names, func(n string) bool { return n == name })
 			continue
+		}
+		// A text option set again has this engine replaced too: charged as
+		// when the client set it (the search that leased it was allowed).
+		if cost := l.ReplacementCost(name); cost > 0 && s.caller.Budget != nil && !s.replacePaid {
+			s.caller.Budget.Charge(context.WithoutCancel(s.ctx), cost)
+			s.replacePaid = true
 		}
 		done = append(done, name)
 	}
@@ -270,10 +277,32 @@ func (s *Session) control(r *Request, held *pool.Lease) *pool.Lease {
 	var err error
 	switch r.Type {
 	case TypeSetOption:
+		// An option no setoption undoes (a button such as Clear Hash, a
+		// string) has the engine replaced after the lease: the client pays
+		// for the replacement's start as engine time, so that pressing a
+		// button in a loop is bounded by its budget like searching is.
+		cost := lease.ReplacementCost(r.Name)
+		if s.replacePaid || s.caller.Budget == nil {
+			cost = 0
+		}
+		if cost > 0 {
+			if wait := s.caller.Budget.Take(context.WithoutCancel(s.ctx), cost); wait > 0 {
+				s.out.push(errorEvent(r.ID, budgetSpent(wait, "this client's engine time is spent (an option that has the engine replaced costs the replacement's start)")))
+				return lease
+			}
+		}
 		err = lease.SetOption(r.Name, r.Value)
+		switch {
+		case err != nil && cost > 0:
+			s.caller.Budget.Charge(context.WithoutCancel(s.ctx), -cost) // not set: nothing to replace
+		case cost > 0:
+			s.replacePaid = true
+		}
 		if err == nil {
 			s.clientOpts = true
-			s.keep(engine, r)
+			if !isButton(lease, r.Name) {
+				s.keep(engine, r) // a button is an action, not a setting: never pressed again on a new lease
+			}
 			// Echo the value as the engine was sent it (5, not +5 or 05).
 			v, ok := lease.Engine().OptionValue(r.Name)
 			if !ok {
@@ -295,6 +324,11 @@ func (s *Session) control(r *Request, held *pool.Lease) *pool.Lease {
 	}
 	s.out.push(&Event{Type: EventReady, ID: r.ID})
 	return lease
+}
+
+// isButton reports whether the leased engine advertises name as a button.
+func isButton(l *pool.Lease, name string) bool {
+	return slices.ContainsFunc(l.Engine().Options(), func(o usi.Option) bool { return o.Name == name && o.Type == usi.TypeButton })
 }
 
 func controlError(err error) *Error {

@@ -49,7 +49,7 @@
 // otherwise). IsReady may be called while a search runs.
 //
 // Safe from any goroutine at any time: Stop, Kill, Close, Done, Err, PID, ID,
-// Options, OptionValue, ActiveSearch, and on a Search: Stop, Ponderhit, Done
+// Options, OptionValue, ActiveSearch, and on a Search: Stop, Ponderhit, Hit, Done
 // and Dropped. A Search's Next and Wait are for one reading goroutine.
 //
 // Inside, one goroutine owns stdout and always drains it (info lines go to

@@ -160,7 +160,8 @@ const (
 type Score struct {
 	Mate bool // Value counts plies to mate; negative: the engine is mated
 	// Value is centipawns, or plies to mate when Mate; for a Scaled score,
-	// Points rounded.
+	// Points in hundredths, rounded ("score 4.1" is 410, as centipawns are
+	// hundredths of a pawn).
 	Value int
 	// Scaled: a bare score ("score 41.0", USI-X and UOI), Points in the
 	// engine's declared scale (Engine.ScoreScale), larger better for the

@@ -292,8 +292,10 @@ func parseScoreNumber(s string) (float64, bool) {
 // formatScore prints a bare score the shortest way that reads back the same.
 func formatScore(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// roundScore is a bare score as Score.Value: rounded, and within ±1e9.
+// roundScore is a bare score as Score.Value: in hundredths, as centipawns
+// are (41.0 is 4100), rounded, and within ±1e9.
 func roundScore(f float64) int {
+	f *= 100
 	switch {
 	case f > 1e9:
 		return 1e9

@@ -86,7 +86,7 @@ func TestUSIXSearch(t *testing.T) {
 		if res.BestMove == nil || !slices.Contains(legal, res.BestMove.Move) {
 			t.Fatalf("bestmove %+v, want one of %v", res.BestMove, legal)
 		}
-		if len(res.Lines) != 1 || res.Lines[0].Score != (Score{Scaled: true, Points: 2, Value: 2}) {
+		if len(res.Lines) != 1 || res.Lines[0].Score != (Score{Scaled: true, Points: 2, Value: 200}) {
 			t.Errorf("lines %+v, want one with a bare score of 2", res.Lines)
 		}
 		// From a position token, with moves and a pass in the list.
@@ -111,7 +111,7 @@ func TestUSIXSearch(t *testing.T) {
 			}
 		}
 		res, err := s.Wait(ctx)
-		if err != nil || len(res.Lines) != 1 || res.Lines[0].Score != (Score{Scaled: true, Points: 41, Value: 41}) {
+		if err != nil || len(res.Lines) != 1 || res.Lines[0].Score != (Score{Scaled: true, Points: 41, Value: 4100}) {
 			t.Errorf("result %+v, %v, want a line scored 41.0", res, err)
 		}
 		if !slices.Equal(texts, []string{"no_search_score -73.0"}) {
@@ -121,7 +121,7 @@ func TestUSIXSearch(t *testing.T) {
 	t.Run("win-outside", func(t *testing.T) {
 		e := startOthello(t, fakeengine.USIXWinOutside, DialectUSIX)
 		res := search(t, e, Position{}, byoyomi)
-		if len(res.Lines) != 1 || res.Lines[0].Score != (Score{Scaled: true, Points: 100, Value: 100, Bound: LowerBound}) {
+		if len(res.Lines) != 1 || res.Lines[0].Score != (Score{Scaled: true, Points: 100, Value: 10000, Bound: LowerBound}) {
 			t.Errorf("lines %+v, want 10000 on a scale of ±100 read as at least 100", res.Lines)
 		}
 	})

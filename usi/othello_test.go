@@ -24,10 +24,11 @@ func TestParseOthello(t *testing.T) {
 		line string
 		want Message // nil: ErrSyntax
 	}{
-		{DialectUSIX, "info score 41.0 pv d3", Info{Fields: InfoScore | InfoPV, Score: Score{Scaled: true, Points: 41, Value: 41}, PV: []string{"d3"}}},
+		{DialectUSIX, "info score 41.0 pv d3", Info{Fields: InfoScore | InfoPV, Score: Score{Scaled: true, Points: 41, Value: 4100}, PV: []string{"d3"}}},
 		{DialectUSIX, "info depth 2 score -3.5 pv c4 pass e6", Info{Fields: InfoDepth | InfoScore | InfoPV, Depth: 2,
-			Score: Score{Scaled: true, Points: -3.5, Value: -4}, PV: []string{"c4", "pass", "e6"}}},
-		{DialectUSIX, "info score 10000 pv a1", Info{Fields: InfoScore | InfoPV, Score: Score{Scaled: true, Points: 10000, Value: 10000}, PV: []string{"a1"}}},
+			Score: Score{Scaled: true, Points: -3.5, Value: -350}, PV: []string{"c4", "pass", "e6"}}},
+		{DialectUSIX, "info score 10000 pv a1", Info{Fields: InfoScore | InfoPV, Score: Score{Scaled: true, Points: 10000, Value: 1000000}, PV: []string{"a1"}}},
+		{DialectUSIX, "info score 4.1", Info{Fields: InfoScore, Score: Score{Scaled: true, Points: 4.1, Value: 410}}},
 		{DialectUSIX, "info score cp 20 pv d3", Info{Fields: InfoScore | InfoPV, Score: Score{Value: 20}, PV: []string{"d3"}}},
 		{DialectUSIX, "info string no_search_score -73.0", Info{Fields: InfoString, Text: "no_search_score -73.0"}},
 		{DialectUSIX, "info score inf pv d3", Info{Fields: InfoPV, PV: []string{"d3"}}},
@@ -59,8 +60,8 @@ func TestParseOthello(t *testing.T) {
 		// UOI: the draft's squares are transposed; comments; untyped options.
 		{DialectUOI, "uoiok", USIOK{}},
 		{DialectUOI, "usiok", nil},
-		{DialectUOI, "info score 10 pv d3 c5", Info{Fields: InfoScore | InfoPV, Score: Score{Scaled: true, Points: 10, Value: 10}, PV: []string{"c4", "e3"}}},
-		{DialectUOI, "info score -1000 pv None", Info{Fields: InfoScore, Score: Score{Scaled: true, Points: -1000, Value: -1000}}},
+		{DialectUOI, "info score 10 pv d3 c5", Info{Fields: InfoScore | InfoPV, Score: Score{Scaled: true, Points: 10, Value: 1000}, PV: []string{"c4", "e3"}}},
+		{DialectUOI, "info score -1000 pv None", Info{Fields: InfoScore, Score: Score{Scaled: true, Points: -1000, Value: -100000}}},
 		{DialectUOI, "bestmove a5", BestMove{Move: "e1"}},
 		{DialectUOI, "bestmove resign", BestMove{Move: MoveResign}},
 		{DialectUOI, "# bestmove a1 would be a joke", nil},
@@ -93,11 +94,11 @@ func TestParseOthello(t *testing.T) {
 func TestScoreScaleClamp(t *testing.T) {
 	s := ScoreScale{Type: ScoreOther, Min: -100, Max: 100}
 	for _, tt := range []struct{ in, want Score }{
-		{Score{Scaled: true, Points: 10000, Value: 10000}, Score{Scaled: true, Points: 100, Value: 100, Bound: LowerBound}},
-		{Score{Scaled: true, Points: -250.5, Value: -251}, Score{Scaled: true, Points: -100, Value: -100, Bound: UpperBound}},
-		{Score{Scaled: true, Points: 41, Value: 41}, Score{Scaled: true, Points: 41, Value: 41}},
-		{Score{Scaled: true, Points: 101, Value: 101, Bound: UpperBound}, Score{Scaled: true, Points: 100, Value: 100, Bound: UpperBound}},
-		{Score{Value: 5000}, Score{Value: 5000}}, // centipawns: not in the scale
+		{Score{Scaled: true, Points: 10000, Value: 1000000}, Score{Scaled: true, Points: 100, Value: 10000, Bound: LowerBound}},
+		{Score{Scaled: true, Points: -250.5, Value: -25050}, Score{Scaled: true, Points: -100, Value: -10000, Bound: UpperBound}},
+		{Score{Scaled: true, Points: 41, Value: 4100}, Score{Scaled: true, Points: 41, Value: 4100}},
+		{Score{Scaled: true, Points: 101, Value: 10100, Bound: UpperBound}, Score{Scaled: true, Points: 100, Value: 10000, Bound: UpperBound}},
+		{Score{Value: 50000}, Score{Value: 50000}}, // centipawns: not in the scale
 	} {
 		if got := s.Clamp(tt.in); got != tt.want {
 			t.Errorf("Clamp(%+v) = %+v, want %+v", tt.in, got, tt.want)

@@ -21,11 +21,12 @@ type Result struct {
 
 // Search is one go command in flight, from Engine.Go. Its info lines are read
 // with Next; its end with Wait or Done. One goroutine reads (Next, Wait);
-// Stop, Ponderhit, Done and Dropped are safe from any goroutine.
+// Stop, Ponderhit, Hit, Done and Dropped are safe from any goroutine.
 type Search struct {
 	e      *Engine
 	ponder bool
 	done   chan struct{} // closed when the search has ended
+	hit    chan struct{} // closed once ponderhit is sent (a pondering search's only)
 
 	mu        sync.Mutex
 	notify    chan struct{} // capacity 1: an info was queued
@@ -44,9 +45,14 @@ type Search struct {
 const maxLines = 512
 
 func newSearch(e *Engine, ponder bool) *Search {
+	var hit chan struct{}
+	if ponder {
+		hit = make(chan struct{})
+	}
 	return &Search{
 		e:      e,
 		ponder: ponder,
+		hit:    hit,
 		done:   make(chan struct{}),
 		notify: make(chan struct{}, 1),
 		q:      infoQueue{cap: e.cfg.InfoBuffer},
@@ -142,14 +148,25 @@ func (s *Search) Ponderhit() error {
 	if !s.ponder {
 		return fmt.Errorf("%w: ponderhit for a search that is not pondering", ErrBadCommand)
 	}
-	return s.send("ponderhit", func() bool {
+	sent := false
+	err := s.send("ponderhit", func() bool {
 		if s.stopping || s.ponderhit {
 			return false
 		}
-		s.ponderhit = true
+		s.ponderhit, sent = true, true
 		return true
 	})
+	if sent {
+		close(s.hit)
+	}
+	return err
 }
+
+// Hit is closed once ponderhit has been sent to a pondering search: from
+// then on the engine thinks on its own time. It is nil (never closed) for
+// a search started without Go.Ponder. A ponderhit that came too late (the
+// search stopping or ended) does not close it.
+func (s *Search) Hit() <-chan struct{} { return s.hit }
 
 // send writes a command meant for this search, if the search is still the
 // one in flight and ok (called with s.mu held) agrees. Holding writeMu

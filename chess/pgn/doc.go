@@ -9,7 +9,8 @@
 // FEN tag's) is legal and each SAN names exactly one legal move. A Variant
 // tag of "Chess960" (or "chess 960", "Fischerandom") reads the game with
 // Chess960 castling; other variants are refused. Parsing is linear in the
-// input; variations may nest MaxDepth deep.
+// input, whatever it is made of (many comments, tags, NAGs, variations or
+// games: BenchmarkRead, TestParseLinear); variations may nest MaxDepth deep.
 //
 // A refused text is an *Error with the 1-based line of the bad token, the
 // index of its game, a stable code (one of this package's pgn_* codes, or a

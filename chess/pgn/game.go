@@ -78,10 +78,18 @@ func (g *Game) Start() (*chess.Position, []*chess.Error) {
 	}
 	fen := g.Tag("FEN")
 	if fen == "" {
+		if v == chess.Standard {
+			p := *standardStart
+			return &p, nil
+		}
 		fen = chess.StartFEN
 	}
 	return chess.Load(fen, nil, v)
 }
+
+// standardStart is the standard start, read once rather than per game: a
+// text of many short games would spend most of its time reading it.
+var standardStart = chess.Startpos()
 
 // Error is why a text is refused.
 type Error struct {

@@ -90,15 +90,17 @@ func (r *reader) game(index int) (*Game, error) {
 	r.gameIndex = index
 	g := &Game{}
 	fenLine := r.line
+	seen := map[string]bool{} // the names so far: a set, not a search of g.Tags per tag, which is quadratic
 	for r.skipSpace(); r.i < len(r.text) && r.text[r.i] == '['; r.skipSpace() {
 		line := r.line
 		t, err := r.tag()
 		if err != nil {
 			return nil, err
 		}
-		if hasTag(g, t.Name) {
+		if seen[t.Name] {
 			return nil, r.errorf(CodeTag, line, "tag %s appears twice", clipped(t.Name))
 		}
+		seen[t.Name] = true
 		if t.Name == "FEN" {
 			fenLine = line
 		}
@@ -186,21 +188,37 @@ type frame struct {
 	plies     []Ply
 	pos, prev chess.Position // after the last move, and before it
 	before    string         // comment before the line's first move
+	// comments are the comments read since the line's last move (or its
+	// start), still to be joined: joined once, when the line moves on or
+	// ends, so that reading n comments costs n, not n² (a join per
+	// comment copies the comments so far).
+	comments []string
+	target   *string // where they go: the last ply's Comment, before, or the game's Comment
+}
+
+// comment keeps a comment for the line's last move (or its start).
+func (f *frame) comment(text string) {
+	if text != "" {
+		f.comments = append(f.comments, text)
+	}
+}
+
+// flush joins the comments kept into their target; called before the line
+// takes a move and when it ends.
+func (f *frame) flush() {
+	if len(f.comments) > 0 {
+		*f.target = strings.Join(f.comments, " ")
+		f.comments = f.comments[:0]
+	}
 }
 
 // movetext reads moves, comments, NAGs and variations up to the result.
 func (r *reader) movetext(g *Game, start *chess.Position) error {
-	stack := []*frame{{pos: *start}}
-	comment := func(text string) {
-		top := stack[len(stack)-1]
-		switch {
-		case len(top.plies) > 0:
-			top.plies[len(top.plies)-1].Comment = join(top.plies[len(top.plies)-1].Comment, text)
-		case len(stack) == 1:
-			g.Comment = join(g.Comment, text)
-		default:
-			top.before = join(top.before, text)
-		}
+	stack := []*frame{{pos: *start, target: &g.Comment}}
+	// end ends the main line: its comments, its moves and the result.
+	end := func(result string) {
+		stack[0].flush()
+		g.Moves, g.Result = stack[0].plies, result
 	}
 	for {
 		r.skipSpace()
@@ -213,10 +231,11 @@ func (r *reader) movetext(g *Game, start *chess.Position) error {
 			if len(stack) > 1 {
 				return r.errorf(CodeSyntax, line, "the text ends inside a variation")
 			}
-			g.Moves, g.Result = stack[0].plies, "*"
+			result := "*"
 			if hasTag(g, "Result") {
-				g.Result = g.Tag("Result")
+				result = g.Tag("Result")
 			}
+			end(result)
 			return nil
 		}
 		top := stack[len(stack)-1]
@@ -232,14 +251,14 @@ func (r *reader) movetext(g *Game, start *chess.Position) error {
 				r.advance()
 			}
 			r.advance()
-			comment(strings.TrimSpace(text))
+			top.comment(strings.TrimSpace(text))
 		case ';':
 			r.advance()
 			start := r.i
 			for r.i < len(r.text) && r.text[r.i] != '\n' {
 				r.advance()
 			}
-			comment(strings.TrimSpace(strings.TrimSuffix(r.text[start:r.i], "\r")))
+			top.comment(strings.TrimSpace(strings.TrimSuffix(r.text[start:r.i], "\r")))
 		case '(':
 			r.advance()
 			if len(top.plies) == 0 {
@@ -248,7 +267,9 @@ func (r *reader) movetext(g *Game, start *chess.Position) error {
 			if len(stack) > MaxDepth {
 				return r.errorf(CodeSyntax, line, "variations nest deeper than %d", MaxDepth)
 			}
-			stack = append(stack, &frame{pos: top.prev})
+			v := &frame{pos: top.prev}
+			v.target = &v.before
+			stack = append(stack, v)
 		case ')':
 			r.advance()
 			if len(stack) == 1 {
@@ -257,6 +278,7 @@ func (r *reader) movetext(g *Game, start *chess.Position) error {
 			if len(top.plies) == 0 {
 				return r.errorf(CodeSyntax, line, "an empty variation")
 			}
+			top.flush()
 			top.plies[0].Before = top.before
 			stack = stack[:len(stack)-1]
 			parent := stack[len(stack)-1]
@@ -283,7 +305,7 @@ func (r *reader) movetext(g *Game, start *chess.Position) error {
 				if res := g.Tag("Result"); hasTag(g, "Result") && res != tok {
 					return r.errorf(CodeResult, line, "the game ends %s, but its Result tag says %q", tok, clipped(res))
 				}
-				g.Moves, g.Result = stack[0].plies, tok
+				end(tok)
 				return nil
 			}
 			if err := r.token(top, tok, line); err != nil {
@@ -324,7 +346,9 @@ func (r *reader) token(top *frame, tok string, line int) error {
 	ply := Ply{Move: m, SAN: top.pos.SAN(m)}
 	top.prev = top.pos
 	top.pos.Play(m)
+	top.flush()
 	top.plies = append(top.plies, ply)
+	top.target = &top.plies[len(top.plies)-1].Comment
 	if suffix != "" {
 		n, ok := suffixNAG[suffix]
 		if !ok {
@@ -345,16 +369,6 @@ func (r *reader) nag(top *frame, n, line int) error {
 	p := &top.plies[len(top.plies)-1]
 	p.NAGs = append(p.NAGs, n)
 	return nil
-}
-
-func join(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + " " + b
 }
 
 // clipped shortens text quoted in a message.

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/usid/usid/chess"
+	"github.com/usid/usid/game"
 	"github.com/usid/usid/shogi"
 )
 
@@ -20,7 +22,13 @@ func runPerft(args []string, stdout, stderr io.Writer) int {
 	var g gameFlags
 	fs.BoolVar(&g.chess, "chess", false, "startpos is the chess start position")
 	fs.BoolVar(&g.chess960, "chess960", false, "chess, castling by Chess960 rules (FEN letters X-FEN or Shredder-FEN, UCI king-takes-rook)")
+	fs.StringVar(&g.name, "game", "", "the game of the position: shogi (default), chess, othello")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	other, err := g.other()
+	if err != nil {
+		fmt.Fprintf(stderr, "usid perft: %v\n", err)
 		return 2
 	}
 	if *depth < 1 || *depth > 12 {
@@ -30,6 +38,9 @@ func runPerft(args []string, stdout, stderr io.Writer) int {
 	pos := "startpos"
 	if fs.NArg() > 0 {
 		pos = strings.Join(fs.Args(), " ")
+	}
+	if other != nil {
+		return otherPerft(other, pos, *depth, *divide, stdout, stderr)
 	}
 	if g.isChess(pos) {
 		return chessPerft(pos, g.variant(), *depth, *divide, stdout, stderr)
@@ -58,6 +69,44 @@ func runPerft(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, total)
 	return 0
+}
+
+// otherPerft is runPerft for a position of a game other than shogi and
+// chess, asked of the game.
+func otherPerft(gm game.Game, pos string, depth int, divide bool, stdout, stderr io.Writer) int {
+	start, moves, serr := split(gm, pos)
+	if serr != nil {
+		fmt.Fprintf(stderr, "usid perft: %v\n", serr)
+		return 1
+	}
+	p, err := gm.Check(start, "", moves)
+	if err != nil {
+		fmt.Fprintf(stderr, "usid perft: %v\n", err)
+		return 1
+	}
+	if !divide {
+		fmt.Fprintln(stdout, gm.Perft(p, depth))
+		return 0
+	}
+	var total uint64
+	for _, m := range legalMoves(gm, p) {
+		q, _ := p.Play(m)
+		n := gm.Perft(q, depth-1)
+		total += n
+		fmt.Fprintf(stdout, "%s: %d\n", m, n)
+	}
+	fmt.Fprintln(stdout, total)
+	return 0
+}
+
+// legalMoves are p's legal moves, as its game's verdict lists them.
+func legalMoves(gm game.Game, p game.Position) []string {
+	b, _ := json.Marshal(gm.Inspect(p.Text(), p.Variant(), nil, false))
+	var v struct {
+		LegalMoves []string `json:"legal_moves"`
+	}
+	json.Unmarshal(b, &v)
+	return v.LegalMoves
 }
 
 // chessPerft is runPerft for a chess position.

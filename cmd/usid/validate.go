@@ -10,6 +10,8 @@ import (
 	"io"
 
 	"github.com/usid/usid/chess"
+	"github.com/usid/usid/game"
+	"github.com/usid/usid/internal/rules"
 	"github.com/usid/usid/shogi"
 )
 
@@ -25,7 +27,13 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	var g gameFlags
 	fs.BoolVar(&g.chess, "chess", false, "startpos is the chess start position")
 	fs.BoolVar(&g.chess960, "chess960", false, "chess, castling by Chess960 rules")
+	fs.StringVar(&g.name, "game", "", "the game of the positions: shogi (default), chess, othello")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	other, err := g.other()
+	if err != nil {
+		fmt.Fprintf(stderr, "usid validate: %v\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -51,6 +59,8 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		case tooLong:
 			v = shogi.Verdict{LegalMoves: []string{}, Errors: []*shogi.Error{{
 				Code: shogi.CodePositionSyntax, Message: fmt.Sprintf("line longer than %d bytes", maxLine), MoveIndex: -1}}}
+		case other != nil:
+			v = otherVerdict(other, line)
 		case g.isChess(line):
 			v = chessVerdict(line, g.variant())
 		default:
@@ -79,6 +89,20 @@ func verdict(line string) shogi.Verdict {
 		return shogi.Verdict{LegalMoves: []string{}, Errors: []*shogi.Error{e}}
 	}
 	return shogi.Inspect(sfen, moves)
+}
+
+// otherVerdict is the verdict of a position of a game other than shogi
+// and chess, asked of the game.
+func otherVerdict(gm game.Game, line string) any {
+	start, moves, err := split(gm, line)
+	if err != nil {
+		return struct {
+			Valid      bool           `json:"valid"`
+			LegalMoves []string       `json:"legal_moves"`
+			Errors     []*rules.Error `json:"errors"`
+		}{LegalMoves: []string{}, Errors: []*rules.Error{err}}
+	}
+	return gm.Inspect(start, "", moves, false)
 }
 
 func chessVerdict(line string, variant chess.Variant) chess.Verdict {

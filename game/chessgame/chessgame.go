@@ -4,7 +4,6 @@
 package chessgame
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -173,18 +172,23 @@ func ending(e chess.Ending) game.Ending {
 
 // Key: the FEN without the move number. The 50-move counter stays in:
 // engines scale their evaluation by it (Stockfish does), so two positions
-// that differ in it are two questions.
+// that differ in it are two questions. The en-passant square is in only
+// where a pawn can take on it (chess.Position.RepetitionKey): after 1.e4
+// the position is the one without e3 in every way an engine can see (the
+// same legal moves, the same future), and stockfish itself drops such a
+// square ("position fen ... b KQkq e3 0 1" then "d" prints "- 0 1").
 func (p *position) Key() string {
-	fen := p.pos.FEN()
 	g := "chess "
 	if p.chess960() {
 		g = "chess960 " // the same FEN, other castling rules
 	}
-	return g + fen[:bytes.LastIndexByte([]byte(fen), ' ')]
+	return g + p.pos.RepetitionKey() + " " + strconv.Itoa(p.pos.Halfmove())
 }
 
 // Repeats: only the positions since the last capture or pawn move can come
-// back; they are what the halfmove counters of the history say.
+// back, and they are compared as the rules of repetition compare them
+// (chess.Position.RepetitionKey: an en-passant square no pawn can use is
+// no difference).
 func (p *position) Repeats() bool {
 	if len(p.moves) < 4 {
 		return false
@@ -192,17 +196,7 @@ func (p *position) Repeats() bool {
 	seen := map[string]struct{}{}
 	pos := p.start
 	for i := 0; ; i++ {
-		fen := pos.FEN()
-		// Board, side, castling, en passant: the first four fields.
-		k := fen
-		for n, j := 0, 0; j < len(fen); j++ {
-			if fen[j] == ' ' {
-				if n++; n == 4 {
-					k = fen[:j]
-					break
-				}
-			}
-		}
+		k := pos.RepetitionKey()
 		if _, dup := seen[k]; dup {
 			return true
 		}
