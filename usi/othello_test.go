@@ -2,12 +2,16 @@ package usi
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/othello"
 )
 
 // afterF5 is the position after black's f5 from the start: white to move.
@@ -362,4 +366,40 @@ func FuzzOthelloPosition(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOthelloAgreesWithRules: usi's ofen and square renaming, and the fake
+// engines' board, agree with package othello (the rules usid checks
+// positions with) on the positions of random games.
+func TestOthelloAgreesWithRules(t *testing.T) {
+	for _, s := range []string{"a1", "h1", "c4", "d3", "f5", "a8", "pass"} {
+		if want, _ := othello.USIXToUOI(s); TransposeSquare(s) != want && s != MovePass {
+			t.Errorf("TransposeSquare(%s) = %s, othello says %s", s, TransposeSquare(s), want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for game := range 20 {
+		p := othello.Startpos()
+		for ply := 0; !p.IsOver(); ply++ {
+			tok := p.Token()
+			if err := CheckOthelloPosition(tok); err != nil {
+				t.Fatalf("game %d ply %d: %v", game, ply, err)
+			}
+			if want, _ := othello.TokenToOFEN(tok); OFEN(tok) != want || OFEN(tok) != p.OFEN() {
+				t.Fatalf("OFEN(%s) = %s, othello says %s", tok, OFEN(tok), want)
+			}
+			legal := p.LegalMoveStrings()
+			fake, _ := fakeengine.OthelloMoves(tok)
+			if !slices.Equal(fake, legal) {
+				t.Fatalf("%s: the fake engine's moves %v, othello's %v", tok, fake, legal)
+			}
+			m, err := p.CheckMove(legal[rng.IntN(len(legal))])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Play(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

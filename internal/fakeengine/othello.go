@@ -1,9 +1,9 @@
 // The othello modes: a USI-X engine with the habits the public othello
 // engines were seen to have, and an engine written to the UOI draft. Their
 // board is a small one of their own (play, flip, list the squares that
-// flip something), enough to answer a legal move.
-// TODO(lead): when othello/ is merged, check the fakes' moves with it in
-// the tests that rely on their legality.
+// flip something), enough to answer a legal move and to play an illegal
+// one as real engines do; usi's TestOthelloAgreesWithRules checks it
+// against package othello.
 
 package fakeengine
 
