@@ -113,7 +113,7 @@ func (c EngineConfig) WithDefaults() (EngineConfig, error) {
 		bad("engine %q: path is required", c.Name)
 	}
 	if c.Protocol != "" && usi.DialectNamed(c.Protocol) == nil {
-		bad("engine %q: protocol %q: want usi or uci (or none: learned)", c.Name, c.Protocol)
+		bad("engine %q: protocol %q: want usi, uci, usix or uoi (or none: learned)", c.Name, c.Protocol)
 	}
 	if c.Instances == 0 {
 		c.Instances = 1

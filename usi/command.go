@@ -57,7 +57,8 @@ type Position struct {
 }
 
 // NewPosition is a position command's payload in the dialect whose
-// position keyword is word ("fen": UCI's FEN; any other: USI's SFEN field).
+// position keyword is word ("fen": UCI's FEN; any other: the SFEN field,
+// which also carries an othello position token).
 func NewPosition(word, start string, moves []string) Position {
 	if word == DialectUCI.PositionWord {
 		return Position{FEN: start, Moves: moves}
@@ -88,6 +89,12 @@ type Go struct {
 	MateTime    time.Duration
 	MateMoves   int
 	SearchMoves []string
+	// Pass says that the side to move has no square to play and must pass
+	// (othello; the caller's rules know). In a dialect with a pass command
+	// (UOI) Engine.Go sends "pass <position>" instead of position and go,
+	// and the search ends at once with "bestmove pass"; elsewhere it
+	// changes nothing (a USI-X engine answers "bestmove pass" itself).
+	Pass bool
 }
 
 // Clock is the time part of a go command. BTime and WTime are always sent.

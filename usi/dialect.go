@@ -8,22 +8,24 @@ package usi
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Dialect is one protocol of the USI/UCI family. The values DialectUSI and DialectUCI are
-// the dialects usid speaks; a third of the family (USI-X for othello, say)
-// is one more value with its own move syntax and position check: the
-// Engine, the pool and the sessions take it as they are.
+// Dialect is one protocol of the USI/UCI family. The values DialectUSI,
+// DialectUCI, DialectUSIX and DialectUOI are the dialects usid speaks; the
+// Engine, the pool and the sessions take them as they are. The fields after
+// MateInMoves are what the othello dialects word differently; their zero
+// values are USI's and UCI's behaviour.
 type Dialect struct {
-	Name    string // "usi", "uci"
-	Hello   string // the first command ("usi", "uci")
-	HelloOK string // its answer at the end of the handshake ("usiok", "uciok")
-	NewGame string // "usinewgame", "ucinewgame"
+	Name    string // "usi", "uci", "usix", "uoi"
+	Hello   string // the first command ("usi", "uci", "uoi")
+	HelloOK string // its answer at the end of the handshake ("usiok", "uciok", "uoiok")
+	NewGame string // "usinewgame", "ucinewgame", "uoinewgame"
 	// PositionWord introduces a position other than the start position
-	// ("sfen", "fen").
+	// ("sfen", "fen"; "" for UOI's bare "position <ofen>").
 	PositionWord string
 	// IsMove tells a move of this dialect in form (legality is the rules
 	// packages' business).
@@ -39,6 +41,72 @@ type Dialect struct {
 	// by bestmove with a "score mate" line (UCI), rather than "go mate
 	// <ms>" answered by "checkmate" (USI).
 	MateInMoves bool
+
+	// GoParams, when not nil, are the only go parameters the dialect has
+	// ("btime", "wtime", "binc", "winc", "byoyomi", "nodes", "infinite",
+	// "ponder", ...): GoLine refuses any other with ErrBadCommand rather
+	// than send an engine a word it may crash on. nil: every parameter.
+	GoParams []string
+	// Resign: "bestmove resign" is the engine's resignation (USI-X, UOI).
+	// USI has it with its GameOver; UCI has none.
+	Resign bool
+	// MovesAlways: the position command says "moves" also before an empty
+	// list ("position sfen <pos> moves"), as the othello GUIs write it.
+	MovesAlways bool
+	// PositionOnly: the position command takes no moves (UOI): the caller
+	// sends the position reached, PositionLine refuses moves.
+	PositionOnly bool
+	// StartPosition is the start position's text, for a dialect with no
+	// "startpos" word (UOI): PositionLine writes it for an empty position.
+	StartPosition string
+	// EnginePosition, when set, turns a position text that passed
+	// CheckPosition into the engine's own writing (UOI: the ofen, see
+	// OFEN).
+	EnginePosition func(string) string
+	// EngineMove, when set, renames a move between usid's notation and the
+	// engine's, both ways (UOI's squares are transposed: TransposeSquare);
+	// the parser applies it to every move the engine writes, the command
+	// builders to every move sent.
+	EngineMove func(string) string
+	// PassCommand: the dialect tells an engine that must pass with "pass
+	// <position>" instead of go (UOI); see Go.Pass.
+	PassCommand bool
+	// ScoreQuery is the command that asks the engine for the scale of its
+	// scores ("score_scale_and_type" in USI-X, "score scale and type" in
+	// UOI), answered by "scoretype ..." (ScoreScale); "" for none. Engine
+	// sends it after the handshake.
+	ScoreQuery string
+	// BareScores: "info score 41.0" is a score, a number in the engine's
+	// declared scale without cp or mate (Score.Scaled).
+	BareScores bool
+	// LooseID: "id auther" (sic) is the author, and an empty "id name " or
+	// "id author " is no error, as the othello engines write them.
+	LooseID bool
+	// UntypedOptions: "option name X default Y" without a type is a string
+	// option (the UOI draft's example).
+	UntypedOptions bool
+	// Comments: a line that starts with '#' is a comment (UOI), never a
+	// message.
+	Comments bool
+	// StoneGameOver: the dialect has "gameover black_win|white_win|draw by
+	// <reason> bstone N wstone N" (UOI), sent by Engine.GameOverStones.
+	StoneGameOver bool
+}
+
+// HasGo reports whether the dialect has the go parameter param ("byoyomi",
+// "movetime", "mate", ...), so that a caller can emulate the limits it
+// lacks instead of asking for them.
+func (d *Dialect) HasGo(param string) bool {
+	if d.GoParams == nil {
+		switch param {
+		case "byoyomi":
+			return d.Byoyomi
+		case "binc", "winc":
+			return true
+		}
+		return true
+	}
+	return slices.Contains(d.GoParams, param)
 }
 
 // DialectUSI is the shogi protocol, as Shogidokoro speaks it.
@@ -56,13 +124,18 @@ var DialectUCI = &Dialect{
 	IsMove: IsUCIMove, CheckPosition: CheckFEN, MateInMoves: true,
 }
 
-// DialectNamed returns DialectUSI or DialectUCI by name, or nil.
+// DialectNamed returns DialectUSI, DialectUCI, DialectUSIX or DialectUOI by
+// name, or nil.
 func DialectNamed(name string) *Dialect {
 	switch name {
 	case DialectUSI.Name:
 		return DialectUSI
 	case DialectUCI.Name:
 		return DialectUCI
+	case DialectUSIX.Name:
+		return DialectUSIX
+	case DialectUOI.Name:
+		return DialectUOI
 	}
 	return nil
 }
@@ -139,8 +212,11 @@ func CheckFEN(fen string) error {
 }
 
 // PositionLine builds "position startpos|<word> <pos> [moves ...]" in d.
-// Position.SFEN holds a USI position, Position.FEN a UCI one; the other must
-// be empty.
+// Position.FEN holds a UCI position, Position.SFEN any other dialect's (a
+// USI SFEN, an othello position token); the other must be empty. In a
+// PositionOnly dialect (UOI) it is "position <pos>": moves are refused, the
+// start position is written out, and the text is turned into the engine's
+// writing (EnginePosition).
 func (d *Dialect) PositionLine(p Position) (string, error) {
 	text, other := p.SFEN, p.FEN
 	if d.PositionWord == "fen" {
@@ -149,19 +225,28 @@ func (d *Dialect) PositionLine(p Position) (string, error) {
 	if other != "" {
 		return "", fmt.Errorf("%w: a %s position in a %s engine's position command", ErrBadCommand, map[bool]string{true: "FEN", false: "SFEN"}[other == p.FEN], d.Name)
 	}
+	if d.PositionOnly && len(p.Moves) > 0 {
+		return "", fmt.Errorf("%w: a %s position command takes no moves: send the position reached", ErrBadCommand, d.Name)
+	}
 	b := make([]byte, 0, 16+len(text)+6*len(p.Moves))
 	b = append(b, "position "...)
+	if (text == "" || text == "startpos") && d.StartPosition != "" {
+		text = d.StartPosition
+	}
 	if text == "" || text == "startpos" {
 		b = append(b, "startpos"...)
 	} else {
-		if err := d.CheckPosition(text); err != nil {
+		pos, err := d.enginePosition(text)
+		if err != nil {
 			return "", err
 		}
-		b = append(b, d.PositionWord...)
-		b = append(b, ' ')
-		b = append(b, text...)
+		if d.PositionWord != "" {
+			b = append(b, d.PositionWord...)
+			b = append(b, ' ')
+		}
+		b = append(b, pos...)
 	}
-	if len(p.Moves) > 0 {
+	if len(p.Moves) > 0 || (d.MovesAlways && !d.PositionOnly) {
 		b = append(b, " moves"...)
 		var err error
 		if b, err = d.appendMoves(b, "position", p.Moves); err != nil {
@@ -171,10 +256,37 @@ func (d *Dialect) PositionLine(p Position) (string, error) {
 	return string(b), nil
 }
 
+// enginePosition checks a position text and writes it as the engine reads it.
+func (d *Dialect) enginePosition(text string) (string, error) {
+	if err := d.CheckPosition(text); err != nil {
+		return "", err
+	}
+	if d.EnginePosition != nil {
+		return d.EnginePosition(text), nil
+	}
+	return text, nil
+}
+
+// PassLine builds "pass <position>" (UOI): what an engine whose side must
+// pass is told instead of go. p must have no moves, as in PositionLine.
+func (d *Dialect) PassLine(p Position) (string, error) {
+	if !d.PassCommand {
+		return "", fmt.Errorf("%w: %s has no pass command", ErrBadCommand, d.Name)
+	}
+	line, err := d.PositionLine(p)
+	if err != nil {
+		return "", err
+	}
+	return "pass" + line[len("position"):], nil
+}
+
 func (d *Dialect) appendMoves(b []byte, what string, moves []string) ([]byte, error) {
 	for i, m := range moves {
 		if !d.IsMove(m) {
 			return nil, fmt.Errorf("%w: %s move %d %q is not a %s move", ErrBadCommand, what, i+1, clip(m), strings.ToUpper(d.Name))
+		}
+		if d.EngineMove != nil {
+			m = d.EngineMove(m)
 		}
 		b = append(b, ' ')
 		b = append(b, m...)
@@ -182,10 +294,36 @@ func (d *Dialect) appendMoves(b []byte, what string, moves []string) ([]byte, er
 	return b, nil
 }
 
+// checkGoParams refuses a go parameter the dialect does not have.
+func (d *Dialect) checkGoParams(g Go) error {
+	if d.GoParams == nil {
+		return nil
+	}
+	c := g.Clock
+	inc := c != nil && (c.BInc > 0 || c.WInc > 0)
+	for _, u := range []struct {
+		name string
+		on   bool
+	}{
+		{"ponder", g.Ponder}, {"mate", g.Mate}, {"movestogo", g.MovesToGo != 0}, {"depth", g.Depth != 0},
+		{"nodes", g.Nodes != 0}, {"movetime", g.MoveTime != 0}, {"infinite", g.Infinite},
+		{"searchmoves", len(g.SearchMoves) > 0}, {"btime", c != nil}, {"binc", inc},
+		{"byoyomi", c != nil && !inc && d.Byoyomi},
+	} {
+		if u.on && !slices.Contains(d.GoParams, u.name) {
+			return fmt.Errorf("%w: %s has no go %s", ErrBadCommand, d.Name, u.name)
+		}
+	}
+	return nil
+}
+
 // GoLine builds the go command in d. In UCI a mate search is "go mate
 // <MateMoves>", the clock "wtime btime [winc binc]" (no byoyomi); in USI
 // "go mate <ms>|infinite" and Shogidokoro's clock.
 func (d *Dialect) GoLine(g Go) (string, error) {
+	if err := d.checkGoParams(g); err != nil {
+		return "", err
+	}
 	b := make([]byte, 0, 64)
 	b = append(b, "go"...)
 	if g.Mate {

@@ -15,6 +15,14 @@
 // (byoyomi with increments, where "ponder" goes), the package does as
 // Shogidokoro does, since engines are written against it.
 //
+// The same code speaks the family's other dialects (Dialect): UCI, and for
+// othello USI-X (Yua Hyodo's "USI-X protocol, othello version": USI's words
+// over an othello board, what public othello engines speak) and the UOI
+// draft it was renamed from (DialectUSIX and DialectUOI say how they
+// differ). usi imports no game's rules: the dialects check form only, and
+// what needs a board (the position reached, for UOI; whether the side to
+// move must pass) is given by the caller.
+//
 // It has three parts:
 //
 //   - Commands (USI, Debug, IsReady, SetOption, Register, USINewGame,
@@ -24,12 +32,14 @@
 //     sent. Checks are syntactic only (IsMove, CheckSFEN): whether a position
 //     or move is legal is for the shogi package, which usi does not import.
 //   - ParseMessage, the parser for every engine message (ID, Option, USIOK,
-//     ReadyOK, BestMove, Checkmate, Info, CopyProtection, Registration). It
+//     ReadyOK, BestMove, Checkmate, Info, CopyProtection, Registration, and
+//     the othello dialects' ScoreScale). It
 //     skips unknown tokens and never panics; it allocates twice for a
 //     typical info line.
 //   - Engine, one engine process: Start (process group, handshake), options,
 //     IsReady, NewGame, Go (a Search streaming Info and ending in one
-//     Result), Stop, Ponderhit, Kill, Close.
+//     Result), Stop, Ponderhit, Kill, Close. Detect learns which dialect an
+//     engine speaks.
 //
 // # Concurrency
 //

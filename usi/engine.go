@@ -21,8 +21,9 @@ type Config struct {
 	Args []string // its arguments
 	Dir  string   // working directory; "" is this process's
 	Env  []string // environment; nil inherits this process's (as exec.Cmd)
-	// Dialect is the protocol the engine speaks: DialectUSI (nil) or
-	// DialectUCI. Detect tells which an engine speaks.
+	// Dialect is the protocol the engine speaks: DialectUSI (nil),
+	// DialectUCI, DialectUSIX or DialectUOI. Detect tells which an engine
+	// speaks.
 	Dialect *Dialect
 
 	USIOKTimeout   time.Duration // usi -> usiok (10s)
@@ -104,7 +105,8 @@ type Engine struct {
 	readyGot   uint64            // readyok lines received
 	readyCh    chan struct{}     // closed and replaced on each readyok
 	search     *Search
-	lastWords  []string // the latest lines that were not USI (stdout) or went to stderr
+	scale      *ScoreScale // the engine's answer to the dialect's ScoreQuery
+	lastWords  []string    // the latest lines that were not USI (stdout) or went to stderr
 	closing    bool
 	killReason string
 	err        error // why the process is gone; nil while it runs
@@ -207,6 +209,12 @@ func (e *Engine) handshake(ctx context.Context) error {
 	defer t.Stop()
 	select {
 	case <-e.usiok:
+		if q := e.cfg.Dialect.ScoreQuery; q != "" {
+			// Not waited for: the answer comes before the readyok of the
+			// first IsReady, and an engine that does not know the command
+			// says nothing.
+			return e.write(q)
+		}
 		return nil
 	case <-e.done:
 		return fmt.Errorf("usi: handshake: %w", e.Err())
@@ -215,6 +223,18 @@ func (e *Engine) handshake(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("usi: handshake: %w", ctx.Err())
 	}
+}
+
+// ScoreScale returns the scale the engine declared for its bare scores
+// (USI-X, UOI: "scoretype stones min -64 max 64"), asked for by Start; ok is
+// false when the engine did not answer. Reliable after the first IsReady.
+func (e *Engine) ScoreScale() (s ScoreScale, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.scale == nil {
+		return ScoreScale{}, false
+	}
+	return *e.scale, true
 }
 
 // Dialect returns the protocol the engine speaks.

@@ -33,4 +33,9 @@ var (
 	// search or an option change yet (USI sends setoption only to a waiting
 	// engine).
 	ErrBusy = errors.New("usi: engine busy with a search")
+
+	// ErrUndecided: Detect saw usiok but not, in time, whether the engine
+	// plays shogi (USI) or othello (USI-X). It is also an ErrTimeout when
+	// the time ran out.
+	ErrUndecided = errors.New("usi: usiok, but USI or USI-X undecided")
 )

@@ -68,6 +68,25 @@ func (e *Engine) GameOver(r GameResult) error {
 	return e.sendIdle(GameOver{Result: r})
 }
 
+// GameOverStones sends UOI's "gameover <result> by <reason> bstone N wstone
+// N" in a dialect that has it (StoneGameOver); elsewhere it only checks the
+// command and that no search runs, as GameOver does.
+func (e *Engine) GameOverStones(g GameOverStones) error {
+	if !e.cfg.Dialect.StoneGameOver {
+		if _, err := g.Line(); err != nil {
+			return err
+		}
+		e.mu.Lock()
+		busy := e.search != nil
+		e.mu.Unlock()
+		if busy {
+			return ErrBusy
+		}
+		return nil
+	}
+	return e.sendIdle(g)
+}
+
 // newGameCmd is the dialect's new-game command.
 type newGameCmd struct{ d *Dialect }
 
@@ -95,13 +114,24 @@ func (e *Engine) sendIdle(c Command) error {
 // still the engine's bestmove. A "go mate" search ends with Checkmate (or
 // with BestMove, from engines such as fairy-stockfish).
 func (e *Engine) Go(ctx context.Context, pos Position, g Go) (*Search, error) {
-	posLine, err := e.cfg.Dialect.PositionLine(pos)
-	if err != nil {
-		return nil, err
-	}
-	goLine, err := e.cfg.Dialect.GoLine(g)
-	if err != nil {
-		return nil, err
+	d := e.cfg.Dialect
+	var lines string
+	if g.Pass && d.PassCommand {
+		passLine, err := d.PassLine(pos)
+		if err != nil {
+			return nil, err
+		}
+		lines = passLine + "\n"
+	} else {
+		posLine, err := d.PositionLine(pos)
+		if err != nil {
+			return nil, err
+		}
+		goLine, err := d.GoLine(g)
+		if err != nil {
+			return nil, err
+		}
+		lines = posLine + "\n" + goLine + "\n"
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -123,11 +153,16 @@ func (e *Engine) Go(ctx context.Context, pos Position, g Go) (*Search, error) {
 	s := newSearch(e, g.Ponder)
 	e.search = s
 	e.mu.Unlock()
-	err = e.writeLocked(posLine + "\n" + goLine + "\n")
+	err := e.writeLocked(lines)
 	e.writeMu.Unlock()
 	if err != nil {
 		e.endSearch(s, Result{}, err)
 		return nil, err
+	}
+	if g.Pass && d.PassCommand {
+		// The engine does not answer a pass command: its move is the pass.
+		e.endSearch(s, Result{BestMove: &BestMove{Move: MovePass}}, nil)
+		return s, nil
 	}
 	s.watch(ctx)
 	return s, nil

@@ -8,8 +8,9 @@ import (
 
 // Message is a line from the engine, parsed by ParseMessage. The concrete
 // types are ID, Option, USIOK, ReadyOK, BestMove, Checkmate, Info,
-// CopyProtection and Registration (values, not pointers). String prints the
-// message back in canonical USI form.
+// CopyProtection, Registration and ScoreScale (values, not pointers).
+// String prints the message back in canonical USI form (moves in usid's
+// notation).
 type Message interface {
 	String() string
 	message()
@@ -158,8 +159,15 @@ const (
 // Score is "score cp <x>" or "score mate <y>|+|-", from the engine's side.
 type Score struct {
 	Mate bool // Value counts plies to mate; negative: the engine is mated
-	// Value is centipawns, or plies to mate when Mate.
+	// Value is centipawns, or plies to mate when Mate; for a Scaled score,
+	// Points in hundredths, rounded ("score 4.1" is 410, as centipawns are
+	// hundredths of a pawn).
 	Value int
+	// Scaled: a bare score ("score 41.0", USI-X and UOI), Points in the
+	// engine's declared scale (Engine.ScoreScale), larger better for the
+	// engine. Engine clamps it to that scale (ScoreScale.Clamp).
+	Scaled bool
+	Points float64
 	// MateSign is '+' or '-' for "score mate +" and "score mate -": the
 	// engine sees a mate but not its length. Value is then 0.
 	MateSign byte
@@ -187,9 +195,14 @@ func ParseMessage(line string) (Message, error) { return DialectUSI.ParseMessage
 // ParseMessage parses one line from an engine of dialect d, as the package
 // ParseMessage does for USI. In UCI, "uciok" is the USIOK message, moves
 // are UCI moves, "bestmove (none)" (or "0000") has the move MoveNone, and
-// there is no "checkmate".
+// there is no "checkmate". The othello dialects' differences (bare scores,
+// scoretype, pass and resign, loose id lines, untyped options, comments,
+// UOI's squares renamed into USI-X's) are the Dialect's fields.
 func (d *Dialect) ParseMessage(line string) (Message, error) {
-	sc := scanner{s: line, isMove: d.IsMove}
+	if d.isComment(line) {
+		return nil, syntaxError("a comment", line)
+	}
+	sc := scanner{s: line, d: d}
 	for {
 		tok := sc.next()
 		switch tok {
@@ -204,9 +217,13 @@ func (d *Dialect) ParseMessage(line string) (Message, error) {
 				return parseCheckmate(&sc, line)
 			}
 		case "id":
-			return parseID(&sc, line)
+			return parseID(&sc, line, d.LooseID)
 		case "option":
-			return parseOption(&sc, line)
+			return parseOption(&sc, line, d.UntypedOptions)
+		case "scoretype":
+			if d.ScoreQuery != "" {
+				return parseScoreScale(&sc, line)
+			}
 		case d.HelloOK:
 			return USIOK{}, nil
 		case "readyok":
@@ -237,9 +254,24 @@ func syntaxError(msg, line string) error { return &syntaxErr{msg, line} }
 // scanner splits a line into tokens without allocating: tokens are substrings
 // of the line. Every byte up to ' ' separates tokens.
 type scanner struct {
-	s      string
-	i      int
-	isMove func(string) bool // the dialect's
+	s string
+	i int
+	d *Dialect
+}
+
+// move consumes the next token if it is a move of the dialect, and returns
+// it in usid's notation.
+func (sc *scanner) move() (string, bool) {
+	i := sc.i
+	tok := sc.next()
+	if !sc.d.IsMove(tok) {
+		sc.i = i
+		return "", false
+	}
+	if sc.d.EngineMove != nil {
+		tok = sc.d.EngineMove(tok)
+	}
+	return tok, true
 }
 
 func (sc *scanner) skipSpace() {
@@ -289,10 +321,8 @@ func (sc *scanner) rest() string {
 func (sc *scanner) moves() []string {
 	var out []string
 	for {
-		i := sc.i
-		tok := sc.next()
-		if !sc.isMove(tok) {
-			sc.i = i
+		tok, ok := sc.move()
+		if !ok {
 			return out
 		}
 		if out == nil {
@@ -402,10 +432,14 @@ func parseInfo(sc *scanner) Info {
 		case "upperbound":
 			in.Score.Bound = UpperBound
 		case "pv":
+			if sc.d.BareScores && sc.peek() == "None" {
+				sc.next() // UOI: a score without a pv
+				continue
+			}
 			in.PV, in.Fields = sc.moves(), in.Fields|InfoPV
 		case "currmove":
-			if m := sc.peek(); sc.isMove(m) {
-				in.CurrMove, in.Fields = sc.next(), in.Fields|InfoCurrMove
+			if m, ok := sc.move(); ok {
+				in.CurrMove, in.Fields = m, in.Fields|InfoCurrMove
 			}
 		case "refutation":
 			in.Refutation, in.Fields = sc.moves(), in.Fields|InfoRefutation
@@ -440,18 +474,27 @@ func parseScore(sc *scanner, in *Info) {
 	switch kind {
 	case "cp":
 		if n, ok := parseInt(val); ok {
-			in.Score.Mate, in.Score.Value, in.Score.MateSign = false, int(n), 0
+			in.Score = Score{Value: int(n), Bound: in.Score.Bound}
 			in.Fields |= InfoScore
 			return
 		}
 	case "mate":
 		if val == "+" || val == "-" {
-			in.Score.Mate, in.Score.Value, in.Score.MateSign = true, 0, val[0]
+			in.Score = Score{Mate: true, MateSign: val[0], Bound: in.Score.Bound}
 			in.Fields |= InfoScore
 			return
 		}
 		if n, ok := parseInt(val); ok {
-			in.Score.Mate, in.Score.Value, in.Score.MateSign = true, int(n), 0
+			in.Score = Score{Mate: true, Value: int(n), Bound: in.Score.Bound}
+			in.Fields |= InfoScore
+			return
+		}
+	}
+	if sc.d.BareScores {
+		if f, ok := parseScoreNumber(kind); ok {
+			sc.i = i
+			sc.next()
+			in.Score = Score{Scaled: true, Points: f, Value: roundScore(f), Bound: in.Score.Bound}
 			in.Fields |= InfoScore
 			return
 		}
@@ -460,10 +503,13 @@ func parseScore(sc *scanner, in *Info) {
 }
 
 func parseBestMove(sc *scanner, line string, d *Dialect) (Message, error) {
-	m := sc.next()
+	m, ok := sc.move()
+	if !ok {
+		m = sc.next()
+	}
 	switch {
-	case d.IsMove(m):
-	case d.GameOver && (m == MoveResign || m == MoveWin):
+	case ok:
+	case (d.GameOver || d.Resign) && m == MoveResign, d.GameOver && m == MoveWin:
 	case !d.GameOver && (m == MoveNone || m == "0000"):
 		m = MoveNone
 	default:
@@ -475,8 +521,8 @@ func parseBestMove(sc *scanner, line string, d *Dialect) (Message, error) {
 		case "":
 			return bm, nil
 		case "ponder":
-			if p := sc.peek(); d.IsMove(p) {
-				bm.Ponder = sc.next()
+			if p, ok := sc.move(); ok {
+				bm.Ponder = p
 			}
 		}
 	}
@@ -499,19 +545,24 @@ func parseCheckmate(sc *scanner, line string) (Message, error) {
 	return Checkmate{Result: MateFound, Moves: moves}, nil
 }
 
-func parseID(sc *scanner, line string) (Message, error) {
+// parseID reads an id line; loose, "id auther" is the author and an empty
+// value is an ID that says nothing.
+func parseID(sc *scanner, line string, loose bool) (Message, error) {
 	field := sc.next()
+	if loose && field == "auther" {
+		field = "author"
+	}
+	if field != "name" && field != "author" {
+		return nil, syntaxError("unknown id field", line)
+	}
 	val := sc.rest()
-	if val == "" {
+	switch {
+	case val == "" && !loose:
 		return nil, syntaxError("empty id", line)
-	}
-	switch field {
-	case "name":
+	case field == "name":
 		return ID{Name: val}, nil
-	case "author":
-		return ID{Author: val}, nil
 	}
-	return nil, syntaxError("unknown id field", line)
+	return ID{Author: val}, nil
 }
 
 func parseStatus(sc *scanner) (string, bool) {
@@ -551,21 +602,27 @@ func (sc *scanner) words() string {
 	}
 }
 
-func parseOption(sc *scanner, line string) (Message, error) {
+func parseOption(sc *scanner, line string, untyped bool) (Message, error) {
 	if sc.next() != "name" {
 		return nil, syntaxError("option without name", line)
 	}
 	// The name runs up to the first "type" that is followed by a known type:
-	// fairy-stockfish sends names with spaces ("Debug Log File").
+	// fairy-stockfish sends names with spaces ("Debug Log File"). Untyped
+	// (UOI), "default" may end it instead: a string option.
 	var name strings.Builder
 	var typ string
 	for {
+		i := sc.i
 		tok := sc.next()
 		if tok == "" {
 			return nil, syntaxError("option without type", line)
 		}
 		if tok == "type" && isOptionType(sc.peek()) {
 			typ = sc.next()
+			break
+		}
+		if untyped && tok == "default" {
+			typ, sc.i = string(TypeString), i
 			break
 		}
 		if name.Len() > 0 {
@@ -692,6 +749,8 @@ func (in Info) String() string {
 	num(InfoMultiPV, "multipv", int64(in.MultiPV))
 	if in.Has(InfoScore) {
 		switch {
+		case in.Score.Scaled:
+			b = append(append(b, " score "...), formatScore(in.Score.Points)...)
 		case !in.Score.Mate:
 			b = strconv.AppendInt(append(b, " score cp "...), int64(in.Score.Value), 10)
 		case in.Score.MateSign != 0:

@@ -156,9 +156,18 @@ func (e *Engine) handle(line string) {
 	switch m := msg.(type) {
 	case Info:
 		if s := e.ActiveSearch(); s != nil {
+			if m.Score.Scaled {
+				if sc, ok := e.ScoreScale(); ok {
+					m.Score = sc.Clamp(m.Score)
+				}
+			}
 			s.push(m)
 		}
 		return
+	case ScoreScale:
+		e.mu.Lock()
+		e.scale = &m
+		e.mu.Unlock()
 	case BestMove:
 		e.finishActive(Result{BestMove: &m}, line)
 	case Checkmate:

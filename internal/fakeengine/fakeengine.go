@@ -1,7 +1,9 @@
 // Package fakeengine is the one scripted USI engine of usid's tests, for the
 // faults real engines do not produce on demand: hanging on stop, slow or
 // failed starts, dying at a set time or mid-search, floods and garbage on
-// stdout, a doctored mate line, and the dialects that package probe learns.
+// stdout, a doctored mate line, and the dialects that package probe learns;
+// and the othello engines (USI-X and the UOI draft, othello.go), of which
+// no real one is packaged.
 //
 // A test binary runs it as a child process of itself, as os/exec's own tests
 // do: TestMain calls RunIfRequested first, and tests start the engine with
@@ -128,6 +130,9 @@ func Main(mode string) int {
 	}
 	if isUCIMode(mode) {
 		return mainUCI(mode)
+	}
+	if isOthelloMode(mode) {
+		return mainOthello(mode, arg)
 	}
 	switch mode {
 	case ExitNow:

@@ -22,7 +22,7 @@ const (
 	UCINo960     = "uci-no960"      // advertises no UCI_Chess960 (an engine that cannot take Chess960)
 )
 
-// EnvLog names a file the UCI modes append every line they read to, so
+// EnvLog names a file the UCI and othello modes append every line they read to, so
 // that a test can show what an engine never saw.
 const EnvLog = "USID_FAKE_ENGINE_LOG"
 
