@@ -59,9 +59,10 @@ type Game interface {
 	Name() string
 	// Field is the JSON field a client's position comes in ("sfen").
 	Field() string
-	// Dialect is the name of the engine protocol that plays this game
-	// (usi.Dialect's Name: "usi", "uci").
-	Dialect() string
+	// Dialects are the names of the engine protocols that play this game
+	// (usi.Dialect's Name: "usi"; "uci"; "usix", "uoi"), the main one
+	// first.
+	Dialects() []string
 	// Keyword introduces a position other than the start in a position
 	// command ("sfen" in "position sfen <text> moves ...", "fen").
 	Keyword() string
@@ -157,6 +158,13 @@ type Handicaps interface {
 	// HandicapStart is the start position of the handicap named name,
 	// or "" for a name the game does not know (and for the even game).
 	HandicapStart(name string) string
+}
+
+// Reached is what a position provides whose engines must be told the
+// position it reached rather than its start and moves (othello's engines
+// misplay a pass inside a move list).
+type Reached interface {
+	SendReached() bool
 }
 
 // Records is what a game whose records usid reads and writes provides
@@ -373,7 +381,7 @@ func Register(g Game) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, h := range games {
-		if h.Name() == g.Name() || h.Field() == g.Field() || h.Dialect() == g.Dialect() {
+		if h.Name() == g.Name() || h.Field() == g.Field() || slices.ContainsFunc(g.Dialects(), func(d string) bool { return slices.Contains(h.Dialects(), d) }) {
 			panic("game: " + g.Name() + " registered twice")
 		}
 	}
@@ -409,7 +417,7 @@ func ByField(f string) Game {
 
 // ForDialect is the game engines of dialect d play, or nil.
 func ForDialect(d string) Game {
-	return find(func(g Game) bool { return g.Dialect() == d })
+	return find(func(g Game) bool { return slices.Contains(g.Dialects(), d) })
 }
 
 func find(ok func(Game) bool) Game {

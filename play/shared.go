@@ -230,7 +230,7 @@ func (m *Manager) checkStored(st *State, b *board, now time.Time) *session.Error
 			return perr
 		}
 	}
-	if d := usi.DialectNamed(b.g.Dialect()); d != nil && !d.Byoyomi {
+	if d := usi.DialectNamed(b.g.Dialects()[0]); d != nil && !d.Byoyomi {
 		if err := o.checkIncrements(b.g.Name()); err != nil {
 			return err
 		}

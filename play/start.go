@@ -126,7 +126,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	if prof != nil && prof.Game() != rules.Name() {
 		return newError(session.CodeGameMismatch, "engine %s plays %s; the position is of %s", engine, prof.Game(), rules.Name())
 	}
-	if d := usi.DialectNamed(rules.Dialect()); d != nil && !d.Byoyomi {
+	if d := usi.DialectNamed(rules.Dialects()[0]); d != nil && !d.Byoyomi {
 		if err := o.checkIncrements(rules.Name()); err != nil {
 			return err
 		}

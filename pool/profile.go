@@ -5,6 +5,7 @@ package pool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -84,8 +85,12 @@ func (k *kind) dialectOf(ctx context.Context) (d *usi.Dialect, guessed bool) {
 		return d, false
 	}
 	d, err := usi.Detect(ctx, k.usiConfig(k.log), min(quickDetect, k.cfg.Timeouts.Start))
+	if errors.Is(err, usi.ErrUndecided) {
+		k.log.Info("engine answered usiok but did not show its game (shogi or othello) in time; taken for USI", "within", quickDetect)
+		return usi.DialectUSI, true
+	}
 	if err != nil {
-		k.log.Info("engine answered neither usi nor uci at once; taken for USI", "within", quickDetect)
+		k.log.Info("engine answered neither usi, uci nor uoi at once; taken for USI", "within", quickDetect)
 		return usi.DialectUSI, true
 	}
 	k.log.Info("engine dialect learned", "protocol", d.Name)

@@ -19,11 +19,18 @@ type gameProbe struct {
 	mateGo  usi.Go
 	plainGo usi.Go // a plain timed search every engine of the dialect takes
 	keyword string
+	// reached: the dialect takes the position reached, no moves (UOI).
+	reached bool
 }
 
 // position is the engine's position command for text ("startpos" or the
 // game's position text) and moves.
 func (p *gameProbe) position(text string, moves []string) usi.Position {
+	if p.reached && len(moves) > 0 {
+		if q, err := p.g.Check(text, "", moves); err == nil {
+			return usi.NewPosition(p.keyword, q.Text(), nil)
+		}
+	}
 	return usi.NewPosition(p.keyword, text, moves)
 }
 
@@ -52,7 +59,7 @@ func gameOf(d *usi.Dialect) *gameProbe {
 	if g == nil {
 		g = game.Default()
 	}
-	p := &gameProbe{g: g, Probe: g.Probe(), keyword: g.Keyword(),
+	p := &gameProbe{g: g, Probe: g.Probe(), keyword: g.Keyword(), reached: d.PositionOnly,
 		mateGo:  usi.Go{Mate: true, MateTime: 2 * time.Second},
 		plainGo: usi.Go{MoveTime: baseline}}
 	if d.MateInMoves {

@@ -387,6 +387,11 @@ type Score struct {
 	CP       *int   `json:"cp,omitempty"`
 	Mate     *int   `json:"mate,omitempty"`
 	MateSign string `json:"mate_sign,omitempty"`
+	// Points and Scale: an engine's bare score in its declared scale
+	// ("score 41.0" of an othello engine whose scale is "stone", "WP" or
+	// "other"); CP is then the same in hundredths of the game's unit.
+	Points *float64 `json:"points,omitempty"`
+	Scale  string   `json:"scale,omitempty"`
 }
 
 // Event types.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -74,6 +75,9 @@ type job struct {
 	// mateInMoves: the position's engines search mates in moves and
 	// answer with bestmove (usi.Dialect.MateInMoves).
 	mateInMoves bool
+	// scale is the engine's declared scale of bare scores (usi.ScoreScale:
+	// othello engines), learned when the search starts; nil for none.
+	scale *usi.ScoreScale
 	limits      Limits // analyze
 	multipv     int    // analyze
 	bounded     bool   // analyze: REST refuses unbounded searches
@@ -103,7 +107,7 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 		return nil, perr
 	}
 	g := pos.Game()
-	dialect := usi.DialectNamed(g.Dialect())
+	dialect := usi.DialectNamed(g.Dialects()[0])
 	j := &job{id: r.ID, pos: pos, engine: r.Engine, kif: r.Notation != "", mateInMoves: dialect != nil && dialect.MateInMoves}
 	if j.engine == "" {
 		j.engine = c.DefaultEngine
@@ -388,8 +392,14 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	if j.historyRepeats() {
 		lease.EndGame() // the engine's hash may carry the repetition: not into the next lease (cache.go)
 	}
+	if sc, ok := eng.ScoreScale(); ok {
+		j.scale = &sc
+	}
+	if d := eng.Dialect(); d != nil && d.PassCommand && j.pos.CheckMove(usi.MovePass) == nil {
+		p.cmd.Pass = true // the side to move must pass: UOI says "pass <position>", not go
+	}
 	searched := time.Now() // go: where an emulated nodes limit's count starts
-	s, err := lease.Go(ctx, j.pos.USI, p.cmd)
+	s, err := lease.Go(ctx, enginePosition(j, eng.Dialect()), p.cmd)
 	if err != nil {
 		m.settle(true) // nothing searched: all comes back
 		if errors.Is(err, context.Canceled) {
@@ -595,7 +605,7 @@ func (c *Service) infoEvent(j *job, in *usi.Info) *Event {
 	ev := &Event{Type: EventInfo, ID: j.id, MultiPV: max(in.MultiPV, 1), Depth: in.Depth, SelDepth: in.SelDepth,
 		Nodes: in.Nodes, NPS: in.NPS, TimeMS: in.Time, Hashfull: in.Hashfull, PV: in.PV, Text: in.Text}
 	if in.Has(usi.InfoScore) {
-		ev.Score = scoreOf(in.Score)
+		ev.Score = j.scoreOf(in.Score)
 		switch in.Score.Bound {
 		case usi.LowerBound:
 			ev.Bound = "lower"
@@ -610,6 +620,41 @@ func (c *Service) infoEvent(j *job, in *usi.Info) *Event {
 		j.setPVNotation(ev, in.PV) // an engine's bad move cuts the notation short
 	}
 	return ev
+}
+
+// enginePosition is the position command's payload for an engine of
+// dialect d: the start and the moves, or the position reached alone where
+// the dialect takes no moves (UOI) or the game says engines misread the
+// moves (game.Reached: a pass inside an othello move list).
+func enginePosition(j *job, d *usi.Dialect) usi.Position {
+	r, ok := j.pos.Position.(game.Reached)
+	if (d == nil || !d.PositionOnly) && (!ok || !r.SendReached()) || len(j.pos.USI.Moves) == 0 {
+		return j.pos.USI
+	}
+	return usi.NewPosition(j.pos.Game().Keyword(), j.pos.Text(), nil)
+}
+
+// scoreOf is an engine's score as clients get it. A bare score in the
+// engine's declared scale (othello's "score 41.0") keeps its number
+// (Points, Scale) and is also given in hundredths of the game's unit (CP):
+// a disc difference as is, a win probability through the game's win-rate
+// curve, so that the eval bar and the verdicts read every engine alike.
+func (j *job) scoreOf(s usi.Score) *Score {
+	v := s.Value
+	if s.Scaled {
+		pts := s.Points
+		sc := &Score{CP: &v, Points: &pts}
+		if j.scale != nil {
+			sc.Scale = string(j.scale.Type)
+			if j.scale.Type == usi.ScoreWP && j.scale.Max > j.scale.Min {
+				p := min(max((pts-j.scale.Min)/(j.scale.Max-j.scale.Min), 0.001), 0.999)
+				cp := int(math.Round(j.pos.Game().WinRateScale() * math.Log(p/(1-p))))
+				sc.CP = &cp
+			}
+		}
+		return sc
+	}
+	return scoreOf(s)
 }
 
 func scoreOf(s usi.Score) *Score {

@@ -36,13 +36,20 @@ func TestContract(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, g := range all {
-		for _, k := range []string{"name " + g.Name(), "field " + g.Field(), "dialect " + g.Dialect()} {
+		keys := []string{"name " + g.Name(), "field " + g.Field()}
+		for _, d := range g.Dialects() {
+			keys = append(keys, "dialect "+d)
+			if game.ForDialect(d) != g {
+				t.Errorf("%s: not found by its dialect %s", g.Name(), d)
+			}
+		}
+		for _, k := range keys {
 			if seen[k] {
 				t.Errorf("%s: %s twice", g.Name(), k)
 			}
 			seen[k] = true
 		}
-		if game.Named(g.Name()) != g || game.ByField(g.Field()) != g || game.ForDialect(g.Dialect()) != g {
+		if game.Named(g.Name()) != g || game.ByField(g.Field()) != g {
 			t.Errorf("%s: not found by its names", g.Name())
 		}
 		t.Run(g.Name(), func(t *testing.T) { contract(t, g, seen) })

@@ -29,7 +29,7 @@ const winRateScale = 1 / 0.00368208
 
 func (chessGame) Name() string          { return "chess" }
 func (chessGame) Field() string         { return "fen" }
-func (chessGame) Dialect() string       { return "uci" }
+func (chessGame) Dialects() []string    { return []string{"uci"} }
 func (chessGame) Keyword() string       { return "fen" }
 func (chessGame) Notation() string      { return "san" }
 func (chessGame) FirstSide() string     { return game.White }

@@ -28,7 +28,7 @@ const winRateScale = 550
 
 func (othelloGame) Name() string          { return "othello" }
 func (othelloGame) Field() string         { return "othello" }
-func (othelloGame) Dialect() string       { return "usix" }
+func (othelloGame) Dialects() []string    { return []string{"usix", "uoi"} }
 func (othelloGame) Keyword() string       { return "sfen" }
 func (othelloGame) Notation() string      { return "" }
 func (othelloGame) FirstSide() string     { return game.Black }
@@ -116,6 +116,19 @@ func (p *position) Moves() []string {
 		out[i] = m.String()
 	}
 	return out
+}
+
+// SendReached: a move list with a pass is sent as the position reached
+// (game.Reached): an engine seen (Azisai) answers illegal moves after a
+// pass inside "position startpos moves ...", and none misreads the
+// position itself; othello's rules need no history.
+func (p *position) SendReached() bool {
+	for _, m := range p.moves {
+		if m == othello.Pass {
+			return true
+		}
+	}
+	return false
 }
 
 // Repeats: never. Every move but a pass adds a disc, and two passes in a

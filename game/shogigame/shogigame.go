@@ -24,7 +24,7 @@ const winRateScale = 600
 
 func (shogiGame) Name() string          { return "shogi" }
 func (shogiGame) Field() string         { return "sfen" }
-func (shogiGame) Dialect() string       { return "usi" }
+func (shogiGame) Dialects() []string    { return []string{"usi"} }
 func (shogiGame) Keyword() string       { return "sfen" }
 func (shogiGame) Notation() string      { return "kif" }
 func (shogiGame) FirstSide() string     { return game.Black }
