@@ -428,8 +428,9 @@ func (g *game) engineMoved(ev *session.Event) {
 func (g *game) played(move, note string, took time.Duration) bool {
 	mover := g.b.turn()
 	g.st.Moves = append(g.st.Moves, move)
-	notes := g.b.notes(&g.st)
-	*notes = append(*notes, note)
+	if notes := g.b.notes(&g.st); notes != nil { // (a game whose moves need no notation has none)
+		*notes = append(*notes, note)
+	}
 	g.st.TimesMS = append(g.st.TimesMS, took.Milliseconds())
 	g.periodEnd(mover)
 	if r := g.b.play(move); r != nil {

@@ -161,6 +161,9 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	if o.Clock.of(engSide).IncMS > 0 && prof != nil && prof.Goes("binc") != probe.Native {
 		return newError(session.CodeUnsupported, "engine %s does not take binc/winc; give it byoyomi", engine)
 	}
+	if d := usi.DialectNamed(prof.Protocol); prof != nil && d != nil && !d.HasGo("byoyomi") && (o.Clock.B.ByoyomiMS > 0 || o.Clock.W.ByoyomiMS > 0) {
+		return newError(session.CodeUnsupported, "engine %s speaks %s, whose clocks have no byoyomi; give it increments", engine, d.Name)
+	}
 	if who.Budget != nil {
 		if wait := who.Budget.Take(context.WithoutCancel(ctx), 0); wait > 0 {
 			return newError(session.CodeTooManyRequests, "this client's engine time is spent; retry in %ds", int(wait.Seconds())+1)

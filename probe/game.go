@@ -65,8 +65,11 @@ func gameOf(d *usi.Dialect) *gameProbe {
 	if d.MateInMoves {
 		p.mateGo = usi.Go{Mate: true, MateMoves: 1}
 	}
-	if d.Byoyomi {
+	switch {
+	case d.Byoyomi && d.HasGo("byoyomi"):
 		p.plainGo = usi.Go{Clock: &usi.Clock{Byoyomi: baseline}}
+	case !d.HasGo("movetime"): // the UOI draft's go has clocks only
+		p.plainGo = usi.Go{Clock: &usi.Clock{BTime: baseline, WTime: baseline}}
 	}
 	return p
 }

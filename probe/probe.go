@@ -446,6 +446,10 @@ func (r *runner) mate(ctx context.Context) error {
 		// engine could misread.
 		p.Checkmate, p.AfterMate = false, AfterMateOK
 		p.set("checkmate", SourceDefault, "the game ("+r.g.g.Name()+") has no mate search")
+		if p.MateOnly { // neither analysis nor mates: try it for analysis
+			p.MateOnly = false
+			p.set("mate_only", SourceProbed, p.Notes["mate_only"]+"; the game has no mates")
+		}
 		p.set("after_mate", SourceDefault, "")
 		return nil
 	}

@@ -338,7 +338,7 @@ func mainOthello(mode, arg string) int {
 				if len(words) < 3 {
 					return crash("position: " + line)
 				}
-				if board, ok = boardFromToken(words[2]); !ok || strings.Contains(words[2], "0") {
+				if board, ok = boardFromToken(words[2]); !ok || strings.Contains(words[2][:64], "0") { // a zero among the cells: an ofen (the move number may hold one)
 					return crash("bad position: " + line)
 				}
 				rest = words[3:]

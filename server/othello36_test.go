@@ -1,0 +1,226 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/othello"
+	"github.com/usid/usid/pool"
+)
+
+// othelloEnv serves othello engines from minimal entries (name and path:
+// what they speak is learned): a USI-X engine, a UOI-draft engine, and a
+// USI-X engine that misplays a pass inside a move list.
+func othelloEnv(t *testing.T) *env {
+	t.Helper()
+	fake := func(name, mode string) pool.EngineConfig {
+		return pool.EngineConfig{Name: name, Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + mode}}
+	}
+	e, err := newEnvWith([]pool.EngineConfig{fake("usix", fakeengine.USIX), fake("uoi", fakeengine.UOI),
+		fake("misplay", fakeengine.USIXPassMisplay), fake("float", fakeengine.USIXFloat)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.close)
+	return e
+}
+
+// passPosition is a game from the start whose last move is a pass: White
+// had no square. Found by walking the legal moves (the rules, not an
+// engine, say where a pass comes).
+func passPosition(t *testing.T) []string {
+	t.Helper()
+	var walk func(p *othello.Position, moves []string, depth int) []string
+	walk = func(p *othello.Position, moves []string, depth int) []string {
+		if len(moves) > 0 && moves[len(moves)-1] == "pass" && !p.IsOver() {
+			return moves
+		}
+		if depth == 0 || p.IsOver() {
+			return nil
+		}
+		for _, m := range p.LegalMoves() {
+			q := *p
+			q.Play(m)
+			if r := walk(&q, append(append([]string(nil), moves...), m.String()), depth-1); r != nil {
+				return r
+			}
+		}
+		return nil
+	}
+	// The shortest games with a pass are short: a wipe-out needs only 9
+	// plies, and a side runs out of squares early in some lines.
+	for depth := 1; depth <= 12; depth++ {
+		if r := walk(othello.Startpos(), nil, depth); r != nil {
+			return r
+		}
+	}
+	t.Fatal("no game with a pass within 12 plies")
+	return nil
+}
+
+// TestOthelloEngines (issue 36): USI-X and UOI engines learned from a
+// minimal entry answer REST and WebSocket analyses of othello positions,
+// their best moves checked by the rules; a pass inside the move list is
+// sent as the position reached (the misplaying engine then answers a
+// legal move); a position of another game is refused.
+func TestOthelloEngines(t *testing.T) {
+	e := othelloEnv(t)
+	for _, st := range e.pool.Status() {
+		if st.Profile == nil || st.Profile.Game() != "othello" {
+			t.Fatalf("engine %s: profile %+v, want othello", st.Name, st.Profile)
+		}
+	}
+	began := time.Now()
+	after := []string{"f5", "d6", "c3"}
+	for _, name := range []string{"usix", "uoi", "float"} {
+		code, _, v := call(t, e, http.MethodPost, "/v1/analyze", map[string]any{"engine": name,
+			"position": map[string]any{"othello": "startpos", "moves": after}, "limits": map[string]any{"movetime_ms": 100}})
+		if code != 200 {
+			t.Fatalf("%s: analyze: %d %v", name, code, v)
+		}
+		pos, _ := othello.Load("startpos", after)
+		if _, err := pos.CheckMove(v["bestmove"].(string)); err != nil {
+			t.Errorf("%s: best move %v: %v", name, v["bestmove"], err)
+		}
+		lines, _ := v["lines"].([]any)
+		if name != "uoi" && len(lines) != 1 {
+			t.Errorf("%s: lines %v", name, v["lines"])
+		}
+		t.Logf("%s answered after %v", name, time.Since(began))
+		if name == "float" {
+			sc := lines[0].(map[string]any)["score"].(map[string]any)
+			if sc["points"] != 41.0 || num(sc["cp"]) != 4100 {
+				t.Errorf("float scores: %v, want points 41 and cp 4100", sc)
+			}
+		}
+	}
+
+	// A pass in the list: the misplaying engine is told the position
+	// reached, and answers a legal move.
+	moves := passPosition(t)
+	code, _, v := call(t, e, http.MethodPost, "/v1/analyze", map[string]any{"engine": "misplay",
+		"position": map[string]any{"othello": "startpos", "moves": moves}, "limits": map[string]any{"nodes": 1000}})
+	pos, _ := othello.Load("startpos", moves)
+	if code != 200 {
+		t.Fatalf("after a pass (%v): %d %v", moves, code, v)
+	}
+	if _, err := pos.CheckMove(v["bestmove"].(string)); err != nil {
+		t.Errorf("after a pass: best move %v: %v", v["bestmove"], err)
+	}
+	var sentPass bool
+	for _, l := range e.sentTo("misplay") {
+		sentPass = sentPass || strings.HasPrefix(l, "position") && strings.Contains(l, "pass")
+	}
+	if sentPass {
+		t.Error("a move list with a pass was sent to the engine")
+	}
+
+	// The WebSocket: an analysis until stop, one terminal event.
+	cl := dial(t, e)
+	cl.send(map[string]any{"type": "analyze", "id": "a1", "engine": "usix", "position": map[string]any{"othello": "startpos"}})
+	cl.until(10*time.Second, func(ev map[string]any) bool { return ev["id"] == "a1" && ev["type"] == "info" })
+	cl.send(map[string]any{"type": "stop", "id": "a1"})
+	end := last(cl.terminal("a1", 10*time.Second))
+	if end["type"] != "bestmove" || !strings.Contains("c4 d3 e6 f5", end["move"].(string)) {
+		t.Errorf("terminal event %v", end)
+	}
+
+	// Another game's position for an othello engine.
+	if code, _, v := call(t, e, http.MethodPost, "/v1/analyze", map[string]any{"engine": "usix",
+		"position": map[string]any{"sfen": "startpos"}, "limits": map[string]any{"nodes": 1000}}); code != 422 || v["code"] != "game_mismatch" {
+		t.Errorf("a shogi position for an othello engine: %d %v", code, v)
+	}
+	e.waitIdle(t)
+}
+
+// TestOthelloPlayAndAnalysis (issue 36): a game against each othello
+// engine played to its end by the rules (the human playing the first legal
+// square, passing when it must), the result by disc count; then the game
+// analysed, every position evaluated and the last judged by the count.
+func TestOthelloPlayAndAnalysis(t *testing.T) {
+	e := othelloEnv(t)
+	// The UOI draft's clocks have increments, no byoyomi.
+	clocks := map[string]any{"usix": map[string]any{"main_ms": 600000, "byoyomi_ms": 1000}, "uoi": map[string]any{"main_ms": 600000, "inc_ms": 1000}}
+	for _, name := range []string{"usix", "uoi"} {
+		cl := dial(t, e)
+		cl.send(map[string]any{"type": "play_start", "id": "p", "engine": name, "position": map[string]any{"othello": "startpos"},
+			"play": map[string]any{"side": "b", "clock": map[string]any{"b": map[string]any{"main_ms": 600000}, "w": clocks[name]}}})
+		play := func(ev map[string]any) map[string]any { p, _ := ev["play"].(map[string]any); return p }
+		st := play(last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["id"] == "p" })))
+		if st == nil || st["status"] != "playing" {
+			t.Fatalf("%s: play_start: %v", name, st)
+		}
+		game := st["game"].(string)
+		for st["status"] == "playing" {
+			ms := st["moves"].([]any)
+			moves := make([]string, len(ms))
+			for i, m := range ms {
+				moves[i] = m.(string)
+			}
+			pos, errs := othello.Load("startpos", moves)
+			if errs != nil {
+				t.Fatalf("%s: the game's moves %v: %v", name, moves, errs[0])
+			}
+			if pos.Turn() == othello.Black {
+				cl.send(map[string]any{"type": "play_move", "id": "m", "game": game, "move": pos.LegalMoves()[0].String()})
+			}
+			n := len(moves)
+			st = play(last(cl.until(20*time.Second, func(ev map[string]any) bool {
+				p := play(ev)
+				return ev["id"] == "p" && p != nil && (len(p["moves"].([]any)) > n || p["status"] != "playing")
+			})))
+		}
+		ms := st["moves"].([]any)
+		moves := make([]string, len(ms))
+		for i, m := range ms {
+			moves[i] = m.(string)
+		}
+		pos, errs := othello.Load("startpos", moves)
+		res, over := othello.Result{}, false
+		if errs == nil {
+			res, over = pos.Outcome()
+		}
+		r, _ := st["result"].(map[string]any)
+		want := map[othello.Winner]string{othello.BlackWins: "b", othello.WhiteWins: "w", othello.Draw: ""}[res.Winner]
+		if !over || r == nil || r["reason"] != "discs" || r["winner"] != want {
+			t.Fatalf("%s: ended %v after %d moves, the rules say over %v %+v", name, r, len(moves), over, res)
+		}
+		t.Logf("%s: %d moves, %v", name, len(moves), r)
+
+		// The game analysed: every position evaluated, the last by the
+		// count.
+		code, _, v := call(t, e, http.MethodPost, "/v1/games/analysis", map[string]any{"engine": name,
+			"position": map[string]any{"othello": "startpos", "moves": moves}, "limits": map[string]any{"movetime_ms": 50}})
+		if code != 202 {
+			t.Fatalf("%s: game analysis: %d %v", name, code, v)
+		}
+		id := v["id"].(string)
+		deadline := time.Now().Add(2 * time.Minute)
+		for v["finished_at"] == nil && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			_, _, v = call(t, e, http.MethodGet, "/v1/games/analysis/"+id, nil)
+		}
+		if v["status"] != "done" {
+			t.Fatalf("%s: analysis %v %v", name, v["status"], v["error"])
+		}
+		ps := v["positions"].([]any)
+		if len(ps) != len(moves)+1 {
+			t.Fatalf("%s: %d positions for %d moves", name, len(ps), len(moves))
+		}
+		for i, x := range ps {
+			p, _ := x.(map[string]any)
+			// A forced pass is the one position an engine may leave
+			// without a score (it answers "bestmove pass" at once).
+			if p == nil || p["othello"] == nil || p["eval"] == nil && p["bestmove"] != "pass" {
+				t.Fatalf("%s: ply %d: %v", name, i, p)
+			}
+		}
+		if lastPly := ps[len(ps)-1].(map[string]any); lastPly["bestmove"] != nil && lastPly["bestmove"] != "" {
+			t.Errorf("%s: the ended position was searched: %v", name, lastPly)
+		}
+		e.waitIdle(t)
+	}
+}
