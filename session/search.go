@@ -77,14 +77,14 @@ type job struct {
 	mateInMoves bool
 	// scale is the engine's declared scale of bare scores (usi.ScoreScale:
 	// othello engines), learned when the search starts; nil for none.
-	scale *usi.ScoreScale
-	limits      Limits // analyze
-	multipv     int    // analyze
-	bounded     bool   // analyze: REST refuses unbounded searches
-	clock       *usi.Clock
-	ponder      bool          // play
-	movesToGo   int           // play (chess)
-	mate        time.Duration // mate
+	scale     *usi.ScoreScale
+	limits    Limits // analyze
+	multipv   int    // analyze
+	bounded   bool   // analyze: REST refuses unbounded searches
+	clock     *usi.Clock
+	ponder    bool          // play
+	movesToGo int           // play (chess)
+	mate      time.Duration // mate
 
 	autoMate  bool // a mate request naming no engine: picked by pickMateEngine
 	cancelled bool // stop arrived while it was queued; guarded by Session.mu
