@@ -33,6 +33,9 @@ type Ply struct {
 	Depth       int            `json:"depth,omitempty"`
 	Nodes       int64          `json:"nodes,omitempty"`
 	Emulated    []string       `json:"emulated,omitempty"`
+	// LimitedByBudget: the search was cut to the owner's engine time
+	// left (a movetime longer than the whole budget's bucket).
+	LimitedByBudget bool `json:"limited_by_budget,omitempty"`
 	// Cached: the evaluation came from the evaluation cache, not a search.
 	Cached bool `json:"cached,omitempty"`
 	// Checkmate: the side to move is checkmated (the game's last

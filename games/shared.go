@@ -486,6 +486,13 @@ func (b *onceBudget) TakeBackground(ctx context.Context, d time.Duration) time.D
 	return b.inner.TakeBackground(ctx, d)
 }
 
+func (b *onceBudget) TakeUpTo(ctx context.Context, d time.Duration, background bool) (time.Duration, time.Duration) {
+	if b.free && d > 0 {
+		return d, 0
+	}
+	return b.inner.TakeUpTo(ctx, d, background)
+}
+
 func (b *onceBudget) Charge(ctx context.Context, d time.Duration) {
 	if !b.free {
 		b.inner.Charge(ctx, d)

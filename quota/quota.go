@@ -169,6 +169,15 @@ type Store interface {
 	// the rest of the bucket: when the bucket is full), else it returns how
 	// long until it would.
 	TakeBackground(ctx context.Context, client string, b Budget, d time.Duration) (retryAfter time.Duration)
+	// TakeUpTo is Take for a search whose limit is cut to what is left:
+	// when the balance is at least MinGrant it debits d, or the balance
+	// when that is less, and returns what it debited (granted); otherwise
+	// it debits nothing and returns the wait. So a search that starts on
+	// a balance smaller than its limit is charged no more than the
+	// balance (issue 35). background: it needs what TakeBackground needs
+	// and the whole of d besides (a full bucket for a d longer than it),
+	// so that background work waits rather than run cut.
+	TakeUpTo(ctx context.Context, client string, b Budget, d time.Duration, background bool) (granted, retryAfter time.Duration)
 	// Charge debits held more engine time (a search that ran past what it
 	// had taken), or, negative, gives back time taken and not used (never
 	// above the budget's capacity). Call it with a context that outlives
@@ -315,27 +324,66 @@ func (m *Memory) Charge(_ context.Context, client string, b Budget, held time.Du
 
 // Take implements Store.
 func (m *Memory) Take(_ context.Context, client string, b Budget, d time.Duration) time.Duration {
-	return m.take(client, b, d, 0)
+	_, w := m.take(client, b, d, 0, false)
+	return w
 }
 
 // TakeBackground implements Store.
 func (m *Memory) TakeBackground(_ context.Context, client string, b Budget, d time.Duration) time.Duration {
-	return m.take(client, b, d, b.backgroundLevel(d))
+	_, w := m.take(client, b, d, b.backgroundLevel(d), false)
+	return w
 }
 
-// take debits d when the balance is above zero and at or above level.
-func (m *Memory) take(client string, b Budget, d time.Duration, level float64) time.Duration {
+// TakeUpTo implements Store.
+func (m *Memory) TakeUpTo(_ context.Context, client string, b Budget, d time.Duration, background bool) (granted, retryAfter time.Duration) {
+	return m.take(client, b, d, upToLevel(b, d, background), true)
+}
+
+// MinGrant is the least TakeUpTo grants: a balance below it counts as
+// spent (a search of a few microseconds is no search; the refill would
+// otherwise grant crumbs to each of a burst of requests).
+const MinGrant = time.Millisecond
+
+// upToLevel is the balance a TakeUpTo needs: at least MinGrant; for
+// background work as much as TakeBackground's, and the whole of d (or a
+// full bucket, for a d longer than it), so that the positions of a game
+// analysis are searched alike: its searches wait for the balance rather
+// than run cut, unless one is longer than the bucket.
+func upToLevel(b Budget, d time.Duration, background bool) float64 {
+	level := MinGrant.Seconds()
+	if background {
+		level = max(level, b.backgroundLevel(d), min(d.Seconds(), b.capacity()))
+	}
+	return level
+}
+
+// take debits d when the balance is above zero and at or above level
+// (upTo: at most the balance), and returns what it debited.
+func (m *Memory) take(client string, b Budget, d time.Duration, level float64, upTo bool) (granted, retryAfter time.Duration) {
 	if b.Unlimited() {
-		return 0
+		return d, 0
 	}
 	var w time.Duration
 	m.update(client, b, d <= 0, func(t float64) (float64, bool) {
 		if w = retryAbove(t, level, b); w > 0 {
 			return t, false
 		}
-		return t - d.Seconds(), true
+		granted = d
+		if upTo {
+			granted = min(d, secondsDuration(t))
+		}
+		return t - granted.Seconds(), true
 	})
-	return w
+	return granted, w
+}
+
+// secondsDuration is t engine-seconds as a Duration, rounded down to the
+// microsecond (so that it never exceeds t), capped to stay finite.
+func secondsDuration(t float64) time.Duration {
+	if t >= 1e9 {
+		return time.Duration(1e9) * time.Second
+	}
+	return time.Duration(math.Floor(t*1e6)) * time.Microsecond
 }
 
 // update brings client's balance up to date and sets it to f's answer

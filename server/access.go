@@ -392,6 +392,10 @@ func (x budget) TakeBackground(ctx context.Context, d time.Duration) time.Durati
 	return x.store.TakeBackground(ctx, x.id, x.b, d)
 }
 
+func (x budget) TakeUpTo(ctx context.Context, d time.Duration, background bool) (time.Duration, time.Duration) {
+	return x.store.TakeUpTo(ctx, x.id, x.b, d, background)
+}
+
 func (x budget) Charge(ctx context.Context, d time.Duration) { x.store.Charge(ctx, x.id, x.b, d) }
 
 // allowMessage takes one WebSocket message from the client's flood guard.

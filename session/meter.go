@@ -21,23 +21,29 @@ type Budget interface {
 	// the share kept for interactive searches, so that a game analysis
 	// never locks its owner out of live analysis.
 	TakeBackground(ctx context.Context, d time.Duration) (retryAfter time.Duration)
+	// TakeUpTo is Take (background: TakeBackground) for a search whose
+	// limit is cut to the balance: where they would reserve d it reserves
+	// at most the balance and returns what it reserved (granted).
+	TakeUpTo(ctx context.Context, d time.Duration, background bool) (granted, retryAfter time.Duration)
 	// Charge debits d more, or, negative, gives back time taken and not
 	// used.
 	Charge(ctx context.Context, d time.Duration)
 }
 
 // meterTick is how much engine time a search without a time bound takes
-// at a time, as it goes: it runs at most this far past its caller's
-// balance.
+// at a time, as it goes.
 const meterTick = time.Second
 
 // meter charges one search's engine time to its caller, from go to
 // bestmove. A search starts only while the caller's balance is above zero
-// and takes, as it starts, what it may spend: the whole of its time bound
-// when it has one (movetime, a mate's timeout), so that searches queued on
-// one balance cannot all start on it; without one (until stop, depth or
-// nodes alone, a game clock, pondering) a tick at a time as it goes, and
-// the search is stopped when a tick cannot be taken. When it ends, the
+// and takes, as it starts, what it may spend, never more than the balance
+// (issue 35: a 10 s search on 5 s left ran 10 s): the whole of its time
+// bound when it has one (movetime, a mate's timeout), so that searches
+// queued on one balance cannot all start on it, or the balance when that
+// is less, and the search's limit is then cut to it (cut); without one
+// (until stop, depth or nodes alone, a game clock, pondering) a tick at a
+// time as it goes, each at most the balance, and the search is stopped
+// when what it took runs out and no more can be taken. When it ends, the
 // real time is settled: what was taken and not used comes back.
 type meter struct {
 	budget Budget
@@ -45,46 +51,49 @@ type meter struct {
 	ctx    context.Context // outlives the request: time spent is charged
 	start  time.Time
 	taken  time.Duration
+	// cut: the balance was less than the search's time bound, and taken
+	// (the balance) is its limit now.
+	cut bool
 }
 
 // startMeter takes what a search with time bound bound (0: none) may spend
-// before it starts, or refuses it when who's balance is spent.
+// before it starts, at most the caller's balance, or refuses it when that
+// balance is spent.
 func startMeter(ctx context.Context, who Caller, bound time.Duration) (*meter, *Error) {
 	m := &meter{budget: who.Budget, bg: who.Class == pool.Background, ctx: context.WithoutCancel(ctx)}
 	d := bound
 	if d <= 0 {
 		d = meterTick
 	}
+	m.taken = d
 	if m.budget != nil {
-		if wait := m.take(d); wait > 0 {
+		g, wait := m.budget.TakeUpTo(m.ctx, d, m.bg)
+		if wait > 0 {
 			return nil, budgetSpent(wait, spentWhy(m.bg))
 		}
-		m.taken = d
+		m.taken, m.cut = g, bound > 0 && g < bound
 	}
 	m.start = time.Now()
 	return m, nil
 }
 
-// more takes the next tick for a search without a time bound; it returns
-// the wait announced when the balance is spent (the search is to stop).
+// more takes the next tick, at most the balance, for a search without a
+// time bound; it returns the wait announced when the balance is spent
+// (the search is to stop).
 func (m *meter) more() (retryAfter time.Duration) {
 	if m.budget == nil {
 		return 0
 	}
-	if wait := m.take(meterTick); wait > 0 {
+	g, wait := m.budget.TakeUpTo(m.ctx, meterTick, m.bg)
+	if wait > 0 {
 		return wait
 	}
-	m.taken += meterTick
+	m.taken += g
 	return 0
 }
 
-// take reserves d from the caller's budget as its class may.
-func (m *meter) take(d time.Duration) time.Duration {
-	if m.bg {
-		return m.budget.TakeBackground(m.ctx, d)
-	}
-	return m.budget.Take(m.ctx, d)
-}
+// until is how long from now the time taken lasts.
+func (m *meter) until() time.Duration { return time.Until(m.start.Add(m.taken)) }
 
 // settle charges the engine time the search held and returns it; a
 // preempted search is charged nothing (it gave its engine away and will be
