@@ -73,6 +73,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -196,6 +197,9 @@ type Manager struct {
 	// client's.
 	bytes       int64
 	clientBytes map[string]int64
+	// encBytes counts the jobs' cached encodings (job.encoded), at most
+	// MaxBytes.
+	encBytes atomic.Int64
 	closing     bool
 	wg          sync.WaitGroup // job goroutines
 	cutTimer    *time.Timer
@@ -518,6 +522,7 @@ func (m *Manager) sweepLocked(now time.Time) {
 // forgetLocked drops an ended job (the caller takes it out of m.ended).
 func (m *Manager) forgetLocked(j *job) {
 	delete(m.jobs, j.id)
+	j.dropEncoding(true)
 	m.countLocked(j, -j.bytes)
 }
 

@@ -167,7 +167,12 @@ type job struct {
 	// Redis the lease holder looks at the store's record).
 	seen     time.Time
 	watch    *time.Timer
-	subs     []*sub
+	// enc is the View encoded when it stood at encKey (encoded); gone:
+	// the Manager holds the job no more, and caches nothing for it.
+	enc    *Encoded
+	encKey viewKey
+	gone   bool
+	subs   []*sub
 	created  time.Time
 	started  time.Time
 	finished time.Time
@@ -708,6 +713,10 @@ func (j *job) finishedAt() time.Time {
 func (j *job) view() *View {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	return j.viewLocked()
+}
+
+func (j *job) viewLocked() *View {
 	v := &View{ID: j.id, Status: j.status, Engine: j.engine,
 		Limits:     limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes},
 		Thresholds: j.th,

@@ -400,6 +400,7 @@ func (m *Manager) endedShared(j *job) {
 	delete(m.jobs, j.id)
 	m.updateGaugesLocked()
 	m.mu.Unlock()
+	j.dropEncoding(true)
 	m.wake()
 }
 
@@ -431,6 +432,7 @@ func (m *Manager) pausedShared(j *job, wait time.Duration) {
 	if err := m.st.release(j.id, StatusPaused, time.Now().Add(min(wait, m.cfg.PauseCheck)), ej, followed); err != nil {
 		m.log.Warn("games: pausing a job in redis failed", "job", j.id, "err", err)
 	}
+	j.dropEncoding(!followed)
 	m.mu.Lock()
 	delete(m.running, j)
 	delete(m.jobs, j.id)
