@@ -29,10 +29,11 @@ func readsServer(tb testing.TB, q Quota) *Server {
 	return srv
 }
 
-// serve sends one request to srv from the test's client (httptest's
-// address, 192.0.2.1) and returns the answer.
+// serve sends one request to srv from the test's client (127.0.0.1, as
+// over a loopback connection) and returns the answer.
 func serve(srv *Server, method, path, body string, hdr http.Header) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.RemoteAddr = "127.0.0.1:40000"
 	if body != "" {
 		r.Header.Set("Content-Type", "application/json")
 	}
@@ -56,7 +57,7 @@ func bigJob(tb testing.TB, srv *Server) string {
 	var job struct{ ID string }
 	json.Unmarshal(w.Body.Bytes(), &job)
 	testwait.For(tb, "the game analysis' end", 5*time.Minute, func() bool {
-		v, err := srv.cfg.Games.Get("ip:192.0.2.1", job.ID)
+		v, err := srv.cfg.Games.Get("ip:127.0.0.1", job.ID)
 		return err == nil && v.FinishedAt != nil
 	})
 	return job.ID
@@ -108,6 +109,35 @@ func TestReadsAreCheap(t *testing.T) {
 			t.Errorf("GET %s with If-None-Match: %d, want 304", p, w.Code)
 		}
 	}
+	// Over HTTP, each exchange checked against openapi.yaml: the 304, and
+	// the 429 of every GET route once a client's reads are spent (a guard
+	// of one read per 1000 s: it stays spent).
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	get := func(url, inm string) int {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", url, nil)
+		if inm != "" {
+			req.Header.Set("If-None-Match", inm)
+		}
+		resp, err := checkedClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get(hs.URL+path, etag); code != 304 {
+		t.Errorf("GET over HTTP with If-None-Match: %d, want 304", code)
+	}
+	spent := httptest.NewServer(readsServer(t, Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5, Reads: 0.001}))
+	defer spent.Close()
+	for _, p := range []string{path, "/v1/engines", "/v1/limits"} {
+		get(spent.URL+p, "") // the one read of the burst, or 404 (not its job)
+		if code := get(spent.URL+p, ""); code != 429 {
+			t.Errorf("GET %s with the reads spent: %d, want 429", p, code)
+		}
+	}
+
 	counts := map[int]int{}
 	cpu0 := cpuTime()
 	for i := range 600 {
@@ -149,7 +179,7 @@ func BenchmarkGameAnalysisGET(b *testing.B) {
 	etag := serve(srv, "GET", path, "", nil).Header().Get("ETag")
 	b.Run("before", func(b *testing.B) {
 		for b.Loop() {
-			v, _ := srv.cfg.Games.Get("ip:192.0.2.1", id)
+			v, _ := srv.cfg.Games.Get("ip:127.0.0.1", id)
 			w := httptest.NewRecorder()
 			writeJSON(w, 200, v)
 		}
