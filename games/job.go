@@ -165,14 +165,14 @@ type job struct {
 	// seen is when a followed job was last read (or started); watch
 	// cancels it once nobody has for its grace (without Redis: with
 	// Redis the lease holder looks at the store's record).
-	seen     time.Time
-	watch    *time.Timer
+	seen  time.Time
+	watch *time.Timer
 	// enc is the View encoded when it stood at encKey (encoded); gone:
 	// the Manager holds the job no more, and caches nothing for it.
-	enc    *Encoded
-	encKey viewKey
-	gone   bool
-	subs   []*sub
+	enc      *Encoded
+	encKey   viewKey
+	gone     bool
+	subs     []*sub
 	created  time.Time
 	started  time.Time
 	finished time.Time
