@@ -200,9 +200,10 @@ type Manager struct {
 	// encBytes counts the jobs' cached encodings (job.encoded), at most
 	// MaxBytes.
 	encBytes atomic.Int64
-	closing  bool
-	wg       sync.WaitGroup // job goroutines
-	cutTimer *time.Timer
+
+	closing     bool
+	wg          sync.WaitGroup // job goroutines
+	cutTimer    *time.Timer
 
 	// With Redis (shared.go): the store, whom a job taken from it is for
 	// (SetCallers), the jobs started here for a WebSocket and not yet

@@ -165,13 +165,8 @@ type job struct {
 	// seen is when a followed job was last read (or started); watch
 	// cancels it once nobody has for its grace (without Redis: with
 	// Redis the lease holder looks at the store's record).
-	seen  time.Time
-	watch *time.Timer
-	// enc is the View encoded when it stood at encKey (encoded); gone:
-	// the Manager holds the job no more, and caches nothing for it.
-	enc      *Encoded
-	encKey   viewKey
-	gone     bool
+	seen     time.Time
+	watch    *time.Timer
 	subs     []*sub
 	created  time.Time
 	started  time.Time
@@ -185,6 +180,12 @@ type job struct {
 	inflight  int
 	searchedN int
 	extras    int
+
+	// enc is the View encoded when it stood at encKey (encoded); gone:
+	// the Manager holds the job no more, and caches nothing for it.
+	enc    *Encoded
+	encKey viewKey
+	gone   bool
 }
 
 // recentSearches is how many search times the time-left estimate looks at.
