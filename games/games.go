@@ -197,10 +197,6 @@ type Manager struct {
 	// client's.
 	bytes       int64
 	clientBytes map[string]int64
-	// encBytes counts the jobs' cached encodings (job.encoded), at most
-	// MaxBytes.
-	encBytes atomic.Int64
-
 	closing     bool
 	wg          sync.WaitGroup // job goroutines
 	cutTimer    *time.Timer
@@ -215,6 +211,10 @@ type Manager struct {
 	loopStop chan struct{}
 	loopDone chan struct{}
 	stopOnce sync.Once
+
+	// encBytes counts the jobs' cached encodings (job.encoded), at most
+	// MaxBytes.
+	encBytes atomic.Int64
 }
 
 // WithDefaults returns cfg with the defaults New applies filled in (the
