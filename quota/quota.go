@@ -2,7 +2,9 @@
 // tokens are engine-seconds. A search may start only while its client's
 // balance is above zero, and it takes what it may spend when it starts, in
 // one step with that check (Take): so of several searches queued on one
-// positive balance only those that still find it above zero start. When
+// positive balance only those that still find it above zero start. A
+// search that may be cut takes at most the balance (TakeUpTo), so that it
+// is charged no more than what is left. When
 // the search ends, its real engine time is settled (Charge): time taken
 // and not used comes back, time used beyond what was taken is debited. The
 // balance may thus go below zero by what searches that started held; the
