@@ -176,9 +176,7 @@ type Store interface {
 	// when that is less, and returns what it debited (granted); otherwise
 	// it debits nothing and returns the wait. So a search that starts on
 	// a balance smaller than its limit is charged no more than the
-	// balance (issue 35). background: it needs what TakeBackground needs
-	// and the whole of d besides (a full bucket for a d longer than it),
-	// so that background work waits rather than run cut.
+	// balance (issue 35). background: it needs what TakeBackground needs.
 	TakeUpTo(ctx context.Context, client string, b Budget, d time.Duration, background bool) (granted, retryAfter time.Duration)
 	// Charge debits held more engine time (a search that ran past what it
 	// had taken), or, negative, gives back time taken and not used (never
@@ -346,15 +344,14 @@ func (m *Memory) TakeUpTo(_ context.Context, client string, b Budget, d time.Dur
 // otherwise grant crumbs to each of a burst of requests).
 const MinGrant = time.Millisecond
 
-// upToLevel is the balance a TakeUpTo needs: at least MinGrant; for
-// background work as much as TakeBackground's, and the whole of d (or a
-// full bucket, for a d longer than it), so that the positions of a game
-// analysis are searched alike: its searches wait for the balance rather
-// than run cut, unless one is longer than the bucket.
+// upToLevel is the balance a TakeUpTo needs: at least MinGrant, and for
+// background work as much as TakeBackground's (with a share kept for
+// interactive searches that is the share and the whole of d, so that a
+// background search is cut only where d is longer than the bucket).
 func upToLevel(b Budget, d time.Duration, background bool) float64 {
 	level := MinGrant.Seconds()
 	if background {
-		level = max(level, b.backgroundLevel(d), min(d.Seconds(), b.capacity()))
+		level = max(level, b.backgroundLevel(d))
 	}
 	return level
 }
