@@ -334,6 +334,7 @@ func TestSearchCutToBudget(t *testing.T) {
 	}
 	check("rest", time.Since(t0), ans["limited_by_budget"])
 
+	t0 = time.Now()
 	resp, body = do(t, "POST", hs.URL+"/v1/mate", keys["mate"], `{"engine":"slowmate","timeout_ms":4000}`)
 	ans = nil
 	json.Unmarshal([]byte(body), &ans)
