@@ -121,6 +121,24 @@ async function startGameJob(limits) {
   gameJob = (await res.json()).id;
 }
 const gamePath = () => '/v1/games/analysis/' + gameJob;
+
+// The ETag of an answer, fetched straight from usid (set-up), for the 304
+// cases: sent back in If-None-Match while the answer is unchanged.
+let etag = '';
+const tagOf = (path) => async () => {
+  const res = await fetch(direct + (typeof path === 'function' ? path() : path));
+  await res.arrayBuffer();
+  etag = res.headers.get('etag') || '';
+};
+async function gameJobEnded() {
+  await startGameJob({ depth: 1 });
+  for (let i = 0; i < 300; i++) { // an ended job no longer changes
+    const j = await (await fetch(direct + gamePath())).json();
+    if (j.finished_at) return tagOf(gamePath)();
+    await sleep(100);
+  }
+  throw new Error('the game analysis did not end within 30 s');
+}
 const noGame = '/v1/games/analysis/00000000000000000000000000000000';
 
 // op, status, request, and bad: the request violates the spec on purpose.
@@ -133,12 +151,14 @@ const cases = [
   { op: 'get /v1/engines', status: 200, headers: { Authorization: 'Bearer ' + apiKey }, note: 'with a key' },
   { op: 'get /v1/engines', status: 200, headers: { 'X-API-Key': apiKey }, note: 'with X-API-Key' },
   { op: 'get /v1/engines', status: 401, headers: wrongKey, bad: true },
+  { op: 'get /v1/engines', status: 304, get headers() { return { 'If-None-Match': etag }; }, before: tagOf('/v1/engines'), note: 'If-None-Match of the last ETag' },
   { op: 'get /v1/engines', status: 200, headers: { Origin: 'https://usid.example' }, note: 'a page of the service' },
   { op: 'get /v1/engines', status: 403, headers: foreign },
   { op: 'get /v1/engines', status: 421, ...misdirected },
   { op: 'get /v1/limits', status: 200 },
   { op: 'get /v1/limits', status: 200, headers: { Authorization: 'Bearer ' + apiKey }, note: 'with a key' },
   { op: 'get /v1/limits', status: 401, headers: wrongKey, bad: true },
+  { op: 'get /v1/limits', status: 304, get headers() { return { 'If-None-Match': etag }; }, before: tagOf('/v1/limits'), note: 'If-None-Match of the last ETag' },
   { op: 'get /v1/limits', status: 403, headers: foreign },
   { op: 'get /v1/limits', status: 421, ...misdirected },
 
@@ -219,6 +239,7 @@ const cases = [
   { op: 'post /v1/games/analysis', status: 202, body: { record: '1 ７六歩(77)\n2 ３四歩(33)\n', limits: { depth: 1 } }, note: 'from a KIF record' },
   { op: 'post /v1/games/analysis', status: 429, body: 'example', headers: keyed, before: spendRate },
   { op: 'get /v1/games/analysis/{id}', status: 200, url: gamePath, before: () => startGameJob({ depth: 2 }) },
+  { op: 'get /v1/games/analysis/{id}', status: 304, url: gamePath, get headers() { return { 'If-None-Match': etag }; }, before: gameJobEnded, note: 'If-None-Match of the last ETag' },
   { op: 'get /v1/games/analysis/{id}', status: 404, url: noGame },
   { op: 'get /v1/games/analysis/{id}', status: 401, url: gamePath, headers: wrongKey, bad: true },
   { op: 'get /v1/games/analysis/{id}', status: 403, url: gamePath, headers: foreign },
@@ -271,6 +292,9 @@ const notDriven = {
   'post /v1/mate 502': 'needs an engine whose mate line fails verification; TestMateRoute (server/rest_test.go) makes one and checks the answer against openapi.yaml',
   'get /v1/games/analysis/{id} 503': 'needs jobs in a Redis that does not answer; TestGameStoreUnreachable (server/gamestore_test.go) makes one and checks the answer against openapi.yaml',
   'delete /v1/games/analysis/{id} 503': 'as for get: TestGameStoreUnreachable',
+  'get /v1/games/analysis/{id} 429': "needs the client's flood guard of reads spent and kept spent while the proxy forwards; TestReadsAreCheap (server/reads_test.go) spends it and checks the answer against openapi.yaml",
+  'get /v1/engines 429': 'as for get /v1/games/analysis/{id}: TestReadsAreCheap',
+  'get /v1/limits 429': 'as for get /v1/games/analysis/{id}: TestReadsAreCheap',
 };
 
 let failures = 0;

@@ -179,6 +179,15 @@ func (b *testBudget) TakeBackground(ctx context.Context, d time.Duration) time.D
 	return b.Take(ctx, d)
 }
 
+// TakeUpTo takes d whole, as Take: these tests are about pausing, not
+// about cutting a search to the balance (package quota's).
+func (b *testBudget) TakeUpTo(ctx context.Context, d time.Duration, _ bool) (time.Duration, time.Duration) {
+	if w := b.Take(ctx, d); w > 0 {
+		return 0, w
+	}
+	return d, 0
+}
+
 func (b *testBudget) Charge(_ context.Context, d time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

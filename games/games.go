@@ -75,6 +75,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -212,6 +213,10 @@ type Manager struct {
 	loopStop chan struct{}
 	loopDone chan struct{}
 	stopOnce sync.Once
+
+	// encBytes counts the jobs' cached encodings (job.encoded), at most
+	// MaxBytes.
+	encBytes atomic.Int64
 }
 
 // WithDefaults returns cfg with the defaults New applies filled in (the
@@ -524,6 +529,7 @@ func (m *Manager) sweepLocked(now time.Time) {
 // forgetLocked drops an ended job (the caller takes it out of m.ended).
 func (m *Manager) forgetLocked(j *job) {
 	delete(m.jobs, j.id)
+	j.dropEncoding(true)
 	m.countLocked(j, -j.bytes)
 }
 

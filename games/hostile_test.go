@@ -39,6 +39,9 @@ func TestHostileStoredJobs(t *testing.T) {
 	rs := redistest.Start(t)
 	m := newManager(t, func(c *Config) { c.Redis = &RedisConfig{URL: rs.URL} }) // takes nothing: no callers
 	opt, _ := redis.ParseURL(rs.URL)
+	// The test's own writes are large (a million fields in one pipeline):
+	// on a busy machine they outlast go-redis's 3 s default.
+	opt.ReadTimeout, opt.WriteTimeout = time.Minute, time.Minute
 	cl := redis.NewClient(opt)
 	defer cl.Close()
 	ctx := context.Background()
@@ -112,6 +115,9 @@ func TestHostilePauseEnd(t *testing.T) {
 	rs := redistest.Start(t)
 	m := newManager(t, func(c *Config) { c.Redis = &RedisConfig{URL: rs.URL, Check: 50 * time.Millisecond} })
 	opt, _ := redis.ParseURL(rs.URL)
+	// The test's own writes are large (a million fields in one pipeline):
+	// on a busy machine they outlast go-redis's 3 s default.
+	opt.ReadTimeout, opt.WriteTimeout = time.Minute, time.Minute
 	cl := redis.NewClient(opt)
 	defer cl.Close()
 	v, serr := m.Start(session.Caller{Client: "c1"}, &Request{Position: &session.Position{Moves: opening[:2]}, Limits: &session.Limits{Nodes: 1000}})

@@ -33,6 +33,9 @@ type Ply struct {
 	Depth       int            `json:"depth,omitempty"`
 	Nodes       int64          `json:"nodes,omitempty"`
 	Emulated    []string       `json:"emulated,omitempty"`
+	// LimitedByBudget: the search was cut to the owner's engine time
+	// left (a movetime longer than the whole budget's bucket).
+	LimitedByBudget bool `json:"limited_by_budget,omitempty"`
 	// Cached: the evaluation came from the evaluation cache, not a search.
 	Cached bool `json:"cached,omitempty"`
 	// Checkmate: the side to move is checkmated (the game's last
@@ -177,6 +180,12 @@ type job struct {
 	inflight  int
 	searchedN int
 	extras    int
+
+	// enc is the View encoded when it stood at encKey (encoded); gone:
+	// the Manager holds the job no more, and caches nothing for it.
+	enc    *Encoded
+	encKey viewKey
+	gone   bool
 }
 
 // recentSearches is how many search times the time-left estimate looks at.
@@ -709,6 +718,10 @@ func (j *job) finishedAt() time.Time {
 func (j *job) view() *View {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	return j.viewLocked()
+}
+
+func (j *job) viewLocked() *View {
 	v := &View{ID: j.id, Status: j.status, Engine: j.engine,
 		Limits:     limitsJSON{MoveTimeMS: j.limits.MoveTimeMS, Depth: j.limits.Depth, Nodes: j.limits.Nodes},
 		Thresholds: j.th,

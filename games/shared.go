@@ -415,6 +415,7 @@ func (m *Manager) endedShared(j *job) {
 	delete(m.jobs, j.id)
 	m.updateGaugesLocked()
 	m.mu.Unlock()
+	j.dropEncoding(true)
 	m.wake()
 }
 
@@ -464,6 +465,7 @@ func (m *Manager) pausedShared(j *job, wait time.Duration) {
 	if err := m.st.release(j.id, StatusPaused, time.Now().Add(min(wait, m.cfg.PauseCheck)), ej, followed); err != nil {
 		m.log.Warn("games: pausing a job in redis failed", "job", j.id, "err", err)
 	}
+	j.dropEncoding(!followed)
 	m.mu.Lock()
 	delete(m.running, j)
 	delete(m.jobs, j.id)
@@ -517,6 +519,13 @@ func (b *onceBudget) TakeBackground(ctx context.Context, d time.Duration) time.D
 		return 0
 	}
 	return b.inner.TakeBackground(ctx, d)
+}
+
+func (b *onceBudget) TakeUpTo(ctx context.Context, d time.Duration, background bool) (time.Duration, time.Duration) {
+	if b.free && d > 0 {
+		return d, 0
+	}
+	return b.inner.TakeUpTo(ctx, d, background)
 }
 
 func (b *onceBudget) Charge(ctx context.Context, d time.Duration) {

@@ -34,6 +34,10 @@ const (
 // Limits a search may emulate (session.AnalyzeResult.Emulated), as bits.
 var emulatedNames = [...]string{"movetime", "depth", "nodes"}
 
+// limitedBit, among the emulated bits: the search was cut to its owner's
+// engine time left (session.AnalyzeResult.LimitedByBudget).
+const limitedBit = 1 << 7
+
 // result is one position's analysis: the side to move's score, the best
 // move and the line (moves separated by spaces).
 type result struct {
@@ -74,6 +78,9 @@ func (r *result) bytes() int64 { return resultBytes + int64(len(r.pv)+len(r.best
 // may share the memory of a larger engine line.
 func resultOf(res *session.AnalyzeResult) *result {
 	r := &result{bestmove: strings.Clone(res.BestMove), cached: res.Cached}
+	if res.LimitedByBudget {
+		r.emulated |= limitedBit
+	}
 	for _, e := range res.Emulated {
 		for i, n := range emulatedNames {
 			if e == n {
@@ -219,6 +226,7 @@ func (j *job) plyOf(i int, c cursor, r, next *result) *Ply {
 			p.Emulated = append(p.Emulated, n)
 		}
 	}
+	p.LimitedByBudget = r.emulated&limitedBit != 0
 	if r.pv != "" {
 		p.PV = strings.Fields(r.pv)
 	}

@@ -26,6 +26,10 @@ func (x testBudget) TakeBackground(ctx context.Context, d time.Duration) time.Du
 	return x.store.TakeBackground(ctx, x.id, x.b, d)
 }
 
+func (x testBudget) TakeUpTo(ctx context.Context, d time.Duration, background bool) (time.Duration, time.Duration) {
+	return x.store.TakeUpTo(ctx, x.id, x.b, d, background)
+}
+
 func (x testBudget) Charge(ctx context.Context, d time.Duration) { x.store.Charge(ctx, x.id, x.b, d) }
 
 // spent reports whether the budget's balance is spent (a search would be

@@ -2,7 +2,9 @@
 // tokens are engine-seconds. A search may start only while its client's
 // balance is above zero, and it takes what it may spend when it starts, in
 // one step with that check (Take): so of several searches queued on one
-// positive balance only those that still find it above zero start. When
+// positive balance only those that still find it above zero start. A
+// search that may be cut takes at most the balance (TakeUpTo), so that it
+// is charged no more than what is left. When
 // the search ends, its real engine time is settled (Charge): time taken
 // and not used comes back, time used beyond what was taken is debited. The
 // balance may thus go below zero by what searches that started held; the
@@ -169,6 +171,13 @@ type Store interface {
 	// the rest of the bucket: when the bucket is full), else it returns how
 	// long until it would.
 	TakeBackground(ctx context.Context, client string, b Budget, d time.Duration) (retryAfter time.Duration)
+	// TakeUpTo is Take for a search whose limit is cut to what is left:
+	// when the balance is at least MinGrant it debits d, or the balance
+	// when that is less, and returns what it debited (granted); otherwise
+	// it debits nothing and returns the wait. So a search that starts on
+	// a balance smaller than its limit is charged no more than the
+	// balance (issue 35). background: it needs what TakeBackground needs.
+	TakeUpTo(ctx context.Context, client string, b Budget, d time.Duration, background bool) (granted, retryAfter time.Duration)
 	// Charge debits held more engine time (a search that ran past what it
 	// had taken), or, negative, gives back time taken and not used (never
 	// above the budget's capacity). Call it with a context that outlives
@@ -315,27 +324,65 @@ func (m *Memory) Charge(_ context.Context, client string, b Budget, held time.Du
 
 // Take implements Store.
 func (m *Memory) Take(_ context.Context, client string, b Budget, d time.Duration) time.Duration {
-	return m.take(client, b, d, 0)
+	_, w := m.take(client, b, d, 0, false)
+	return w
 }
 
 // TakeBackground implements Store.
 func (m *Memory) TakeBackground(_ context.Context, client string, b Budget, d time.Duration) time.Duration {
-	return m.take(client, b, d, b.backgroundLevel(d))
+	_, w := m.take(client, b, d, b.backgroundLevel(d), false)
+	return w
 }
 
-// take debits d when the balance is above zero and at or above level.
-func (m *Memory) take(client string, b Budget, d time.Duration, level float64) time.Duration {
+// TakeUpTo implements Store.
+func (m *Memory) TakeUpTo(_ context.Context, client string, b Budget, d time.Duration, background bool) (granted, retryAfter time.Duration) {
+	return m.take(client, b, d, upToLevel(b, d, background), true)
+}
+
+// MinGrant is the least TakeUpTo grants: a balance below it counts as
+// spent (a search of a few microseconds is no search; the refill would
+// otherwise grant crumbs to each of a burst of requests).
+const MinGrant = time.Millisecond
+
+// upToLevel is the balance a TakeUpTo needs: at least MinGrant, and for
+// background work as much as TakeBackground's (with a share kept for
+// interactive searches that is the share and the whole of d, so that a
+// background search is cut only where d is longer than the bucket).
+func upToLevel(b Budget, d time.Duration, background bool) float64 {
+	level := MinGrant.Seconds()
+	if background {
+		level = max(level, b.backgroundLevel(d))
+	}
+	return level
+}
+
+// take debits d when the balance is above zero and at or above level
+// (upTo: at most the balance), and returns what it debited.
+func (m *Memory) take(client string, b Budget, d time.Duration, level float64, upTo bool) (granted, retryAfter time.Duration) {
 	if b.Unlimited() {
-		return 0
+		return d, 0
 	}
 	var w time.Duration
 	m.update(client, b, d <= 0, func(t float64) (float64, bool) {
 		if w = retryAbove(t, level, b); w > 0 {
 			return t, false
 		}
-		return t - d.Seconds(), true
+		granted = d
+		if upTo {
+			granted = min(d, secondsDuration(t))
+		}
+		return t - granted.Seconds(), true
 	})
-	return w
+	return granted, w
+}
+
+// secondsDuration is t engine-seconds as a Duration, rounded down to the
+// microsecond (so that it never exceeds t), capped to stay finite.
+func secondsDuration(t float64) time.Duration {
+	if t >= 1e9 {
+		return time.Duration(1e9) * time.Second
+	}
+	return time.Duration(math.Floor(t*1e6)) * time.Microsecond
 }
 
 // update brings client's balance up to date and sets it to f's answer

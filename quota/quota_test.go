@@ -366,3 +366,51 @@ func TestBudgetShare(t *testing.T) {
 		}
 	}
 }
+
+// testTakeUpTo (issue 35): a search whose limit is cut to what is left
+// takes at most the balance. Four 10 s searches on a 5 s balance: one is
+// granted 5 s (not 10), the balance is then zero and the others are
+// refused; a background one stops at the share kept for interactive
+// searches and is cut only where its search is longer than the bucket.
+func testTakeUpTo(t *testing.T, s Store) {
+	ctx := t.Context()
+	b := Budget{Seconds: 5, Period: time.Hour, Burst: 5}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var grants []time.Duration
+	for range 4 {
+		wg.Go(func() {
+			if g, w := s.TakeUpTo(ctx, "ip:u", b, 10*time.Second, false); w == 0 {
+				mu.Lock()
+				grants = append(grants, g)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(grants) != 1 || grants[0] < 4990*time.Millisecond || grants[0] > 5*time.Second {
+		t.Fatalf("four 10 s searches on a 5 s balance were granted %v, want one of 5 s", grants)
+	}
+	if g, d := s.TakeUpTo(ctx, "ip:u", b, time.Second, false); d == 0 {
+		t.Errorf("after a grant of the whole balance another take was granted %v", g)
+	}
+	// A grant smaller than the balance is the whole of it.
+	s.Charge(ctx, "ip:u", b, -time.Hour)
+	if g, w := s.TakeUpTo(ctx, "ip:u", b, 2*time.Second, false); w != 0 || g != 2*time.Second {
+		t.Errorf("2 s of 5: granted %v (wait %v), want 2 s", g, w)
+	}
+	// Background: the level is as TakeBackground's; a search longer than
+	// the bucket, on a full one, is cut to it.
+	bg := Budget{Seconds: 8, Period: time.Hour, Burst: 8} // reserve 2 s
+	if g, w := s.TakeUpTo(ctx, "ip:v", bg, 12*time.Second, true); w != 0 || g < 7990*time.Millisecond || g > 8*time.Second {
+		t.Errorf("a 12 s background search on a full 8 s bucket: granted %v (wait %v), want 8 s", g, w)
+	}
+	s.Charge(ctx, "ip:v", bg, -3*time.Second) // balance 3 s
+	if g, w := s.TakeUpTo(ctx, "ip:v", bg, 2*time.Second, true); w == 0 {
+		t.Errorf("a 2 s background search at balance 3 s, reserve 2 s: granted %v", g)
+	}
+}
+
+func TestMemoryTakeUpTo(t *testing.T) {
+	testTakeUpTo(t, NewMemory(MemoryConfig{Now: newClock().now}))
+}

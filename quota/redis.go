@@ -43,9 +43,10 @@ type Redis struct {
 // bucketScript brings a client's bucket up to date with Redis's clock and
 // charges it, in one step, so that concurrent pods charge one balance. A
 // take (ARGV[4] = 1) charges only a balance above zero and at or above
-// ARGV[5] (a background take's level; 0 otherwise). It returns whether
-// it charged (1 or 0) and the balance after, as a string (Lua numbers would
-// be truncated to integers on the way out).
+// ARGV[5] (a background take's level; 0 otherwise); with ARGV[6] = 1 it
+// charges at most the balance (TakeUpTo). It returns whether it charged
+// (1 or 0), the balance after and what it charged, as strings (Lua numbers
+// would be truncated to integers on the way out).
 //
 // A bucket read back is checked as a client's input would be (anyone able
 // to write to the Redis can store anything there): fields of more than 32
@@ -55,16 +56,16 @@ type Redis struct {
 // that expired would.
 //
 // KEYS[1]: the bucket. ARGV: rate (engine-seconds per second), capacity,
-// charge (engine-seconds; negative gives back), take, level, minBalance.
+// charge (engine-seconds; negative gives back), take, level, up to, minBalance.
 var bucketScript = redis.NewScript(`
 local now = redis.call('TIME')
-local rate, cap, charge, take, level = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1', tonumber(ARGV[5]) or 0
+local rate, cap, charge, take, level, upto = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1', tonumber(ARGV[5]) or 0, ARGV[6] == '1'
 local t, s, us
 if redis.call('HSTRLEN', KEYS[1], 't') <= 32 and redis.call('HSTRLEN', KEYS[1], 's') <= 32 and redis.call('HSTRLEN', KEYS[1], 'us') <= 32 then
   local v = redis.call('HMGET', KEYS[1], 't', 's', 'us')
   t, s, us = tonumber(v[1]), tonumber(v[2]), tonumber(v[3])
 end
-if t == nil or s == nil or us == nil or t ~= t or t < tonumber(ARGV[6]) or
+if t == nil or s == nil or us == nil or t ~= t or t < tonumber(ARGV[7]) or
    us < 0 or us >= 1e6 or s < 0 or s > tonumber(now[1]) + 60 then
   t = cap
 else
@@ -73,7 +74,10 @@ else
   if t > cap then t = cap end
 end
 if take and (t <= 0 or t < level) then
-  return {0, string.format('%.17g', t)}
+  return {0, string.format('%.17g', t), '0'}
+end
+if take and upto and charge > t then
+  charge = math.floor(t * 1e6) / 1e6
 end
 if charge ~= 0 then
   t = t - charge
@@ -81,7 +85,7 @@ if charge ~= 0 then
   redis.call('HSET', KEYS[1], 't', string.format('%.17g', t), 's', now[1], 'us', now[2])
   redis.call('PEXPIRE', KEYS[1], math.ceil((cap - t) / rate * 1000) + 1000)
 end
-return {1, string.format('%.17g', t)}
+return {1, string.format('%.17g', t), string.format('%.17g', charge)}
 `)
 
 // minBalance is the lowest balance a bucket read back may hold, in
@@ -141,26 +145,40 @@ func (r *Redis) up() bool { return time.Now().UnixNano() >= r.downTil.Load() }
 // run runs the script; ok is false when Redis failed (and the caller falls
 // back to memory), taken whether it charged.
 func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64, take bool, level float64) (tokens float64, taken, ok bool) {
+	tokens, _, taken, ok = r.runUpTo(ctx, client, b, charge, take, level, false)
+	return tokens, taken, ok
+}
+
+// runUpTo is run; with upTo a take charges at most the balance, and
+// charged is what it charged.
+func (r *Redis) runUpTo(ctx context.Context, client string, b Budget, charge float64, take bool, level float64, upTo bool) (tokens, charged float64, taken, ok bool) {
 	if !r.up() {
-		return 0, false, false
+		return 0, 0, false, false
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	takeArg := "0"
-	if take {
-		takeArg = "1"
+	flag := func(v bool) string {
+		if v {
+			return "1"
+		}
+		return "0"
 	}
 	res, err := bucketScript.Run(cctx, r.cl, []string{r.prefix + client},
 		strconv.FormatFloat(b.rate(), 'g', -1, 64), strconv.FormatFloat(b.capacity(), 'g', -1, 64),
-		strconv.FormatFloat(charge, 'g', -1, 64), takeArg, strconv.FormatFloat(level, 'g', -1, 64), minBalance).Slice()
+		strconv.FormatFloat(charge, 'g', -1, 64), flag(take), strconv.FormatFloat(level, 'g', -1, 64), flag(upTo), minBalance).Slice()
 	if err == nil {
 		err = errors.New("quota: unexpected answer from the script")
-		if len(res) == 2 {
-			flag, _ := res[0].(int64)
-			if s, isStr := res[1].(string); isStr {
-				tokens, err = strconv.ParseFloat(s, 64)
-				taken = flag == 1
-				if err == nil && (math.IsNaN(tokens) || math.IsInf(tokens, 0)) {
+		if len(res) == 3 {
+			f, _ := res[0].(int64)
+			s1, ok1 := res[1].(string)
+			s2, ok2 := res[2].(string)
+			if ok1 && ok2 {
+				var err2 error
+				tokens, err = strconv.ParseFloat(s1, 64)
+				charged, err2 = strconv.ParseFloat(s2, 64)
+				err = errors.Join(err, err2)
+				taken = f == 1
+				if err == nil && (math.IsNaN(tokens) || math.IsInf(tokens, 0) || math.IsNaN(charged) || math.IsInf(charged, 0)) {
 					err = errors.New("quota: a balance out of bounds from the script")
 				}
 			}
@@ -168,16 +186,16 @@ func (r *Redis) run(ctx context.Context, client string, b Budget, charge float64
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, false, false // the caller went away: not Redis's fault
+			return 0, 0, false, false // the caller went away: not Redis's fault
 		}
 		r.errors.Inc()
 		if r.up() {
 			r.log.Warn("quota: redis failed; keeping engine-time balances in this process for a while", "err", err, "retry_in", r.backoff)
 		}
 		r.downTil.Store(time.Now().Add(r.backoff).UnixNano())
-		return 0, false, false
+		return 0, 0, false, false
 	}
-	return tokens, taken, true
+	return tokens, charged, taken, true
 }
 
 // Allow implements Store.
@@ -206,20 +224,33 @@ func (r *Redis) TakeBackground(ctx context.Context, client string, b Budget, d t
 }
 
 func (r *Redis) take(ctx context.Context, client string, b Budget, d time.Duration, level float64) time.Duration {
+	_, w := r.takeUpTo(ctx, client, b, d, level, false)
+	return w
+}
+
+// TakeUpTo implements Store.
+func (r *Redis) TakeUpTo(ctx context.Context, client string, b Budget, d time.Duration, background bool) (granted, retryAfter time.Duration) {
+	return r.takeUpTo(ctx, client, b, d, upToLevel(b, d, background), true)
+}
+
+func (r *Redis) takeUpTo(ctx context.Context, client string, b Budget, d time.Duration, level float64, upTo bool) (granted, retryAfter time.Duration) {
 	if b.Unlimited() {
-		return 0
+		return d, 0
 	}
-	t, taken, ok := r.run(ctx, client, b, d.Seconds(), true, level)
+	t, charged, taken, ok := r.runUpTo(ctx, client, b, d.Seconds(), true, level, upTo)
 	if !ok {
 		if ctx.Err() != nil {
-			return 0
+			return d, 0
 		}
-		return r.fallback.take(client, b, d, level)
+		return r.fallback.take(client, b, d, level, upTo)
 	}
 	if taken {
-		return 0
+		if upTo {
+			return min(d, secondsDuration(charged)), 0
+		}
+		return d, 0
 	}
-	return retryAbove(t, level, b)
+	return 0, retryAbove(t, level, b)
 }
 
 // Charge implements Store.

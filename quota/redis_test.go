@@ -184,3 +184,8 @@ func TestUsageRecord(t *testing.T) {
 }
 
 func nearF(a, b float64) bool { return a > b-1e-3 && a < b+1e-3 }
+
+func TestRedisTakeUpTo(t *testing.T) {
+	srv := redistest.Start(t)
+	testTakeUpTo(t, newRedis(t, RedisConfig{URL: srv.URL, Prefix: "test:upto:"}))
+}

@@ -80,15 +80,22 @@ type Quota struct {
 	// messages such as newgame, gameover, setoption and stop included, and
 	// malformed ones), per second, with a burst of twice that.
 	Messages float64 `yaml:"messages"`
+	// Reads is a flood guard over the GET routes of /v1 (a game analysis,
+	// engines, limits), per second, with a burst of twice that: answering
+	// a read costs CPU too (issue 35: a 280 KB job took 10 ms per GET).
+	Reads float64 `yaml:"reads"`
 }
 
 // WithDefaults returns a copy of a with the defaults the server applies
 // filled in: those documented on its fields; quotas keyed rate 20, burst 40,
 // 64 sessions, 64 leases, anonymous 5, 20, 4, 4, messages 50 for both; a
-// random TicketSecret when none is set.
+// random TicketSecret when none is set; reads keyed 100, anonymous 50.
 func (a *Access) WithDefaults() *Access {
 	c := *a
-	def := func(q *Quota, engine quota.Budget, r float64, b, s, l int) {
+	def := func(q *Quota, engine quota.Budget, r float64, b, s, l int, reads float64) {
+		if q.Reads <= 0 {
+			q.Reads = reads
+		}
 		switch {
 		case q.EngineTime.Seconds < 0:
 			q.EngineTime = quota.Budget{} // no limit
@@ -123,8 +130,8 @@ func (a *Access) WithDefaults() *Access {
 	// Anonymous: an engine's whole time, on average, and two minutes saved
 	// up; a client searching one position after another never runs out.
 	// Keyed: four engines' time. The rates are flood guards only.
-	def(&c.Keyed, quota.Budget{Seconds: 240, Period: time.Minute, Burst: 600}, 100, 200, 64, 64)
-	def(&c.AnonymousQuota, quota.Budget{Seconds: 60, Period: time.Minute, Burst: 120}, 50, 100, 4, 4)
+	def(&c.Keyed, quota.Budget{Seconds: 240, Period: time.Minute, Burst: 600}, 100, 200, 64, 64, 100)
+	def(&c.AnonymousQuota, quota.Budget{Seconds: 60, Period: time.Minute, Burst: 120}, 50, 100, 4, 4, 50)
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 10000
 	}
@@ -283,7 +290,8 @@ func (g *gate) identify(r *http.Request) (*client, *session.Error) {
 
 func newClient(id string, quota Quota) *client {
 	return &client{id: id, quota: quota, limiter: rate.NewLimiter(rate.Limit(quota.Rate), quota.Burst),
-		messages: rate.NewLimiter(rate.Limit(quota.Messages), int(2*quota.Messages)+1)}
+		messages: rate.NewLimiter(rate.Limit(quota.Messages), int(2*quota.Messages)+1),
+		reads:    rate.NewLimiter(rate.Limit(quota.Reads), int(2*quota.Reads)+1)}
 }
 
 // checkKey returns the name of the key, or "". Every configured key is
@@ -413,6 +421,10 @@ func (x budget) Take(ctx context.Context, d time.Duration) time.Duration {
 
 func (x budget) TakeBackground(ctx context.Context, d time.Duration) time.Duration {
 	return x.store.TakeBackground(ctx, x.id, x.b, d)
+}
+
+func (x budget) TakeUpTo(ctx context.Context, d time.Duration, background bool) (time.Duration, time.Duration) {
+	return x.store.TakeUpTo(ctx, x.id, x.b, d, background)
 }
 
 func (x budget) Charge(ctx context.Context, d time.Duration) { x.store.Charge(ctx, x.id, x.b, d) }

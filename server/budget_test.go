@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/quota"
 )
 
@@ -36,8 +37,10 @@ func TestEngineTimeBudget(t *testing.T) {
 		if !strings.Contains(b, "retry in "+strconv.Itoa(secs)+"s") {
 			t.Errorf("%s: Retry-After %d, detail %s: they must agree", why, secs, b)
 		}
-		if resp.StatusCode != 429 || secs < 60 || !strings.Contains(b, "engine time is spent") {
-			t.Errorf("%s: %d Retry-After %q %s; want 429 with a wait of minutes for an hour's budget", why, resp.StatusCode, resp.Header.Get("Retry-After"), b)
+		// The search that spent the budget was cut to it (issue 35): the
+		// debt is what it ran past, and the wait its refill.
+		if resp.StatusCode != 429 || secs < 1 || !strings.Contains(b, "engine time is spent") {
+			t.Errorf("%s: %d Retry-After %q %s; want 429 with a wait", why, resp.StatusCode, resp.Header.Get("Retry-After"), b)
 		}
 	}
 
@@ -284,4 +287,104 @@ func TestInteractiveShareChecked(t *testing.T) {
 	if err := a.Check(); err == nil || !strings.Contains(err.Error(), "access.anonymous_quota.engine_time: interactive_share 1.5") {
 		t.Errorf("Check: %v, want the share refused", err)
 	}
+}
+
+// TestSearchCutToBudget (issue 35): a search's limit is cut to the engine
+// time its client has left, and the answer says so (limited_by_budget):
+// a client with 1 s left asking a 4 s search is charged about 1 s, not
+// 4 s, over REST analyze, WebSocket analyze (bounded, and until stop:
+// stopped when the budget runs out, its bestmove saying why), REST mate
+// and a game analysis whose movetime is longer than the whole bucket.
+// Before, the search ran its whole limit: 3 s of debt past the budget.
+func TestSearchCutToBudget(t *testing.T) {
+	shared.waitIdle(t)
+	budgets := quota.NewMemory(quota.MemoryConfig{})
+	b := quota.Budget{Seconds: 1, Period: time.Hour, Burst: 1}
+	keys := map[string]string{}
+	for _, n := range []string{"rest", "ws", "wsstop", "mate", "game"} {
+		keys[n] = "key-cut-" + n + "-0123456789"
+	}
+	_, hs := withAccess(t, &Access{Keys: keys, Anonymous: true, Budgets: budgets,
+		Keyed:          Quota{EngineTime: b, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
+		AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}})
+	// overrun is what the client was charged past its 1 s: the balance's
+	// debt, read back from the wait for it (1 engine-second per hour).
+	overrun := func(name string) time.Duration {
+		wait := budgets.Allow(context.Background(), "key:"+name, b)
+		return time.Duration(wait.Seconds() / 3600 * float64(time.Second))
+	}
+	check := func(name string, took time.Duration, limited any) {
+		t.Helper()
+		o := overrun(name)
+		t.Logf("%s: more than the 1 s left asked: ran %v, charged %v past the budget, limited_by_budget %v", name, took.Round(time.Millisecond), o.Round(time.Millisecond), limited)
+		if o > time.Second {
+			t.Errorf("%s: charged %v past the budget, want at most 1 s", name, o)
+		}
+		if limited != true {
+			t.Errorf("%s: the answer does not say the search was cut (limited_by_budget %v)", name, limited)
+		}
+	}
+
+	t0 := time.Now()
+	resp, body := do(t, "POST", hs.URL+"/v1/analyze", keys["rest"], `{"engine":"fairy","position":{"sfen":"`+outOfBok+`"},"limits":{"movetime_ms":4000}}`)
+	var ans map[string]any
+	json.Unmarshal([]byte(body), &ans)
+	if resp.StatusCode != 200 {
+		t.Fatalf("REST analyze: %d %s", resp.StatusCode, body)
+	}
+	check("rest", time.Since(t0), ans["limited_by_budget"])
+
+	t0 = time.Now()
+	resp, body = do(t, "POST", hs.URL+"/v1/mate", keys["mate"], `{"engine":"slowmate","timeout_ms":4000}`)
+	ans = nil
+	json.Unmarshal([]byte(body), &ans)
+	if resp.StatusCode != 200 || ans["result"] != "timeout" {
+		t.Errorf("REST mate: %d %s, want 200 with result timeout", resp.StatusCode, body)
+	}
+	check("mate", time.Since(t0), ans["limited_by_budget"])
+
+	for _, tc := range []struct{ name, msg string }{
+		{"ws", `{"type":"analyze","id":"a","engine":"fairy","position":{"sfen":"` + outOfBok + `"},"limits":{"movetime_ms":4000}}`},
+		// Until stop: gpsusi (fairy is never sent go infinite here).
+		{"wsstop", `{"type":"analyze","id":"a","engine":"gps","position":{"sfen":"` + outOfBok + `"}}`},
+	} {
+		c, _, err := wsDial(t, hs.URL, "", http.Header{"Authorization": {"Bearer " + keys[tc.name]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		c.Write(t.Context(), websocket.MessageText, []byte(tc.msg))
+		ev := readUntil(t, c, tc.name+"'s end", isTerminal)
+		if ev["type"] != "bestmove" {
+			t.Errorf("%s: %v, want bestmove", tc.name, ev)
+		}
+		check(tc.name, time.Since(t0), ev["limited_by_budget"])
+		c.Close(websocket.StatusNormalClosure, "")
+	}
+
+	resp, body = do(t, "POST", hs.URL+"/v1/games/analysis", keys["game"], `{"engine":"fairy","position":{"moves":["7g7f"]},"limits":{"movetime_ms":3000}}`)
+	if resp.StatusCode != 202 {
+		t.Fatalf("game analysis: %d %s", resp.StatusCode, body)
+	}
+	var job struct {
+		ID        string
+		Status    string
+		Positions []map[string]any
+	}
+	json.Unmarshal([]byte(body), &job)
+	t0 = time.Now()
+	var limited any
+	testwait.For(t, "the game's first position", time.Minute, func() bool {
+		_, body = do(t, "GET", hs.URL+"/v1/games/analysis/"+job.ID, keys["game"], "")
+		json.Unmarshal([]byte(body), &job)
+		for _, p := range job.Positions { // the first searched, whichever it is
+			if p != nil {
+				limited = p["limited_by_budget"]
+				return true
+			}
+		}
+		return job.Status == "done" || job.Status == "failed"
+	})
+	check("game", time.Since(t0), limited)
+	do(t, "DELETE", hs.URL+"/v1/games/analysis/"+job.ID, keys["game"], "")
 }

@@ -16,6 +16,7 @@ type client struct {
 	quota    Quota
 	limiter  *rate.Limiter // search requests
 	messages *rate.Limiter // every WebSocket message
+	reads    *rate.Limiter // GET requests of /v1 (readGuard)
 	lastSeen atomic.Int64  // Unix nanoseconds
 
 	mu       sync.Mutex

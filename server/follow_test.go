@@ -55,6 +55,14 @@ func (c *countingBudgets) TakeBackground(ctx context.Context, client string, b q
 	return w
 }
 
+func (c *countingBudgets) TakeUpTo(ctx context.Context, client string, b quota.Budget, d time.Duration, background bool) (time.Duration, time.Duration) {
+	g, w := c.Store.TakeUpTo(ctx, client, b, d, background)
+	if w == 0 {
+		c.add(client, g)
+	}
+	return g, w
+}
+
 func (c *countingBudgets) Charge(ctx context.Context, client string, b quota.Budget, held time.Duration) {
 	c.add(client, held)
 	c.Store.Charge(ctx, client, b, held)

@@ -40,13 +40,17 @@ func (s *Server) startGameAnalysis(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, v)
 }
 
+// getGameAnalysis answers with the job's encoding, made once per change
+// of the job (games.Manager.GetEncoded), and 304 to an If-None-Match of
+// its ETag: polling an unchanged job costs next to nothing (issue 35).
+// A 304 counts as a read of a followed job all the same.
 func (s *Server) getGameAnalysis(w http.ResponseWriter, r *http.Request) {
-	v, err := s.cfg.Games.Get(clientOf(r).id, chi.URLParam(r, "id"))
+	e, err := s.cfg.Games.GetEncoded(clientOf(r).id, chi.URLParam(r, "id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, v)
+	writeTagged(w, r, e.JSON, e.ETag)
 }
 
 // cancelWait bounds how long DELETE waits for a job's searches to stop.

@@ -86,5 +86,6 @@ func (s *Server) limits(w http.ResponseWriter, r *http.Request) {
 		g.DefaultLimits.MoveTimeMS = ms(s.cfg.Games.DefaultMoveTime())
 		ans.GameAnalysis = g
 	}
-	writeJSON(w, http.StatusOK, ans)
+	body, etag := encodeTagged(ans)
+	writeTagged(w, r, body, etag)
 }

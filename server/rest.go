@@ -69,7 +69,8 @@ func (s *Server) engines(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, e)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"engines": out})
+	body, etag := encodeTagged(map[string]any{"engines": out})
+	writeTagged(w, r, body, etag)
 }
 
 func optionOf(o usi.Option) optionJSON {

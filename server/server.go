@@ -8,7 +8,10 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -148,8 +151,8 @@ func New(cfg Config) *Server {
 	r.Route("/v1", func(r chi.Router) {
 		r.Use(s.sameSite, s.authenticate)
 		r.Post("/ws-ticket", s.wsTicket)
-		r.Get("/engines", s.engines)
-		r.Get("/limits", s.limits)
+		r.With(s.readGuard).Get("/engines", s.engines)
+		r.With(s.readGuard).Get("/limits", s.limits)
 		r.Post("/validate", s.validate)
 		r.With(s.flood).Post("/records/parse", s.parseRecord)
 		r.With(s.flood).Post("/records/export", s.exportRecord)
@@ -158,7 +161,7 @@ func New(cfg Config) *Server {
 		r.Get("/ws", s.websocket)
 		if cfg.Games != nil {
 			r.Post("/games/analysis", s.startGameAnalysis)
-			r.Get("/games/analysis/{id}", s.getGameAnalysis)
+			r.With(s.readGuard).Get("/games/analysis/{id}", s.getGameAnalysis)
 			r.Delete("/games/analysis/{id}", s.cancelGameAnalysis)
 		}
 	})
@@ -413,6 +416,62 @@ func (s *Server) problemAt(w http.ResponseWriter, r *http.Request, e *session.Er
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(p)
+}
+
+// readGuard is middleware for the GET routes of /v1: it takes one read
+// from the client's flood guard (Quota.Reads), else answers 429.
+func (s *Server) readGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !clientOf(r).reads.Allow() {
+			s.problem(w, r, &session.Error{Code: session.CodeTooManyRequests, Retry: time.Second, MoveIndex: -1,
+				Message: "reads arrive faster than this client's flood guard allows (access.*.reads); send If-None-Match with the last ETag: an unchanged answer is 304; retry in 1s"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeTagged writes a JSON answer of 200 with its ETag, or 304 Not
+// Modified without a body when the request's If-None-Match names that
+// tag (RFC 9110 13.1.2): a client polling an unchanged answer gets it for
+// nearly nothing. Cache-Control: the answer is the client's own (private)
+// and a cache must ask again each time (no-cache).
+func writeTagged(w http.ResponseWriter, r *http.Request, body []byte, etag string) {
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "private, no-cache")
+	if noneMatch(r.Header.Values("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
+
+// noneMatch reports whether If-None-Match lists etag, or is "*" (weak
+// comparison, as RFC 9110 asks for If-None-Match).
+func noneMatch(values []string, etag string) bool {
+	for _, v := range values {
+		for t := range strings.SplitSeq(v, ",") {
+			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+			if t == "*" || t == etag {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// encodeTagged encodes v as writeJSON does, and tags it with a hash.
+func encodeTagged(v any) ([]byte, string) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	h := sha256.Sum256(b.Bytes())
+	return b.Bytes(), `"` + hex.EncodeToString(h[:16]) + `"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -451,6 +451,11 @@ type Event struct {
 	// Emulated lists the limits usid enforced itself (the engine does not
 	// honour them natively): they stop at the first info line past them.
 	Emulated []string `json:"emulated,omitempty"`
+	// LimitedByBudget (bestmove, checkmate): the client's engine time ran
+	// out before the search's own limit; the search was cut to what was
+	// left (a movetime, a mate's timeout) or stopped when it ran out (an
+	// analysis until stop, a game move).
+	LimitedByBudget bool `json:"limited_by_budget,omitempty"`
 	// Book (bestmove): the engine answered without an evaluation (no info
 	// line with a score), as from its opening book. Nodes (bestmove): the
 	// nodes the search reached, as the engine last reported them.

@@ -22,24 +22,30 @@ type Budget interface {
 	// the share kept for interactive searches, so that a game analysis
 	// never locks its owner out of live analysis.
 	TakeBackground(ctx context.Context, d time.Duration) (retryAfter time.Duration)
+	// TakeUpTo is Take (background: TakeBackground) for a search whose
+	// limit is cut to the balance: where they would reserve d it reserves
+	// at most the balance and returns what it reserved (granted).
+	TakeUpTo(ctx context.Context, d time.Duration, background bool) (granted, retryAfter time.Duration)
 	// Charge debits d more, or, negative, gives back time taken and not
 	// used.
 	Charge(ctx context.Context, d time.Duration)
 }
 
 // meterTick is how much engine time a search without a time bound takes
-// at a time, as it goes: it runs at most this far past its caller's
-// balance.
+// at a time, as it goes.
 const meterTick = time.Second
 
 // meter charges one search's engine time to its caller, from go to
 // bestmove. A search starts only while the caller's balance is above zero
-// and takes, as it starts, what it may spend: the whole of its time bound
-// when it has one (movetime, a mate's timeout), so that searches queued on
-// one balance cannot all start on it; without one (until stop, depth or
-// nodes alone, a game clock) a tick at a time as it goes, and the search
-// is stopped when a tick cannot be taken. When it ends, the real time is
-// settled: what was taken and not used comes back.
+// and takes, as it starts, what it may spend, never more than the balance
+// (issue 35: a 10 s search on 5 s left ran 10 s): the whole of its time
+// bound when it has one (movetime, a mate's timeout), so that searches
+// queued on one balance cannot all start on it, or the balance when that
+// is less, and the search's limit is then cut to it (cut); without one
+// (until stop, depth or nodes alone, a game clock, pondering) a tick at a
+// time as it goes, each at most the balance, and the search is stopped
+// when what it took runs out and no more can be taken. When it ends, the
+// real time is settled: what was taken and not used comes back.
 //
 // Pondering (go ponder) is the engine thinking on its opponent's time,
 // which the player did not ask to be searched: it is charged to nobody
@@ -50,20 +56,28 @@ type meter struct {
 	bg     bool            // a Background caller: takes stop at the interactive share
 	ctx    context.Context // outlives the request: time spent is charged
 
-	mu        sync.Mutex // the search's watcher (more, hit) and its end (settle)
+	mu        sync.Mutex // the search's watcher (more, hit, until) and its end (settle)
 	start     time.Time
 	taken     time.Duration
 	pondering bool // go ponder, no ponderhit yet: nothing charged
+	// cut: the balance was less than the search's time bound, and taken
+	// (the balance) is its limit now.
+	cut bool
 }
 
 // startMeter takes what a search with time bound bound (0: none) may spend
-// before it starts, or refuses it when who's balance is spent. A ponder
-// search takes nothing (it starts only while the balance is above zero).
+// before it starts, at most the caller's balance, or refuses it when that
+// balance is spent. A ponder search takes nothing (it starts only while the
+// balance is above zero).
 func startMeter(ctx context.Context, who Caller, bound time.Duration, ponder bool) (*meter, *Error) {
 	m := &meter{budget: who.Budget, bg: who.Class == pool.Background, ctx: context.WithoutCancel(ctx), pondering: ponder}
 	if ponder {
 		if m.budget != nil {
-			if wait := m.take(0); wait > 0 {
+			take := m.budget.Take
+			if m.bg {
+				take = m.budget.TakeBackground
+			}
+			if wait := take(m.ctx, 0); wait > 0 { // a check: the balance is above zero
 				return nil, budgetSpent(wait, spentWhy(m.bg))
 			}
 		}
@@ -74,34 +88,38 @@ func startMeter(ctx context.Context, who Caller, bound time.Duration, ponder boo
 	if d <= 0 {
 		d = meterTick
 	}
+	m.taken = d
 	if m.budget != nil {
-		if wait := m.take(d); wait > 0 {
+		g, wait := m.budget.TakeUpTo(m.ctx, d, m.bg)
+		if wait > 0 {
 			return nil, budgetSpent(wait, spentWhy(m.bg))
 		}
-		m.taken = d
+		m.taken, m.cut = g, bound > 0 && g < bound
 	}
 	m.start = time.Now()
 	return m, nil
 }
 
-// more takes the next tick for a search without a time bound; it returns
-// the wait announced when the balance is spent (the search is to stop).
+// more takes the next tick, at most the balance, for a search without a
+// time bound; it returns the wait announced when the balance is spent
+// (the search is to stop).
 func (m *meter) more() (retryAfter time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.budget == nil || m.pondering {
 		return 0
 	}
-	if wait := m.take(meterTick); wait > 0 {
+	g, wait := m.budget.TakeUpTo(m.ctx, meterTick, m.bg)
+	if wait > 0 {
 		return wait
 	}
-	m.taken += meterTick
+	m.taken += g
 	return 0
 }
 
 // hit starts charging a ponder search at ponderhit: the engine's own time
-// from now, a tick taken at once. It returns the wait announced when the
-// balance is spent (the search is to stop).
+// from now, a tick (at most the balance) taken at once. It returns the wait
+// announced when the balance is spent (the search is to stop).
 func (m *meter) hit() (retryAfter time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -112,19 +130,23 @@ func (m *meter) hit() (retryAfter time.Duration) {
 	if m.budget == nil {
 		return 0
 	}
-	if wait := m.take(meterTick); wait > 0 {
+	g, wait := m.budget.TakeUpTo(m.ctx, meterTick, m.bg)
+	if wait > 0 {
 		return wait
 	}
-	m.taken = meterTick
+	m.taken = g
 	return 0
 }
 
-// take reserves d from the caller's budget as its class may.
-func (m *meter) take(d time.Duration) time.Duration {
-	if m.bg {
-		return m.budget.TakeBackground(m.ctx, d)
+// until is how long from now the time taken lasts (a tick while pondering:
+// nothing is taken then, and nothing runs out).
+func (m *meter) until() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pondering {
+		return meterTick
 	}
-	return m.budget.Take(m.ctx, d)
+	return time.Until(m.start.Add(m.taken))
 }
 
 // settle charges the engine time the search held and returns it; a

@@ -16,6 +16,9 @@ type AnalyzeResult struct {
 	// Emulated lists the limits usid enforced itself because the engine
 	// does not honour them natively (see the engine's profile).
 	Emulated []string `json:"emulated,omitempty"`
+	// LimitedByBudget: the movetime was cut to the client's engine time
+	// left (issue 35); the search ran that long, not its movetime.
+	LimitedByBudget bool `json:"limited_by_budget,omitempty"`
 	// Nodes the search reached, as the engine last reported them.
 	Nodes int64 `json:"nodes,omitempty"`
 	// Book: the engine answered with no evaluation (no info line with a
@@ -49,6 +52,9 @@ type MateResult struct {
 	MovesKIF []string `json:"moves_kif,omitempty"`
 	MovesSAN []string `json:"moves_san,omitempty"`
 	Verified string   `json:"verified,omitempty"` // with mate: "forced" or "line", as in the checkmate event
+	// LimitedByBudget: the timeout was cut to the client's engine time
+	// left (issue 35).
+	LimitedByBudget bool `json:"limited_by_budget,omitempty"`
 }
 
 // Analyze runs one bounded search (REST): at least one limit is required and
@@ -82,7 +88,7 @@ func (c *Service) Analyze(ctx context.Context, r *Request) (*AnalyzeResult, *Err
 		return nil, perr
 	}
 	res := &AnalyzeResult{Engine: j.engine, BestMove: term.Move, BestMoveKIF: term.MoveKIF, BestMoveSAN: term.MoveSAN, Ponder: term.PonderMv, Lines: []*Line{}, Emulated: term.Emulated,
-		Nodes: term.Nodes, Book: term.Book}
+		Nodes: term.Nodes, Book: term.Book, LimitedByBudget: term.LimitedByBudget}
 	for k := 1; k <= j.multipv; k++ {
 		if l := lines[k]; l != nil {
 			res.Lines = append(res.Lines, l)
@@ -103,7 +109,7 @@ func (c *Service) Mate(ctx context.Context, r *Request) (*MateResult, *Error) {
 	if perr != nil {
 		return nil, perr
 	}
-	res.Result, res.MovesKIF, res.MovesSAN, res.Verified = term.Result, term.MovesKIF, term.MovesSAN, term.Verified
+	res.Result, res.MovesKIF, res.MovesSAN, res.Verified, res.LimitedByBudget = term.Result, term.MovesKIF, term.MovesSAN, term.Verified, term.LimitedByBudget
 	if term.Moves != nil {
 		res.Moves = term.Moves
 	}

@@ -232,7 +232,34 @@ type searchPlan struct {
 	// limit (movetime, a mate's timeout), taken from the caller's budget
 	// whole as it starts; 0: none, the budget is charged as it goes.
 	timeBound time.Duration
+	// limited: the time bound was cut to the caller's balance (cutTo).
+	limited bool
 }
+
+// cutTo cuts the plan's time bound to d, the caller's engine time left
+// (issue 35): the engine's own time (movetime, go mate's) becomes d, and
+// usid stops the search at d where it keeps the time, or a little after
+// where the engine does, in case it overruns its own.
+func (p *searchPlan) cutTo(d time.Duration, margin time.Duration) {
+	d = max(d, time.Millisecond) // a movetime of 0 would be no limit
+	native := false
+	if p.cmd.MoveTime > 0 {
+		p.cmd.MoveTime, native = d, true
+	}
+	if p.cmd.Mate && p.cmd.MateTime > 0 {
+		p.cmd.MateTime, native = d, true
+	}
+	p.stopAfter = d
+	if native {
+		p.stopAfter = d + budgetGrace
+	}
+	p.watchdog = p.stopAfter + margin
+	p.timeBound, p.limited = d, true
+}
+
+// budgetGrace is how long past a cut native time usid waits for the
+// engine's own answer before it stops the search.
+const budgetGrace = 300 * time.Millisecond
 
 func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
 	var p searchPlan
@@ -388,6 +415,9 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	if berr != nil {
 		return errorEvent(j.id, berr), false
 	}
+	if m.cut {
+		p.cutTo(m.taken, c.Caps.WatchdogMargin)
+	}
 	var preempted, budgetOut, yielded atomic.Bool
 	if j.historyRepeats() {
 		lease.EndGame() // the engine's hash may carry the repetition: not into the next lease (cache.go)
@@ -450,12 +480,14 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	if who.Class == pool.Background && !who.NoPreempt {
 		urgent = lease.Urgent()
 	}
-	// A search without a time bound takes its engine time as it goes, and
-	// is stopped when its caller's balance is spent.
+	// A search without a time bound takes its engine time as it goes: when
+	// what it took runs out it takes more, and is stopped when its
+	// caller's balance is spent.
 	var tick <-chan time.Time
+	var tk *time.Timer
 	var budgetWait atomic.Int64
 	if p.timeBound == 0 && who.Budget != nil {
-		tk := time.NewTicker(meterTick)
+		tk = time.NewTimer(m.until())
 		defer tk.Stop()
 		tick = tk.C
 	}
@@ -474,6 +506,8 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 			budgetOut.Store(true)
 			stop()
 			tick = nil
+		} else if tk != nil {
+			tk.Reset(m.until()) // the engine's own time runs from now
 		}
 	}
 	go func() {
@@ -489,6 +523,8 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 					budgetOut.Store(true)
 					stop()
 					tick = nil
+				} else {
+					tk.Reset(m.until())
 				}
 			case <-hit:
 				onHit()
@@ -581,6 +617,8 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 		return errorEvent(j.id, budgetSpent(time.Duration(budgetWait.Load()), "this client's engine time ran out before the search reached its limit")), discard
 	}
 	term = c.resultEvent(j, res, stoppedByUs.Load(), &last)
+	// Cut to the budget as it started, or stopped when it ran out.
+	term.LimitedByBudget = (p.limited || budgetOut.Load()) && (term.Type == EventBestMove || term.Type == EventCheckmate)
 	if term.Type == EventBestMove {
 		// No evaluation, and the engine answered by itself: its book.
 		book := !scored && !stoppedByUs.Load() && !j.pos.NoMove(term.Move)

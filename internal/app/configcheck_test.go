@@ -27,7 +27,7 @@ func TestUnknownKeys(t *testing.T) {
 		{"session caps", "session:\n  caps:\n    max_node: 100\n", []string{
 			`config: line 3: unknown key session.caps.max_node (did you mean "max_nodes"?); valid keys at session.caps: max_analysis, max_depth, max_mate_time, max_moves, max_movetime, max_multipv, max_nodes`}},
 		{"keyed quota, no close key", "access:\n  keyed: {rate: 3, weekly: 9}\n", []string{
-			`config: line 2: unknown key access.keyed.weekly; valid keys at access.keyed: burst, engine_time, leases, messages, rate, sessions`}},
+			`config: line 2: unknown key access.keyed.weekly; valid keys at access.keyed: burst, engine_time, leases, messages, rate, reads, sessions`}},
 		{"several at once", "server:\n  hostz: [x]\n  max_bodyy: 10\ncache:\n  redis_tll: 1h\n", []string{
 			`config: line 2: unknown key server.hostz (did you mean "hosts"?); valid keys at server: hosts, max_body, max_message, origins, shutdown_grace`,
 			`line 3: unknown key server.max_bodyy (did you mean "max_body"?); valid keys at server: hosts, max_body, max_message, origins, shutdown_grace`,
