@@ -61,6 +61,45 @@ func passPosition(t *testing.T) []string {
 	return nil
 }
 
+// TestOthelloValidate (issue 36): /v1/validate takes othello positions
+// (the USI-X token, or the UOI draft's ofen) and refuses bad ones with
+// codes; a forced pass is the one legal move, an ended game has none.
+func TestOthelloValidate(t *testing.T) {
+	code, _, v := call(t, shared, "POST", "/v1/validate", map[string]any{"position": map[string]any{"othello": "startpos", "moves": []string{"f5", "d6"}}})
+	if code != 200 || v["valid"] != true || v["side_to_move"] != "b" || len(v["legal_moves"].([]any)) != 5 ||
+		v["othello"] != "---------------------------OX------OXX-----O--------------------B3" {
+		t.Errorf("f5 d6: %d %v", code, v)
+	}
+	moves := passPosition(t)
+	before := moves[:len(moves)-1]
+	if _, _, v := call(t, shared, "POST", "/v1/validate", map[string]any{"position": map[string]any{"othello": "startpos", "moves": before}}); v["valid"] != true || len(v["legal_moves"].([]any)) != 1 || v["legal_moves"].([]any)[0] != "pass" {
+		t.Errorf("a forced pass: %v", v)
+	}
+	ofen := strings.ReplaceAll(othello.StartToken[:65], "O", "0")
+	if _, _, v := call(t, shared, "POST", "/v1/validate", map[string]any{"position": map[string]any{"othello": ofen}}); v["valid"] != true || v["othello"] != othello.StartToken {
+		t.Errorf("the start as an ofen: %v", v)
+	}
+	for pos, want := range map[string]string{
+		strings.Repeat("-", 64) + "B": "centre_empty",
+		othello.StartToken[:64] + "Q": "othello_side",
+		"XO":                          "othello_length",
+	} {
+		code, _, v := call(t, shared, "POST", "/v1/validate", map[string]any{"position": map[string]any{"othello": pos}})
+		errs, _ := v["errors"].([]any)
+		if code != 200 || v["valid"] != false || len(errs) == 0 || errs[0].(map[string]any)["code"] != want {
+			t.Errorf("%q: %d %v, want %s", pos, code, v, want)
+		}
+	}
+	code, _, v = call(t, shared, "POST", "/v1/validate", map[string]any{"position": map[string]any{"othello": "startpos", "moves": []string{"pass"}}})
+	if errs, _ := v["errors"].([]any); code != 200 || v["valid"] != false || errs[0].(map[string]any)["code"] != "pass_not_allowed" {
+		t.Errorf("a pass with squares to play: %d %v", code, v)
+	}
+	code, _, v = call(t, shared, "POST", "/v1/validate", map[string]any{"position": map[string]any{"othello": "startpos", "sfen": "startpos"}})
+	if code != 422 || v["code"] != "invalid_field" {
+		t.Errorf("two games' fields: %d %v", code, v)
+	}
+}
+
 // TestOthelloEngines (issue 36): USI-X and UOI engines learned from a
 // minimal entry answer REST and WebSocket analyses of othello positions,
 // their best moves checked by the rules; a pass inside the move list is

@@ -84,8 +84,13 @@ func (othelloGame) Check(start, _ string, moves []string) (game.Position, *rules
 	return p, nil
 }
 
+// Inspect is othello's verdict, with checkmate (always false, as in_check
+// is) where every game's verdict has it.
 func (othelloGame) Inspect(start, _ string, moves []string, _ bool) any {
-	return othello.Inspect(start, moves)
+	return struct {
+		othello.Verdict
+		Checkmate bool `json:"checkmate"`
+	}{Verdict: othello.Inspect(start, moves)}
 }
 
 func (othelloGame) Perft(p game.Position, depth int) uint64 {
