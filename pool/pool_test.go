@@ -750,8 +750,11 @@ func TestButtonPressesKeepKindAvailable(t *testing.T) {
 	presser, analyst := k.q.key("presser", now), k.q.key("analyst", now)
 	took := k.startTook
 	k.mu.Unlock()
-	if presser < float64(presses)/2*took.Seconds() || presser <= analyst {
-		t.Errorf("fair-queue engine time: presser %.2fs, analyst %.2fs; want the presser charged about %d engine starts of %v",
+	// took is the last start's time only (a busy machine's starts vary
+	// tenfold): the presser must be charged far more than the analyst, and
+	// at least 10 ms a start.
+	if presser < float64(presses)*0.01 || presser <= 5*analyst {
+		t.Errorf("fair-queue engine time: presser %.2fs, analyst %.2fs; want the presser charged about %d engine starts (the last took %v)",
 			presser, analyst, presses, took)
 	}
 }
