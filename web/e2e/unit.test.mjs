@@ -341,7 +341,7 @@ test('the Japanese and English catalogues have the same keys and placeholders', 
 // HTML and in scripts' markup, t('key') / tr('key') calls, and the families
 // built from a prefix (t(`state.${st}`)) with the values they take.
 const NAMESPACES = ['title', 'chess', 'aria', 'nav', 'prefs', 'conn', 'foot', 'board', 'engine', 'analysis', 'state', 'stats',
-  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play'];
+  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play', 'othello'];
 
 function usedKeys() {
   const root = new URL('../static/', import.meta.url);
@@ -349,6 +349,7 @@ function usedKeys() {
   const files = [
     ...fs.readdirSync(pages).map((f) => new URL(f, pages)),
     ...fs.readdirSync(new URL('js/', root)).filter((f) => f.endsWith('.js') && f !== 'i18n.js').map((f) => new URL(`js/${f}`, root)),
+    ...fs.readdirSync(new URL('js/games/', root)).filter((f) => f.endsWith('.js')).map((f) => new URL(`js/games/${f}`, root)),
   ];
   const keys = new Map(); // key -> file
   const families = new Set();
@@ -369,7 +370,8 @@ const FAMILIES = {
   'judge.': ['inaccuracy', 'mistake', 'blunder'],
   'game.status.': ['queued', 'running', 'paused', 'done', 'cancelled', 'failed', 'abandoned'],
   'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
-  'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted'],
+  'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted',
+    'stalemate', 'insufficient_material', 'fifty_moves', 'discs'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],
 };
 
