@@ -333,6 +333,8 @@ async function loadEngines() {
     const pick = list.find((e) => e.name === saved) || list.find((e) => /fairy/i.test(e.name) && mod.name === 'shogi') || list[0];
     if (pick) engineSelect.value = pick.name;
     await followProfile();
+    panel.renderJob(); // its button needs an engine
+    renderAnalysis();
     if (!list.length) engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.none'))}</option>`;
   } catch (e) {
     engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.unavailable'))}</option>`;

@@ -160,7 +160,10 @@ export class GamePanel {
     this.game.loadRecord(rec); // the 'load' change clears an analysis of another game
     this.renderJob();
     const n = rec.plies.length;
-    toast(t(n === 1 ? 'load.loaded1' : 'load.loaded', { format: rec.format.toUpperCase(), n }));
+    // A record's format by name (KIF, PGN); othello's transcript and a
+    // position text in words.
+    const format = rec.format === 'transcript' ? t('othello.transcript') : rec.format === 'position' ? t('load.position') : rec.format.toUpperCase();
+    toast(t(n === 1 ? 'load.loaded1' : 'load.loaded', { format, n }));
     return true;
   }
 
@@ -374,7 +377,8 @@ export class GamePanel {
     const btn = $('#analyse-game');
     btn.textContent = this.running ? t('game.cancel') : t('game.start');
     btn.classList.toggle('active', this.running);
-    btn.disabled = !this.running && this.game.mainLine().length === 0;
+    // No game to analyse, or (chess, othello) no engine of the game here.
+    btn.disabled = !this.running && (this.game.mainLine().length === 0 || (this.mod.name !== 'shogi' && !this.engine()));
     const box = $('#game-status');
     box.hidden = !s;
     if (!s) { $('#game-summary').innerHTML = ''; return; }

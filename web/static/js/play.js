@@ -116,6 +116,8 @@ export class PlayPanel {
     const ponder = $('#play-ponder', this.root);
     ponder.disabled = !e?.profile?.ponder_option;
     if (ponder.disabled) ponder.checked = false;
+    // Chess and othello: no game without an engine of the game here.
+    $('#play-begin', this.root).disabled = this.mod.name !== 'shogi' && !e;
   }
 
   renderForm() {

@@ -356,4 +356,6 @@ export default {
   'play.reason.fifty_moves': 'by the fifty-move rule',
   'play.reason.discs': 'by disc count',
   'chess.load.placeholder': 'Paste a PGN game or a FEN (UCI: startpos moves e2e4 e7e5), or drop a file on the page',
+  'othello.transcript': 'Transcript',
+  'load.position': 'Position',
 };

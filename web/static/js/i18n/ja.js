@@ -356,4 +356,6 @@ export default {
   'play.reason.fifty_moves': '50手ルール',
   'play.reason.discs': '石の数で',
   'chess.load.placeholder': 'PGNの棋譜かFEN (UCI: startpos moves e2e4 e7e5) を貼り付けるか、ファイルをページにドロップ',
+  'othello.transcript': '棋譜',
+  'load.position': '局面',
 };
