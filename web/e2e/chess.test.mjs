@@ -187,3 +187,21 @@ test('chess: the position editor builds a position usid checks', { timeout: 60_0
   assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
   await close(b);
 });
+
+test('chess: the URL keeps the game and the move shown, across a reload', { timeout: 60_000 }, async () => {
+  const b = await launch({ ...SIZES.desktop, locale: 'en-US' });
+  browsers.push(b);
+  const page = await b.context.newPage();
+  await page.goto(`${baseURL()}/chess#pos=startpos_moves_e2e4_e7e5_g1f3&ply=2`);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === 3);
+  await page.waitForSelector('[data-testid="move"][data-ply="2"].current');
+  assert.equal(await page.locator('[data-testid="sq-e5"] .chess-piece').getAttribute('data-piece'), 'p');
+  assert.equal(await page.locator('[data-testid="sq-f3"] .chess-piece').count(), 0, 'the shown move is the second');
+  await page.click('[data-testid="nav-last"]');
+  await page.waitForFunction(() => location.hash === '#pos=startpos_moves_e2e4_e7e5_g1f3&ply=3');
+  await page.reload();
+  await page.waitForSelector('[data-testid="move"][data-ply="3"].current');
+  assert.equal(await page.locator('[data-testid="sq-f3"] .chess-piece').getAttribute('data-piece'), 'N');
+  assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
+  await close(b);
+});
