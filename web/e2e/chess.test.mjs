@@ -205,3 +205,22 @@ test('chess: the URL keeps the game and the move shown, across a reload', { time
   assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
   await close(b);
 });
+
+test('chess: a promotion asks for the piece', { timeout: 60_000 }, async () => {
+  const b = await launch({ ...SIZES.phone, locale: 'en-US' });
+  browsers.push(b);
+  const page = await b.context.newPage();
+  await page.goto(`${baseURL()}/chess#pos=fen_8/P6k/8/8/8/8/8/K7_w_-_-_0_1&ply=0`);
+  await page.waitForSelector('[data-testid="sq-a7"] [data-piece="P"]');
+  await page.waitForSelector('.board-area[data-ready="true"]');
+  await page.click('[data-testid="sq-a7"]');
+  await page.click('[data-testid="sq-a8"]');
+  await page.waitForSelector('[data-testid="promotion-dialog"] [data-promote="n"]');
+  await screenshot(page, 'chess-promotion-en-phone');
+  await page.click('[data-testid="promotion-dialog"] [data-promote="n"]');
+  await page.waitForFunction(() => /a8=N/.test(document.querySelector('[data-testid="move-list"]').textContent));
+  assert.equal(await page.locator('[data-testid="sq-a8"] .chess-piece').getAttribute('data-piece'), 'N');
+  assert.equal(await page.locator('[data-testid="promotion-dialog"]').count(), 0);
+  assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
+  await close(b);
+});

@@ -1,6 +1,6 @@
 // The chess board: an 8×8 grid, pieces as SVG drawn for usid (simple
 // silhouettes, no third-party artwork), click-to-move over the legal moves
-// usid names (a promotion becomes a queen), and arrows for the engine's
+// usid names (a promotion asks for the piece), and arrows for the engine's
 // lines. It has the shogi Board's interface (setPosition, setLegal,
 // setArrows, setFlipped, setCheck, editing), so the analysis page drives
 // either. It knows no rules: legality comes from /v1/validate.
@@ -74,6 +74,7 @@ export class ChessBoard {
     root.replaceChildren(this.grid, this.arrowLayer);
     this.grid.addEventListener('click', (e) => {
       const sq = e.target.closest('[data-square]');
+      if (this.promotion) { this.cancelPromotion(); return; }
       if (sq && !this.editing) this.click(sq.dataset.square);
     });
     this.layout();
@@ -100,6 +101,7 @@ export class ChessBoard {
   }
 
   setPosition(pos, { lastMove = null, check = false } = {}) {
+    this.cancelPromotion();
     this.pos = pos;
     this.lastMove = lastMove;
     this.check = check;
@@ -144,16 +146,48 @@ export class ChessBoard {
     if (this.selected) {
       const moves = this.targets(this.selected).filter((m) => m.slice(2, 4) === sq);
       if (moves.length) {
-        // A promotion offers four moves: the queen, as players nearly always choose.
-        const m = moves.find((x) => x.length === 4 || x[4] === 'q') || moves[0];
         this.selected = null;
         this.renderMarks();
-        this.onMove?.(m);
+        // A promotion offers four moves: the player picks the piece.
+        if (moves.length > 1) this.askPromotion(sq, moves);
+        else this.onMove?.(moves[0]);
         return;
       }
     }
     this.selected = this.selected !== sq && this.targets(sq).length ? sq : null;
     this.renderMarks();
+  }
+
+  // askPromotion shows the four pieces over the target square; a click on
+  // one plays that move, anywhere else cancels.
+  askPromotion(sq, moves) {
+    this.cancelPromotion();
+    const color = this.pos.turn;
+    const box = document.createElement('div');
+    box.className = 'chess-promotion';
+    box.dataset.testid = 'promotion-dialog';
+    box.setAttribute('role', 'dialog');
+    box.setAttribute('aria-label', t('chess.promote'));
+    for (const k of ['q', 'r', 'b', 'n']) {
+      const m = moves.find((x) => x[4] === k);
+      if (!m) continue;
+      const btn = document.createElement('button');
+      btn.type = 'button';
+      btn.dataset.promote = k;
+      btn.append(pieceSVG(color === 'w' ? k.toUpperCase() : k));
+      btn.addEventListener('click', (e) => { e.stopPropagation(); this.cancelPromotion(); this.onMove?.(m); });
+      box.append(btn);
+    }
+    const [x, y] = this.coords(sq);
+    box.style.left = `${(x / 8) * 100}%`;
+    box.style.top = `${(Math.min(y, 4) / 8) * 100}%`;
+    this.promotion = box;
+    this.root.append(box);
+  }
+
+  cancelPromotion() {
+    this.promotion?.remove();
+    this.promotion = null;
   }
 
   coords(sq) {

@@ -358,4 +358,5 @@ export default {
   'chess.load.placeholder': 'Paste a PGN game or a FEN (UCI: startpos moves e2e4 e7e5), or drop a file on the page',
   'othello.transcript': 'Transcript',
   'load.position': 'Position',
+  'chess.promote': 'promote to',
 };

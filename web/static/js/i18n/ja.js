@@ -358,4 +358,5 @@ export default {
   'chess.load.placeholder': 'PGNの棋譜かFEN (UCI: startpos moves e2e4 e7e5) を貼り付けるか、ファイルをページにドロップ',
   'othello.transcript': '棋譜',
   'load.position': '局面',
+  'chess.promote': '成る駒を選ぶ',
 };
