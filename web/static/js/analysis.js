@@ -23,7 +23,7 @@ import {
 } from './dom.js';
 
 const mod = pageGame();
-settingScope(mod.name === 'shogi' ? '' : mod.name);
+settingScope(mod.scope);
 const MARK = mod.mark;
 const isHandicap = (root) => !!mod.isHandicap?.(root);
 const game = new Game(mod);
@@ -141,21 +141,10 @@ function showPosition() {
     if (done) {
       const end = $('#terminal');
       end.hidden = false;
-      end.textContent = terminalText(v);
+      end.textContent = mod.terminalText(v);
     }
     if (analysis.on) scheduleAnalyze();
   }, (err) => showErrors(errorBox, [{ code: err.code, message: err.message }], { title: t('err.unreachable') }));
-}
-
-// terminalText says why the shown position has no move.
-function terminalText(v) {
-  if (mod.name === 'chess') return v.checkmate ? t('chess.checkmate') : v.stalemate ? t('chess.stalemate') : t('terminal.nomoves');
-  if (mod.name === 'othello') {
-    const r = v.result || {};
-    if (Number.isInteger(r.black_discs)) return `${t('othello.over')} — ${mod.endText(`${r.black_discs}-${r.white_discs}`)}`;
-    return t('othello.over');
-  }
-  return v.checkmate ? t(v.side_to_move === 'b' ? 'terminal.gotewins' : 'terminal.sentewins') : t('terminal.nomoves');
 }
 
 // The URL keeps the game (#pos=startpos_moves_7g7f&ply=1) so reloading or
@@ -216,7 +205,7 @@ $('#promote-var').addEventListener('click', () => game.promoteVariation());
 $('#delete-var').addEventListener('click', () => game.deleteVariation());
 $('#reset').addEventListener('click', () => { loadText('startpos'); $('#position-input').value = ''; });
 $('#copy-sfen').addEventListener('click', async () => {
-  toast((await copyText($('#sfen-out').value)) ? t(mod.name === 'shogi' ? 'toast.sfencopied' : 'toast.positioncopied') : t('toast.copyfailedselect'));
+  toast((await copyText($('#sfen-out').value)) ? t(mod.copiedKey) : t('toast.copyfailedselect'));
 });
 $('#copy-usi').addEventListener('click', async () => {
   toast((await copyText(`position ${game.usi()}`)) ? t('toast.usicopied') : t('toast.copyfailed'));
@@ -330,7 +319,7 @@ async function loadEngines() {
       engineSelect.append(o);
     }
     const saved = loadSetting('engine', null);
-    const pick = list.find((e) => e.name === saved) || list.find((e) => /fairy/i.test(e.name) && mod.name === 'shogi') || list[0];
+    const pick = list.find((e) => e.name === saved) || (mod.preferEngine && list.find((e) => mod.preferEngine.test(e.name))) || list[0];
     if (pick) engineSelect.value = pick.name;
     await followProfile();
     panel.renderJob(); // its button needs an engine
@@ -538,7 +527,7 @@ function renderAnalysis() {
   btn.classList.toggle('active', analysis.on);
   // A game with no engine of its own here (othello, without one
   // configured) has nothing to analyse with.
-  btn.disabled = !game.legalPosition || (mod.name !== 'shogi' && engineInfo.size === 0);
+  btn.disabled = !game.legalPosition || (mod.engineRequired && engineInfo.size === 0);
   btn.setAttribute('aria-pressed', String(analysis.on));
 
   renderLines(here);

@@ -57,7 +57,7 @@ export class GamePanel {
   // errors show.
   constructor({ game, mod = game.mod, engine, liveEval, onChange, errorBox }) {
     Object.assign(this, { game, mod, engine, liveEval, onChange, errorBox });
-    if (mod.name !== 'shogi') jobKey = `usid.gamejob.${mod.name}`;
+    if (mod.scope) jobKey = `usid.gamejob.${mod.scope}`;
     this.results = new Map(); // position key -> normalized job position (+ bestKif)
     this.job = null;
     this.state = null; // last job state shown
@@ -172,7 +172,7 @@ export class GamePanel {
   // transcript, checked by /v1/validate; null: for usid to read.
   async readLocal(source) {
     const mod = this.mod;
-    if (mod.name === 'shogi') return null;
+    if (!mod.looksLikePosition) return null; // usid reads all of this game's texts
     let text = source.text;
     if (text === undefined && source.bytes) text = new TextDecoder().decode(source.bytes);
     if (!text) return null;
@@ -378,7 +378,7 @@ export class GamePanel {
     btn.textContent = this.running ? t('game.cancel') : t('game.start');
     btn.classList.toggle('active', this.running);
     // No game to analyse, or (chess, othello) no engine of the game here.
-    btn.disabled = !this.running && (this.game.mainLine().length === 0 || (this.mod.name !== 'shogi' && !this.engine()));
+    btn.disabled = !this.running && (this.game.mainLine().length === 0 || (this.mod.engineRequired && !this.engine()));
     const box = $('#game-status');
     box.hidden = !s;
     if (!s) { $('#game-summary').innerHTML = ''; return; }

@@ -42,7 +42,7 @@ export class PlayPanel {
   constructor(root, deps) {
     Object.assign(this, deps);
     this.mod = this.game.mod;
-    if (this.mod.name !== 'shogi') KEY = `usid.play.${this.mod.name}`;
+    if (this.mod.scope) KEY = `usid.play.${this.mod.scope}`;
     this.root = root;
     this.state = null; // the last play event's "play"
     this.at = 0; // performance.now() when it came
@@ -52,7 +52,7 @@ export class PlayPanel {
     this.chain = Promise.resolve();
     this.timer = 0;
     const start = $('#play-start', root);
-    for (const [name, key] of this.mod.name === 'shogi' ? HANDICAPS : []) {
+    for (const [name, key] of this.mod.handicaps ? HANDICAPS : []) {
       const o = document.createElement('option');
       o.value = name;
       o.dataset.i18n = key;
@@ -117,7 +117,7 @@ export class PlayPanel {
     ponder.disabled = !e?.profile?.ponder_option;
     if (ponder.disabled) ponder.checked = false;
     // Chess and othello: no game without an engine of the game here.
-    $('#play-begin', this.root).disabled = this.mod.name !== 'shogi' && !e;
+    $('#play-begin', this.root).disabled = this.mod.engineRequired && !e;
   }
 
   renderForm() {
@@ -126,7 +126,7 @@ export class PlayPanel {
     for (const el of this.root.querySelectorAll('[data-extra-label]')) {
       el.textContent = t(mode === 'fischer' ? 'play.inc' : 'play.byoyomi.label');
     }
-    if (this.mod.name !== 'shogi') return; // the page names the sides
+    if (!this.mod.handicaps) return; // the page names the sides
     // In a handicap game the sides are 下手 (sente) and 上手 (gote).
     const start = $('#play-start', this.root).value;
     const hc = start === 'board' ? this.mod.isHandicap(this.game.root) : start !== 'even';
@@ -162,7 +162,7 @@ export class PlayPanel {
     const field = this.mod.field;
     if (start === 'board') msg.position = { [field]: this.game.root, moves: this.game.moves.slice(0, this.game.cursor) };
     else if (start !== 'even') play.handicap = start;
-    else if (this.mod.name !== 'shogi') msg.position = { [field]: 'startpos', moves: [] }; // the position says the game
+    else if (this.mod.field !== 'sfen') msg.position = { [field]: 'startpos', moves: [] }; // the position says the game (shogi without one)
     return msg;
   }
 
@@ -257,8 +257,8 @@ export class PlayPanel {
     const start = s[mod.field];
     // The record's header lines, as the export writes them (下手 and 上手
     // in a handicap game; PGN's tags in chess).
-    const [bk, wk] = mod.name === 'chess' ? ['Black', 'White'] : mod.isHandicap?.(start) ? ['下手', '上手'] : ['先手', '後手'];
-    const fields = mod.name === 'othello' ? [] : [{ key: bk, value: black }, { key: wk, value: white }];
+    const keys = mod.recordSides(start);
+    const fields = keys ? [{ key: keys[0], value: black }, { key: keys[1], value: white }] : [];
     const notes = mod.notation ? s[`moves_${mod.notation}`] || [] : [];
     this.game.loadRecord({
       format: 'usi',
@@ -295,7 +295,7 @@ export class PlayPanel {
     }
     $('#play-live', r).hidden = !s;
     $('#play-resign', r).hidden = !playing;
-    $('#play-declare', r).hidden = !playing || this.mod.name !== 'shogi';
+    $('#play-declare', r).hidden = !playing || !this.mod.declare;
     $('#play-analyse', r).hidden = !(s && s.status === 'ended');
     const analyze = document.querySelector('#analyze');
     if (analyze) analyze.disabled = playing;
@@ -344,7 +344,7 @@ export class PlayPanel {
       el.classList.toggle('running', running);
       el.classList.toggle('you', side === s.human);
       const who = side === s.human ? t('play.you') : escapeHtml(s.engine);
-      const named = this.mod.name === 'shogi' ? '' : `${escapeHtml(t(this.mod.sideKeys(false, true)[side]))} · `;
+      const named = this.mod.clockNames ? `${escapeHtml(t(this.mod.sideKeys(false, true)[side]))} · ` : '';
       el.innerHTML = `<span class="who">${this.mod.mark[side] || ''} ${named}${who}</span><span class="time" data-testid="clock-${side}-time">${escapeHtml(clockText(main, byo, !!tc.byoyomi_ms))}</span>`;
     }
   }

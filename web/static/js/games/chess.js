@@ -147,6 +147,15 @@ export function pieceHtml(color, kind) {
 
 export const chess = {
   name: 'chess',
+  scope: 'chess', // settings and the games in progress are the page's own
+  preferEngine: null,
+  engineRequired: true, // usid's default engine plays shogi
+  handicaps: false,
+  declare: false,
+  clockNames: true, // the clocks say White and Black
+  copiedKey: 'toast.positioncopied',
+  recordSides: () => ['Black', 'White'], // PGN's tags
+  terminalText: (v) => (v.checkmate ? t('chess.checkmate') : v.stalemate ? t('chess.stalemate') : t('terminal.nomoves')),
   field: 'fen', // the JSON field of a position
   notation: 'san', // what /v1/validate and the WebSocket write moves in
   notationField: 'moves_san',
@@ -164,7 +173,6 @@ export const chess = {
   recordFormat: 'pgn',
   recordExt: 'pgn',
   recordAccept: '.pgn,.fen,.txt',
-  clockModes: ['fischer', 'sudden'],
   winScale: 0.0037, // the win chance of a centipawn score, as chess engines measure it
   graphTicks: [800, 300, 0, -300, -800],
   parse: parseFen,

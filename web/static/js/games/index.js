@@ -2,6 +2,20 @@
 // draw its board, read and write its positions and moves, name its sides
 // and show its scores (games/shogi.js, games/chess.js, games/othello.js).
 // A page names its game in <body data-game="...">; shogi by default.
+//
+// What a module gives (see games/chess.js for one with every field):
+//   name, scope (storage keys), field (the JSON position field), startText,
+//   firstSide, pov (the side scores are shown from), bottom (the side at the
+//   bottom of an unflipped board), protocols (engines' profile.protocol);
+//   notation, notationField, pvField, plyField (usid's notation of moves in
+//   validate, events and records; null when a move is its own notation);
+//   parse, toText, apply, parseText, positionText, sameHead (positions for
+//   display: no rules), moveText, moveNumber, sideKeys, mark, endText,
+//   terminalText, recordSides, recordFormat, recordExt;
+//   formatScore, barText, tickText, winScale, graphTicks (scores);
+//   Board (the board class), Editor or editorSpec, editorHint, pieceHtml;
+//   preferEngine, engineRequired, handicaps, declare, clockNames,
+//   copiedKey (what differs in the panels; the clocks a game offers are in its page).
 
 import { shogi } from './shogi.js';
 import { chess } from './chess.js';

@@ -119,6 +119,20 @@ export const editorSpec = {
 
 export const othello = {
   name: 'othello',
+  scope: 'othello',
+  preferEngine: null,
+  engineRequired: true,
+  handicaps: false,
+  declare: false,
+  clockNames: true,
+  copiedKey: 'toast.positioncopied',
+  recordSides: () => null, // a transcript has no header
+  // terminalText: the game is over, with the disc count usid gives.
+  terminalText(v) {
+    const r = v.result || {};
+    if (Number.isInteger(r.black_discs)) return `${t('othello.over')} — ${othello.endText(`${r.black_discs}-${r.white_discs}`)}`;
+    return t('othello.over');
+  },
   field: 'othello',
   notation: null, // moves are their own notation
   notationField: null,
@@ -134,7 +148,6 @@ export const othello = {
   recordFormat: 'transcript',
   recordExt: 'txt',
   recordAccept: '.txt,.ggf,.tra',
-  clockModes: ['fischer', 'sudden'],
   winScale: 0.004,
   graphTicks: [1000, 400, 0, -400, -1000],
   parse: parseToken,

@@ -6,6 +6,7 @@ import { Board } from '../board.js';
 import { Editor } from '../editor.js';
 import { STARTPOS, parseSfen, toSfen, applyMove, parsePositionText, usiPosition, isHandicap } from '../sfen.js';
 import { sideKeys, MARK, formatScore, moveText } from '../notation.js';
+import { t } from '../i18n.js';
 
 function barText(s) {
   if (s.mate !== undefined) return formatScore(s);
@@ -17,6 +18,16 @@ function barText(s) {
 
 export const shogi = {
   name: 'shogi',
+  scope: '', // storage keys (settings, the game played, the game analysis) keep their old names
+  preferEngine: /fairy/i, // the default engine, where nothing was chosen
+  engineRequired: false, // usid's default engine plays shogi
+  handicaps: true,
+  declare: true, // 入玉宣言
+  clockNames: false, // ☗ and ☖ say whose clock it is
+  copiedKey: 'toast.sfencopied',
+  // recordSides: the header keys of the players in a record written after a game.
+  recordSides: (start) => (isHandicap(start) ? ['下手', '上手'] : ['先手', '後手']),
+  terminalText: (v) => (v.checkmate ? t(v.side_to_move === 'b' ? 'terminal.gotewins' : 'terminal.sentewins') : t('terminal.nomoves')),
   field: 'sfen',
   notation: 'kif',
   notationField: 'moves_kif',
@@ -31,7 +42,6 @@ export const shogi = {
   mark: MARK,
   recordFormat: 'kif',
   recordExt: 'kif',
-  clockModes: ['byoyomi', 'fischer', 'sudden'],
   winScale: 0.0007,
   graphTicks: [3000, 1000, 0, -1000, -3000],
   parse: parseSfen,
