@@ -97,7 +97,7 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
         const p = document.querySelector(`[data-testid="sq-${a.dataset.move.slice(0, 2)}"] .chess-piece`);
         return p && p.classList.contains('black');
       }, null, { timeout: 60_000 });
-      await screenshot(page, `chess-${lang}-${size}`);
+      await screenshot(page, `chess-lines-${lang}-${size}`); // i18n.test.mjs takes chess-${lang}-${size}
       await page.click('[data-testid="analyze-toggle"]');
       await page.waitForFunction(() => ['stopped', 'done'].includes(document.querySelector('[data-testid="analysis-status"]').dataset.state));
       assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');

@@ -83,7 +83,7 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
         assert.equal(await page.locator('[data-testid="analyze-toggle"]').isDisabled(), true);
       }
       await checkLanguage(page, lang, 'othello, a move played, a transcript refused');
-      await screenshot(page, `othello-${lang}-${size}`);
+      await screenshot(page, `othello-moves-${lang}-${size}`); // i18n.test.mjs takes othello-${lang}-${size}
       assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
       await close(b);
     });
