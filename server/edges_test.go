@@ -35,7 +35,8 @@ func TestInvalidUTF8Frame(t *testing.T) {
 }
 
 // TestMethodsAndFraming: /metrics is GET and HEAD only, HEAD works on the
-// probes, /static/ misses are problem+json, and a request framed by
+// probes, the pages (the board application for each game, the tsume
+// solver) are served, /static/ misses are problem+json, and a request framed by
 // Transfer-Encoding (with or without Content-Length) is refused.
 func TestMethodsAndFraming(t *testing.T) {
 	cfg := shared.srv.cfg
@@ -53,6 +54,7 @@ func TestMethodsAndFraming(t *testing.T) {
 		{"PUT", "/metrics", 405, true}, {"DELETE", "/metrics", 405, true}, {"TRACE", "/metrics", 405, true}, {"POST", "/metrics", 405, true},
 		{"HEAD", "/healthz", 200, false}, {"HEAD", "/readyz", 200, false},
 		{"GET", "/static/nope.js", 404, true}, {"GET", "/static/", 404, true},
+		{"GET", "/", 200, false}, {"GET", "/tsume", 200, false}, {"GET", "/chess", 200, false}, {"GET", "/othello", 200, false},
 	} {
 		req, _ := http.NewRequest(tt.method, hs.URL+tt.path, nil)
 		resp, err := http.DefaultClient.Do(req)

@@ -171,6 +171,7 @@ func New(cfg Config) *Server {
 		r.Handle("/", cfg.Web)
 		r.Handle("/tsume", cfg.Web)
 		r.Handle("/chess", cfg.Web)
+		r.Handle("/othello", cfg.Web)
 		r.Handle("/static/*", s.problemNotFound(cfg.Web))
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

@@ -1,5 +1,6 @@
-// Package web serves usid's browser pages: the analysis board at / and the
-// tsume (mate problem) solver at /tsume, the chess board at /chess, with their scripts, styles and fonts
+// Package web serves usid's browser pages: the board application for
+// shogi at /, chess at /chess and othello at /othello (one controller, a
+// module per game), the tsume (mate problem) solver at /tsume, with their scripts, styles and fonts
 // under /static/. Everything is embedded in the binary with go:embed; the
 // pages are plain ES modules, CSS and SVG, so there is no build step.
 //
@@ -120,7 +121,7 @@ func load(fsys fs.FS) (*site, error) {
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil))[:hashLen]
 
-	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/chess": "pages/chess.html"} {
+	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/chess": "pages/chess.html", "/othello": "pages/othello.html"} {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err

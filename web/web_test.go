@@ -136,7 +136,7 @@ func TestReferencesExist(t *testing.T) {
 			}
 			target := base.ResolveReference(u).Path
 			switch {
-			case strings.HasPrefix(target, "/static/"), target == "/", target == "/tsume", target == "/chess":
+			case strings.HasPrefix(target, "/static/"), target == "/", target == "/tsume", target == "/chess", target == "/othello":
 				queue = append(queue, target)
 			case target == "/openapi.yaml":
 				// served by the server package, not by web

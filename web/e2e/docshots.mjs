@@ -14,7 +14,7 @@ const SHOTS = {
   'board-ja-desktop': 640, 'board-ja-phone': 220, 'board-lines-desktop': 640, 'layout-phone': 220,
   'editor-board-desktop': 640, 'editor-board-phone': 220, 'tsume-ja-desktop': 640, 'tsume-ja-phone': 220,
   'tsume-try-desktop': 640, 'tsume-try-phone': 220, 'promotion-phone': 220, 'play-desktop': 640, 'play-ended-phone': 220,
-  'chess-desktop': 640, 'chess-phone': 220,
+  'chess-lines-en-desktop': 640, 'chess-lines-ja-phone': 220, 'chess-game-en-desktop': 640, 'othello-end-en-desktop': 640, 'othello-moves-ja-phone': 220,
 };
 
 fs.mkdirSync(OUT, { recursive: true });

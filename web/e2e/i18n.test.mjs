@@ -48,6 +48,13 @@ async function exerciseChess(page) {
   await page.waitForFunction(() => ['stopped', 'done'].includes(document.querySelector('[data-testid="analysis-status"]').dataset.state));
 }
 
+// exerciseOthello plays a move by clicking its square.
+async function exerciseOthello(page) {
+  await page.click('[data-testid="sq-f5"]');
+  await page.waitForSelector('[data-testid="move-list"] [data-testid="move"]');
+  await page.waitForSelector('.board-area[data-ready="true"][data-turn="w"]');
+}
+
 async function exerciseTsume(page) {
   await page.waitForFunction(() => [...document.querySelectorAll('#engine option')].some((o) => o.value));
   await page.selectOption('[data-testid="engine-select"]', MATE);
@@ -67,6 +74,7 @@ const OTHER_PAGES = [
       await screenshot(page, `editor-${suffix}`);
     } },
   { name: 'chess', path: '/chess', ready: '[data-testid="sq-e1"] [data-piece="K"]', exercise: exerciseChess, used: 'after an analysis' },
+  { name: 'othello', path: '/othello', ready: '.board-area[data-ready="true"]', exercise: exerciseOthello, used: 'after a move' },
 ];
 
 for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {

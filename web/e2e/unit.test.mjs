@@ -341,7 +341,7 @@ test('the Japanese and English catalogues have the same keys and placeholders', 
 // HTML and in scripts' markup, t('key') / tr('key') calls, and the families
 // built from a prefix (t(`state.${st}`)) with the values they take.
 const NAMESPACES = ['title', 'chess', 'aria', 'nav', 'prefs', 'conn', 'foot', 'board', 'engine', 'analysis', 'state', 'stats',
-  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play'];
+  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play', 'othello'];
 
 function usedKeys() {
   const root = new URL('../static/', import.meta.url);
@@ -349,6 +349,7 @@ function usedKeys() {
   const files = [
     ...fs.readdirSync(pages).map((f) => new URL(f, pages)),
     ...fs.readdirSync(new URL('js/', root)).filter((f) => f.endsWith('.js') && f !== 'i18n.js').map((f) => new URL(`js/${f}`, root)),
+    ...fs.readdirSync(new URL('js/games/', root)).filter((f) => f.endsWith('.js')).map((f) => new URL(`js/games/${f}`, root)),
   ];
   const keys = new Map(); // key -> file
   const families = new Set();
@@ -369,7 +370,8 @@ const FAMILIES = {
   'judge.': ['inaccuracy', 'mistake', 'blunder'],
   'game.status.': ['queued', 'running', 'paused', 'done', 'cancelled', 'failed', 'abandoned'],
   'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
-  'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted'],
+  'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted',
+    'stalemate', 'insufficient_material', 'fifty_moves', 'discs'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],
 };
 
@@ -484,4 +486,59 @@ test('a GET polled again sends If-None-Match and takes a 304 as the last answer 
   } finally {
     globalThis.fetch = saved;
   }
+});
+
+// The game modules of the board application (games/*.js): positions read,
+// written and played for display as usid would have them.
+test('chess module: FEN in and out, castling, en passant and promotion played for display', async () => {
+  const { chess } = await import('../static/js/games/chess.js');
+  const start = chess.parse('startpos');
+  assert.equal(chess.toText(start), chess.startText);
+  let p = start;
+  for (const m of ['e2e4', 'g8f6', 'e4e5', 'd7d5']) p = chess.apply(p, m);
+  assert.equal(chess.toText(p), 'rnbqkb1r/ppp1pppp/5n2/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3');
+  p = chess.apply(p, 'e5d6'); // en passant takes the pawn passed
+  assert.equal(chess.toText(p).split(' ')[0], 'rnbqkb1r/ppp1pppp/3P1n2/8/8/8/PPPP1PPP/RNBQKBNR');
+  const castle = chess.apply(chess.parse('r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1'), 'e1g1');
+  assert.equal(chess.toText(castle), 'r3k2r/8/8/8/8/8/8/R4RK1 b kq - 1 1');
+  const long = chess.apply(castle, 'e8c8');
+  assert.equal(chess.toText(long), '2kr3r/8/8/8/8/8/8/R4RK1 w - - 2 2');
+  const promo = chess.apply(chess.parse('8/P6k/8/8/8/8/8/K7 w - - 0 1'), 'a7a8n');
+  assert.equal(chess.toText(promo).split(' ')[0], 'N7/7k/8/8/8/8/8/K7');
+  assert.deepEqual(chess.parseText('position fen 8/8/8/8/8/8/8/K6k w - - 0 1 moves a1a2'), { root: '8/8/8/8/8/8/8/K6k w - - 0 1', moves: ['a1a2'] });
+  assert.equal(chess.positionText('startpos', ['e2e4']), 'startpos moves e2e4');
+  assert.equal(chess.formatScore({ cp: 35 }), '+0.35');
+  assert.equal(chess.formatScore({ mate: -3, winner: 'w' }), '#-3');
+  assert.equal(chess.moveNumber(1, 'w'), '1.');
+  assert.equal(chess.moveNumber(2, 'w'), '');
+  assert.equal(chess.editorSpec.text(chess.parse('startpos')), chess.startText, 'castling rights from where kings and rooks stand');
+});
+
+test('othello module: tokens, a1 top left, flips, a transcript with its passes put back', async () => {
+  const { othello, squaresFor, readTranscript } = await import('../static/js/games/othello.js');
+  const start = othello.parse('startpos');
+  assert.equal(othello.toText(start), othello.startText);
+  assert.equal(start.board[3 * 8 + 3].color, 'w', 'd4 is white');
+  assert.deepEqual(squaresFor(start).sort(), ['c4', 'd3', 'e6', 'f5']);
+  const p = othello.apply(start, 'f5');
+  assert.equal(othello.toText(p), '---------------------------OX------XXX--------------------------W2', 'as usid plays f5');
+  assert.equal(othello.apply(p, 'pass').turn, 'b');
+  // White cannot move after this game's last square: the transcript of
+  // the game that follows reads the pass back in.
+  const game = 'd3c3b3b2b1d2e3e2d1a1f3a3f5g3f4f2f1g5h3c5c4c2g4g1h1c1d6e1b6c6b4e6c7h5g2a7h6e7a2c8e8h7b7b5a4f8g8h2g6h4a6f7d8b8a5f6d7h8g7';
+  const moves = readTranscript(game + 'a8');
+  assert.equal(moves.length, game.length / 2 + 2);
+  assert.deepEqual(moves.slice(-2), ['pass', 'a8']);
+  assert.equal(readTranscript('f5 D6 c3'.toLowerCase()).join(' '), 'f5 d6 c3');
+  assert.equal(readTranscript('1. e4'), null, 'not a transcript');
+  assert.equal(othello.writeTranscript(moves), game + 'a8');
+  assert.equal(othello.endText('33-31').includes('33'), true);
+});
+
+test('povSide: chess keeps scores as White\'s view, shogi and othello as Black\'s', async () => {
+  const { GAMES, povSide } = await import('../static/js/games/index.js');
+  assert.equal(povSide(GAMES.chess, 'w'), 'b');
+  assert.equal(povSide(GAMES.chess, 'b'), 'w');
+  assert.equal(povSide(GAMES.shogi, 'w'), 'w');
+  assert.equal(povSide(GAMES.othello, 'b'), 'b');
 });

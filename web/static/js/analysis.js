@@ -1,30 +1,37 @@
-// The analysis board page (/): board, move list, position loading, and live
-// engine analysis over usid's WebSocket. Game records, whole-game analysis
-// and the KIF download live in gamepanel.js.
+// The board application (/, /chess, /othello): board, move list, position
+// loading, and live engine analysis over usid's WebSocket. The page's game
+// (<body data-game>) is a module of games/: it draws the board, reads and
+// writes positions and moves, names the sides and shows the scores; this
+// controller asks it and assumes no game. Game records, whole-game analysis
+// and the record download live in gamepanel.js, playing the engine in
+// play.js.
 
-import { Board } from './board.js';
-import { Editor } from './editor.js';
+import { pageGame, povSide } from './games/index.js';
+import { BoardEditor } from './boardeditor.js';
 import { Game } from './game.js';
 import { UsidSocket } from './ws.js';
 import { EvalBar, EvalGraph } from './evalgraph.js';
 import { MoveList } from './movelist.js';
 import { GamePanel } from './gamepanel.js';
 import { PlayPanel } from './play.js';
-import { parsePositionText, parseSfen, toSfen, applyMove, isHandicap } from './sfen.js';
-import { blackScore, formatScore, formatCount, formatSeconds, moveText, MARK } from './notation.js';
+import { blackScore, formatCount, formatSeconds } from './notation.js';
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
 import { t } from './i18n.js';
 import {
-  $, toast, copyText, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams,
+  $, toast, copyText, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams, settingScope,
 } from './dom.js';
 
-const game = new Game();
+const mod = pageGame();
+settingScope(mod.scope);
+const MARK = mod.mark;
+const isHandicap = (root) => !!mod.isHandicap?.(root);
+const game = new Game(mod);
 // While a game against the engine runs, the player's moves go to usid.
-const board = new Board($('#board'), { onMove: (usi) => (play.active ? play.move(usi) : game.play(usi)) });
-const bar = new EvalBar($('#eval-bar'));
-const graph = new EvalGraph($('#eval-graph'), (ply) => game.goto(ply));
-const moveList = new MoveList($('#move-list'), (id) => (id === 0 ? game.goto(0) : game.select(id)));
+const board = new mod.Board($('#board'), { onMove: (usi) => (play.active ? play.move(usi) : game.play(usi)) });
+const bar = new EvalBar($('#eval-bar'), mod);
+const graph = new EvalGraph($('#eval-graph'), (ply) => game.goto(ply), mod);
+const moveList = new MoveList($('#move-list'), (id) => (id === 0 ? game.goto(0) : game.select(id)), mod);
 const sock = new UsidSocket();
 const errorBox = $('#error');
 const analysisError = $('#analysis-error');
@@ -36,7 +43,7 @@ const analysis = {
   live: null, // id of the search usid is running for this page, if any
   seq: 0,
   key: null, // game key of the analysed position
-  turn: 'b', // side to move there, to turn scores to Black's view
+  turn: 'b', // side to move there (as a score side: see povSide), to turn scores to the first side's view
   state: 'idle', // idle | connecting | starting | queued | searching | stopping | stopped | done | error | terminal
   queue: 0,
   engine: '',
@@ -46,7 +53,7 @@ const analysis = {
 };
 const evals = new Map(); // game key -> {score (Black's view), depth}
 const panel = new GamePanel({
-  game,
+  game, mod,
   engine: () => engineSelect.value,
   liveEval: (key) => evals.get(key),
   onChange: () => { renderMoveList(); renderAnalysis(); },
@@ -55,12 +62,18 @@ const panel = new GamePanel({
 
 // The position editor works on the board itself; what it makes is loaded
 // as a new game.
-const editor = new Editor(board, $('#editor'), {
-  full: true,
-  validate: (sfen) => api.validate({ sfen, moves: [] }),
-  onDone: (pos) => { loadText(toSfen(pos)); },
-  onCancel: () => showPosition(),
-});
+const editor = mod.Editor
+  ? new mod.Editor(board, $('#editor'), {
+    full: true,
+    validate: (text) => api.validate({ [mod.field]: text, moves: [] }, mod.notation),
+    onDone: (pos) => { loadText(mod.toText(pos)); },
+    onCancel: () => showPosition(),
+  })
+  : new BoardEditor(board, $('#editor'), mod, {
+    validate: (text) => api.validate({ [mod.field]: text, moves: [] }, mod.notation),
+    onDone: (text) => { loadText(text); },
+    onCancel: () => showPosition(),
+  });
 $('#edit-position').addEventListener('click', () => {
   if (editor.active) return;
   stopAnalysis('user');
@@ -109,11 +122,12 @@ function showPosition() {
   }
   game.verdict().then((v) => {
     if (key !== game.key()) return; // the user moved on meanwhile
-    $('#sfen-out').value = v.sfen || '';
-    if (v.valid && !game.agrees(v.sfen)) {
+    const text = v[mod.field] || '';
+    $('#sfen-out').value = text;
+    if (v.valid && !game.agrees(text)) {
       // The locally applied move disagrees with usid: trust usid and say so.
-      console.error(`usid: local position ${toSfen(game.position)} differs from usid's ${v.sfen}`);
-      game.replacePosition(parseSfen(v.sfen));
+      console.error(`usid: local position ${mod.toText(game.position)} differs from usid's ${text}`);
+      game.replacePosition(mod.parse(text));
       board.setPosition(game.position, { lastMove: game.lastMove(), handicap: isHandicap(game.root) });
     }
     if (!v.valid) {
@@ -127,7 +141,7 @@ function showPosition() {
     if (done) {
       const end = $('#terminal');
       end.hidden = false;
-      end.textContent = v.checkmate ? t(v.side_to_move === 'b' ? 'terminal.gotewins' : 'terminal.sentewins') : t('terminal.nomoves');
+      end.textContent = mod.terminalText(v);
     }
     if (analysis.on) scheduleAnalyze();
   }, (err) => showErrors(errorBox, [{ code: err.code, message: err.message }], { title: t('err.unreachable') }));
@@ -160,14 +174,14 @@ async function loadText(text, ply) {
   try { sessionStorage.removeItem('usid.record'); } catch { /* private mode */ }
   let parsed;
   try {
-    parsed = parsePositionText(text);
+    parsed = mod.parseText(text);
   } catch (e) {
     showErrors(errorBox, [{ code: 'position_syntax', message: e.message }], { title: t('err.position') });
     return false;
   }
   let res;
   try {
-    res = await game.load(parsed.sfen, parsed.moves);
+    res = await game.load(parsed.root, parsed.moves);
   } catch (e) {
     showErrors(errorBox, [{ code: e.code, message: e.message }], { title: t('err.unreachable') });
     return false;
@@ -191,7 +205,7 @@ $('#promote-var').addEventListener('click', () => game.promoteVariation());
 $('#delete-var').addEventListener('click', () => game.deleteVariation());
 $('#reset').addEventListener('click', () => { loadText('startpos'); $('#position-input').value = ''; });
 $('#copy-sfen').addEventListener('click', async () => {
-  toast((await copyText($('#sfen-out').value)) ? t('toast.sfencopied') : t('toast.copyfailedselect'));
+  toast((await copyText($('#sfen-out').value)) ? t(mod.copiedKey) : t('toast.copyfailedselect'));
 });
 $('#copy-usi').addEventListener('click', async () => {
   toast((await copyText(`position ${game.usi()}`)) ? t('toast.usicopied') : t('toast.copyfailed'));
@@ -292,7 +306,8 @@ limitSelect.addEventListener('change', () => {
 
 async function loadEngines() {
   try {
-    const list = await api.engines();
+    // The engines of this game: those whose protocol plays it.
+    const list = (await api.engines()).filter((e) => !e.profile?.protocol || mod.protocols.includes(e.profile.protocol));
     engineSelect.innerHTML = '';
     for (const e of list) {
       engineInfo.set(e.name, e);
@@ -304,9 +319,11 @@ async function loadEngines() {
       engineSelect.append(o);
     }
     const saved = loadSetting('engine', null);
-    const pick = list.find((e) => e.name === saved) || list.find((e) => /fairy/i.test(e.name)) || list[0];
+    const pick = list.find((e) => e.name === saved) || (mod.preferEngine && list.find((e) => mod.preferEngine.test(e.name))) || list[0];
     if (pick) engineSelect.value = pick.name;
     await followProfile();
+    panel.renderJob(); // its button needs an engine
+    renderAnalysis();
     if (!list.length) engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.none'))}</option>`;
   } catch (e) {
     engineSelect.innerHTML = `<option value="">${escapeHtml(t('engine.unavailable'))}</option>`;
@@ -365,11 +382,12 @@ async function sendAnalyze() {
   if (!v.valid) { stopAnalysis('illegal'); return; }
   if (v.legal_moves.length === 0) { analysis.key = key; setState('terminal'); return; }
   const id = `a${++analysis.seq}`;
-  Object.assign(analysis, { id, key, turn: v.side_to_move || game.position.turn, stats: {}, bestmove: null, queue: 0 });
+  Object.assign(analysis, { id, key, turn: povSide(mod, v.side_to_move || game.position.turn), stats: {}, bestmove: null, queue: 0 });
   analysis.lines.clear();
   const msg = {
-    type: 'analyze', id, position: game.positionAt(), multipv: multipvSelect.disabled ? 1 : Number(multipvSelect.value), notation: 'kif',
+    type: 'analyze', id, position: game.positionAt(), multipv: multipvSelect.disabled ? 1 : Number(multipvSelect.value),
   };
+  if (mod.notation) msg.notation = mod.notation;
   if (LIVE_LIMITS[limitSelect.value]) msg.limits = LIVE_LIMITS[limitSelect.value];
   if (engineSelect.value) msg.engine = engineSelect.value;
   if (sock.send(msg)) {
@@ -454,7 +472,8 @@ function onInfo(m) {
     // keep the full line's moves, take the new numbers.
     const old = analysis.lines.get(mpv);
     if (old && m.pv.length < old.pv.length && m.pv.every((mv, i) => mv === old.pv[i])) {
-      m = { ...m, pv: old.pv, pv_kif: old.pv_kif };
+      m = { ...m, pv: old.pv };
+      if (mod.pvField) m[mod.pvField] = old[mod.pvField];
     }
     // After Stop the engine reports the iteration it broke off: its short
     // line says less than the full one shown.
@@ -506,7 +525,9 @@ function renderAnalysis() {
   const btn = $('#analyze');
   btn.textContent = analysis.on ? t('analysis.stop') : t('analysis.start');
   btn.classList.toggle('active', analysis.on);
-  btn.disabled = !game.legalPosition;
+  // A game with no engine of its own here (othello, without one
+  // configured) has nothing to analyse with.
+  btn.disabled = !game.legalPosition || (mod.engineRequired && engineInfo.size === 0);
   btn.setAttribute('aria-pressed', String(analysis.on));
 
   renderLines(here);
@@ -524,7 +545,7 @@ function renderAnalysis() {
   const bm = analysis.bestmove;
   const bmEl = $('#bestmove');
   if (here && bm && bm.move) {
-    const k = moveText(bm.move_kif, bm.move, game.position);
+    const k = mod.moveText(mod.notation ? bm[`move_${mod.notation}`] : '', bm.move, game.position);
     bmEl.hidden = false;
     bmEl.innerHTML = `${escapeHtml(t('analysis.bestmove'))} <strong>${MARK[k.side] || ''}${escapeHtml(k.text)}</strong>`;
   } else {
@@ -553,12 +574,12 @@ function renderLines(here) {
     const cls = !sc ? '' : (sc.mate !== undefined ? (sc.winner === 'b' ? 'sente' : 'gote') : sc.cp > 0 ? 'sente' : sc.cp < 0 ? 'gote' : '');
     const bound = l.blackBound === 'lower' ? '≥' : l.blackBound === 'upper' ? '≤' : '';
     html += `<div class="pv-line" data-testid="pv-line" data-multipv="${l.multipv || 1}" data-depth="${l.depth ?? 0}">` +
-      `<span class="pv-score ${cls}" data-testid="pv-score">${bound}${formatScore(sc)}</span>` +
+      `<span class="pv-score ${cls}" data-testid="pv-score">${bound}${mod.formatScore(sc)}</span>` +
       `<span class="pv-depth">${l.depth ?? ''}</span><span class="pv-moves">`;
     let pos = game.position;
     l.pv.forEach((usi, j) => {
-      const k = moveText(l.pv_kif && l.pv_kif[j], usi, pos);
-      try { pos = pos && applyMove(pos, usi); } catch { pos = null; }
+      const k = mod.moveText(mod.pvField && l[mod.pvField] && l[mod.pvField][j], usi, pos);
+      try { pos = pos && mod.apply(pos, usi); } catch { pos = null; }
       const text = `${MARK[k.side] || ''}${k.text}`;
       html += `<span class="pv-move" data-testid="pv-move" data-index="${j}" data-usi="${escapeHtml(usi)}">${escapeHtml(text)}</span>`;
     });
@@ -629,7 +650,7 @@ const play = new PlayPanel($('#play-panel'), {
   sock, game,
   engine: () => engineInfo.get(engineSelect.value),
   onStart: () => stopAnalysis('user'),
-  flip: (side) => { if (flipped !== (side === 'w')) flip(); },
+  flip: (side) => { if (flipped !== (side !== mod.bottom)) flip(); }, // the player's side at the bottom
   refresh: () => showPosition(),
   hold: () => board.setLegal(null),
   loaded: () => initialLoad,
@@ -647,9 +668,10 @@ function savedRecord(h) {
   let rec, p;
   try {
     rec = JSON.parse(sessionStorage.getItem('usid.record'));
-    p = parsePositionText(h.text);
-    const head = (s) => toSfen(parseSfen(s)).split(' ').slice(0, 3).join(' ');
-    if (!rec?.position?.sfen || head(p.sfen) !== head(rec.position.sfen)) return null;
+    p = mod.parseText(h.text);
+    const text = (s) => mod.toText(mod.parse(s));
+    const start = rec?.position?.[mod.field];
+    if (!start || !mod.sameHead(text(p.root), text(start))) return null;
   } catch { return null; }
   return { rec, moves: p.moves };
 }

@@ -60,8 +60,10 @@ async function call(method, url, body) {
 
 // validate asks usid about a position and its moves: legality, canonical
 // SFEN, legal moves and the moves in KIF notation.
-export function validate(position) {
-  return call('POST', '/v1/validate', { position, notation: 'kif' });
+// notation: the game's ('kif' for shogi, 'san' for chess; null for a game
+// whose moves are their own notation).
+export function validate(position, notation = 'kif') {
+  return call('POST', '/v1/validate', notation ? { position, notation } : { position });
 }
 
 // parseRecord reads a game record (KIF, KI2, CSA, USI, SFEN): text as a
@@ -74,7 +76,7 @@ export function parseRecord({ text, bytes }) {
 // exportKIF writes a game as KIF (POST /v1/records/export); game is
 // {sfen, header?, comment?, end?, plies: [{move, comment?, time_ms?, eval?, variations?}]}.
 export function exportKIF(game) {
-  return call('POST', '/v1/records/export', game).then((d) => d.kif);
+  return call('POST', '/v1/records/export', game).then((d) => d.kif ?? d.pgn);
 }
 
 export function toBase64(bytes) {

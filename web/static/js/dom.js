@@ -69,15 +69,21 @@ export function showErrors(box, errors, { title = '', moves = null } = {}) {
   box.innerHTML = html + '</ul>';
 }
 
+// Settings are kept per game (a shogi engine is no choice on the chess
+// page): settingScope('chess') keys them usid.chess.<name>; shogi's keep
+// their old names.
+let scope = '';
+export function settingScope(game) { scope = game ? `${game}.` : ''; }
+
 export function loadSetting(name, fallback) {
   try {
-    const v = localStorage.getItem(`usid.${name}`);
+    const v = localStorage.getItem(`usid.${scope}${name}`);
     return v === null ? fallback : JSON.parse(v);
   } catch { return fallback; }
 }
 
 export function saveSetting(name, value) {
-  try { localStorage.setItem(`usid.${name}`, JSON.stringify(value)); } catch { /* private mode */ }
+  try { localStorage.setItem(`usid.${scope}${name}`, JSON.stringify(value)); } catch { /* private mode */ }
 }
 
 // hashParams reads "#a=1&b=x" without URLSearchParams, which would turn

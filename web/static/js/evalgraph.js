@@ -1,6 +1,8 @@
 // The evaluation bar beside the board and the graph of the evaluation over
-// every move of the shown line. Both show Black's (sente's) view: sente's
-// share is dark and grows from sente's side of the board.
+// every move of the shown line. Both show the first side's view (sente's,
+// Black's in othello; White's in chess, whose page turns the colours): its
+// share grows from its side of the board. opts are the game module's
+// numbers: formatScore, barText, tickText, winScale, graphTicks.
 
 import { winChance, formatScore } from './notation.js';
 import { t } from './i18n.js';
@@ -8,8 +10,9 @@ import { t } from './i18n.js';
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 export class EvalBar {
-  constructor(el) {
+  constructor(el, opts = {}) {
     this.el = el;
+    this.opts = opts;
     el.classList.add('eval-bar');
     el.innerHTML = '<div class="eval-fill"></div><div class="eval-mid"></div><span class="eval-label"></span>';
     this.fill = el.querySelector('.eval-fill');
@@ -20,12 +23,13 @@ export class EvalBar {
   // set shows a Black's-view score ({cp} | {mate}) or nothing (null): the
   // fill, and the number at the end of the side ahead.
   set(score) {
-    const v = score ? winChance(score) : 0;
+    const o = this.opts;
+    const v = score ? winChance(score, o.winScale) : 0;
     this.fill.style.height = `${((1 + v) / 2) * 100}%`;
     this.el.classList.toggle('empty', !score);
-    this.label.textContent = score ? barText(score) : '';
+    this.label.textContent = score ? (o.barText || barText)(score) : '';
     this.label.dataset.lead = score ? leader(score) : '';
-    this.el.dataset.value = score ? formatScore(score) : '';
+    this.el.dataset.value = score ? (o.formatScore || formatScore)(score) : '';
   }
 
   setFlipped(flipped) { this.el.classList.toggle('flipped', flipped); }
@@ -81,8 +85,10 @@ export function xStep(n) {
 
 export class EvalGraph {
   // onPick(ply) is called when the graph is clicked.
-  constructor(el, onPick) {
+  constructor(el, onPick, opts = {}) {
     this.el = el;
+    this.opts = opts;
+    this.ticks = opts.graphTicks || Y_TICKS;
     this.W = 600;
     this.H = 120;
     el.classList.add('eval-graph');
@@ -106,14 +112,15 @@ export class EvalGraph {
     });
     this.total = 0;
     this.pad = 8; // keeps the first and last dots inside the frame
-    this.yaxis.innerHTML = Y_TICKS.map((cp) => `<span>${cp === 0 ? '0' : `${cp > 0 ? '+' : '−'}${Math.abs(cp) / 1000}k`}</span>`).join('');
+    const tick = opts.tickText || ((cp) => (cp === 0 ? '0' : `${cp > 0 ? '+' : '−'}${Math.abs(cp) / 1000}k`));
+    this.yaxis.innerHTML = this.ticks.map((cp) => `<span>${tick(cp)}</span>`).join('');
     // CSP allows no inline style attributes: positions are set through CSSOM.
-    this.yaxis.querySelectorAll('span').forEach((s, i) => { s.style.top = `${(this.y({ cp: Y_TICKS[i] }) / this.H) * 100}%`; });
+    this.yaxis.querySelectorAll('span').forEach((s, i) => { s.style.top = `${(this.y({ cp: this.ticks[i] }) / this.H) * 100}%`; });
     this.draw({ points: [], cursor: 0, total: 0 });
   }
 
   x(ply) { return this.pad + (ply / Math.max(this.total, 1)) * (this.W - 2 * this.pad); }
-  y(s) { return this.H / 2 - winChance(s) * (this.H / 2 - 4); }
+  y(s) { return this.H / 2 - winChance(s, this.opts.winScale) * (this.H / 2 - 4); }
 
   // draw takes points [{ply, score}] (Black's view), the cursor, the
   // number of moves in the line, marks [{ply, judgement, score?}] (judged
@@ -132,7 +139,7 @@ export class EvalGraph {
     for (let p = step; p < total; p += step) {
       html += `<line class="g-grid" x1="${x(p)}" y1="0" x2="${x(p)}" y2="${H}" vector-effect="non-scaling-stroke"/>`;
     }
-    for (const cp of Y_TICKS) {
+    for (const cp of this.ticks) {
       if (cp) html += `<line class="g-grid" x1="0" y1="${y({ cp })}" x2="${W}" y2="${y({ cp })}" vector-effect="non-scaling-stroke"/>`;
     }
     // One filled run per stretch of analysed positions; a lone position is
@@ -169,7 +176,7 @@ export class EvalGraph {
     if (here) {
       const d = document.createElement('span');
       d.className = 'g-dot current';
-      d.title = `${cursor}: ${formatScore(here)}`;
+      d.title = `${cursor}: ${(this.opts.formatScore || formatScore)(here)}`;
       place(d, cursor, here);
     }
     for (const m of marks) {

@@ -4,9 +4,11 @@
 // cursor into it. Positions along the shown line are computed locally for
 // instant navigation; everything that needs the rules — legality, legal
 // moves, check, canonical SFEN, KIF notation — comes from usid
-// (/v1/validate, /v1/records/parse) and is cached per position.
+// (/v1/validate, /v1/records/parse) and is cached per position. The game's
+// module (games/*.js) reads and plays its positions: SFEN and USI moves for
+// shogi, FEN and UCI for chess, USI-X tokens for othello.
 
-import { parseSfen, applyMove, usiPosition, toSfen, STARTPOS } from './sfen.js';
+import { shogi } from './games/shogi.js';
 import * as api from './api.js';
 
 // A node is one move: {id, move (USI), kif, comment, timeMs, parent,
@@ -16,14 +18,15 @@ function node(id, parent, move, extra = {}) {
 }
 
 export class Game extends EventTarget {
-  constructor() {
+  constructor(mod = shogi) {
     super();
+    this.mod = mod;
     this.verdicts = new Map(); // key -> Promise<verdict>
-    this.reset('startpos', parseSfen(STARTPOS));
+    this.reset('startpos', mod.parse(mod.startText));
   }
 
   reset(root, rootPos, moves = [], errors = null) {
-    this.root = root; // 'startpos' or a canonical SFEN, as sent to usid
+    this.root = root; // 'startpos' or a canonical position text, as sent to usid
     this.nextId = 1;
     this.nodes = new Map(); // id -> node
     this.tree = node(0, null, null);
@@ -51,7 +54,7 @@ export class Game extends EventTarget {
     let i = 0;
     while (i < nodes.length && i < this.line.length && nodes[i] === this.line[i]) i++;
     this.positions.length = i + 1;
-    for (let j = i; j < nodes.length; j++) this.positions.push(applyMove(this.positions[j], nodes[j].move));
+    for (let j = i; j < nodes.length; j++) this.positions.push(this.mod.apply(this.positions[j], nodes[j].move));
     this.line = nodes;
     this.moves = nodes.map((n) => n.move);
   }
@@ -91,9 +94,8 @@ export class Game extends EventTarget {
 
   // agrees tells whether the shown position is the one usid reports (board,
   // side to move and hands; the move number may be counted differently).
-  agrees(sfen) {
-    const head = (s) => s.split(' ').slice(0, 3).join(' ');
-    return head(toSfen(this.position)) === head(sfen);
+  agrees(text) {
+    return this.mod.sameHead(this.mod.toText(this.position), text);
   }
 
   replacePosition(pos) { this.positions[this.cursor] = pos; }
@@ -102,7 +104,7 @@ export class Game extends EventTarget {
 
   // positionAt is the JSON position usid wants for the position after ply moves.
   positionAt(ply = this.cursor) {
-    return { sfen: this.root, moves: this.moves.slice(0, ply) };
+    return { [this.mod.field]: this.root, moves: this.moves.slice(0, ply) };
   }
 
   key(ply = this.cursor) {
@@ -114,17 +116,17 @@ export class Game extends EventTarget {
     return `${this.root}|${this.pathTo(n).slice(0, -1).map((p) => p.move).join(' ')}`;
   }
 
-  usi(ply = this.cursor) { return usiPosition(this.root, this.moves.slice(0, ply)); }
+  usi(ply = this.cursor) { return this.mod.positionText(this.root, this.moves.slice(0, ply)); }
 
   // verdict asks usid about the position after ply moves, once per position.
   verdict(ply = this.cursor) {
     return this.verdictOf(this.positionAt(ply), this.key(ply));
   }
 
-  verdictOf(position, key = `${position.sfen}|${position.moves.join(' ')}`) {
+  verdictOf(position, key = `${position[this.mod.field]}|${position.moves.join(' ')}`) {
     let v = this.verdicts.get(key);
     if (!v) {
-      v = api.validate(position);
+      v = api.validate(position, this.mod.notation);
       v.catch(() => this.verdicts.delete(key)); // let a failed request be retried
       this.verdicts.set(key, v);
       if (this.verdicts.size > 2000) this.verdicts.delete(this.verdicts.keys().next().value);
@@ -218,10 +220,11 @@ export class Game extends EventTarget {
   // refreshKif fetches the KIF of the whole shown line (one request) for
   // the moves that lack it and sends a 'kif' change when it arrives.
   async refreshKif() {
-    if (this.line.every((n) => n.kif)) return;
+    const field = this.mod.notationField;
+    if (!field || this.line.every((n) => n.kif)) return;
     const nodes = this.line;
     const v = await this.verdictOf(this.positionAt(nodes.length), this.key(nodes.length));
-    if (Array.isArray(v.moves_kif)) nodes.forEach((n, i) => { if (v.moves_kif[i]) n.kif = v.moves_kif[i]; });
+    if (Array.isArray(v[field])) nodes.forEach((n, i) => { if (v[field][i]) n.kif = v[field][i]; });
     this.emit('kif');
     return v;
   }
@@ -229,19 +232,20 @@ export class Game extends EventTarget {
   // load validates and installs a start position and moves. It resolves to
   // {ok: true} or {ok: false, errors, kept} where kept is how many moves were
   // legal and are shown (the position before the refused move).
-  async load(sfen, moves) {
-    const v0 = await api.validate({ sfen, moves: [] });
+  async load(text, moves) {
+    const { field, startText } = this.mod;
+    const v0 = await api.validate({ [field]: text, moves: [] }, this.mod.notation);
     if (!v0.valid) {
       let pos = null;
-      try { pos = v0.sfen ? parseSfen(v0.sfen) : null; } catch { pos = null; }
-      if (pos) { this.reset(v0.sfen, pos, [], v0.errors); this.emit('load'); }
+      try { pos = v0[field] ? this.mod.parse(v0[field]) : null; } catch { pos = null; }
+      if (pos) { this.reset(v0[field], pos, [], v0.errors); this.emit('load'); }
       return { ok: false, errors: v0.errors || [], shown: !!pos };
     }
-    const root = sfen === 'startpos' || v0.sfen === STARTPOS ? 'startpos' : v0.sfen;
-    const rootPos = parseSfen(v0.sfen);
+    const root = text === 'startpos' || v0[field] === startText ? 'startpos' : v0[field];
+    const rootPos = this.mod.parse(v0[field]);
     let result = { ok: true };
     if (moves.length) {
-      const v = await api.validate({ sfen: root, moves });
+      const v = await api.validate({ [field]: root, moves }, this.mod.notation);
       if (!v.valid) {
         const bad = (v.errors || []).find((e) => typeof e.move_index === 'number');
         moves = bad ? moves.slice(0, bad.move_index) : [];
@@ -258,12 +262,13 @@ export class Game extends EventTarget {
   // (usid checked every move of every line): the main line with its
   // variations, comments and times, shown from the start.
   loadRecord(rec) {
-    const sfen = rec.position.sfen;
-    this.reset(sfen === STARTPOS ? 'startpos' : sfen, parseSfen(sfen));
+    const text = rec.position[this.mod.field];
+    this.reset(text === this.mod.startText || text === 'startpos' ? 'startpos' : text, this.mod.parse(text));
+    const nf = this.mod.plyField;
     const grow = (parent, plies) => {
       let p = parent;
       for (const ply of plies) {
-        const n = this.addChild(p, ply.move, { kif: ply.kif, comment: ply.comment, timeMs: ply.time_ms });
+        const n = this.addChild(p, ply.move, { kif: nf ? ply[nf] : '', comment: ply.comment, timeMs: ply.time_ms });
         for (const v of ply.variations || []) grow(p, v);
         p = n;
       }

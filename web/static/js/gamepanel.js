@@ -2,13 +2,15 @@
 // file drop; usid reads it with POST /v1/records/parse), the record's
 // header and comments, whole-game analysis with its progress, judgements
 // and best alternatives, and the download of the game as KIF
-// (POST /v1/records/export, evaluations written as ShogiHome reads them).
+// (POST /v1/records/export, evaluations written as ShogiHome reads them),
+// or PGN for chess; othello's move transcript is read and written here.
+// The game module (games/*.js) names the position field, the notation, the
+// sides and the record format.
 
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
 import { GameJob, summarize, isTerminal } from './gameanalysis.js';
-import { moveText, sideKeys, MARK } from './notation.js';
-import { STARTPOS, isHandicap } from './sfen.js';
+import { povSide } from './games/index.js';
 import { t } from './i18n.js';
 import { $, showErrors, toast, escapeHtml, loadSetting, saveSetting } from './dom.js';
 
@@ -30,20 +32,22 @@ export function leftText(ms) {
 }
 
 // The job this tab started last, with its game: {id, root, moves, turn0}.
+// Each game's page keeps its own (shogi's under the old name).
+let jobKey = 'usid.gamejob';
 function saveJob(j) {
-  try { sessionStorage.setItem('usid.gamejob', JSON.stringify(j)); } catch { /* private mode */ }
+  try { sessionStorage.setItem(jobKey, JSON.stringify(j)); } catch { /* private mode */ }
 }
 
 function savedJob() {
   try {
-    const j = JSON.parse(sessionStorage.getItem('usid.gamejob'));
+    const j = JSON.parse(sessionStorage.getItem(jobKey));
     if (typeof j?.id === 'string' && typeof j.root === 'string' && Array.isArray(j.moves)) return j;
   } catch { /* none, or private mode */ }
   return null;
 }
 
 function forgetJob() {
-  try { sessionStorage.removeItem('usid.gamejob'); } catch { /* private mode */ }
+  try { sessionStorage.removeItem(jobKey); } catch { /* private mode */ }
 }
 
 export class GamePanel {
@@ -51,8 +55,9 @@ export class GamePanel {
   // page's own evaluation of a position, if any; onChange(): results or
   // the record changed (redraw list and graph); errorBox: where loading
   // errors show.
-  constructor({ game, engine, liveEval, onChange, errorBox }) {
-    Object.assign(this, { game, engine, liveEval, onChange, errorBox });
+  constructor({ game, mod = game.mod, engine, liveEval, onChange, errorBox }) {
+    Object.assign(this, { game, mod, engine, liveEval, onChange, errorBox });
+    if (mod.scope) jobKey = `usid.gamejob.${mod.scope}`;
     this.results = new Map(); // position key -> normalized job position (+ bestKif)
     this.job = null;
     this.state = null; // last job state shown
@@ -141,7 +146,7 @@ export class GamePanel {
   async load(source, what) {
     let rec;
     try {
-      rec = await api.parseRecord(source);
+      rec = await this.readLocal(source) || await api.parseRecord(source);
     } catch (e) {
       const title = e.status === 422 ? (what === 'pasted' ? t('load.cannotrecord') : t('load.cannotname', { name: what })) : t('err.unreachable');
       showErrors(this.errorBox, [{ code: e.code, message: e.message, line: e.line }], { title });
@@ -155,8 +160,45 @@ export class GamePanel {
     this.game.loadRecord(rec); // the 'load' change clears an analysis of another game
     this.renderJob();
     const n = rec.plies.length;
-    toast(t(n === 1 ? 'load.loaded1' : 'load.loaded', { format: rec.format.toUpperCase(), n }));
+    // A record's format by name (KIF, PGN); othello's transcript and a
+    // position text in words.
+    const format = rec.format === 'transcript' ? t('othello.transcript') : rec.format === 'position' ? t('load.position') : rec.format.toUpperCase();
+    toast(t(n === 1 ? 'load.loaded1' : 'load.loaded', { format, n }));
     return true;
+  }
+
+  // readLocal reads what usid's records/parse does not for this game: a
+  // position text (a FEN, an othello token, with moves) or an othello
+  // transcript, checked by /v1/validate; null: for usid to read.
+  async readLocal(source) {
+    const mod = this.mod;
+    if (!mod.looksLikePosition) return null; // usid reads all of this game's texts
+    let text = source.text;
+    if (text === undefined && source.bytes) text = new TextDecoder().decode(source.bytes);
+    if (!text) return null;
+    let root = 'startpos';
+    let moves;
+    if (mod.looksLikePosition(text)) {
+      try { ({ root, moves } = mod.parseText(text)); } catch (e) { throw new api.ApiError(422, { code: 'position_syntax', detail: e.message }); }
+    } else if (mod.readTranscript) {
+      try { moves = mod.readTranscript(text); } catch (e) { throw new api.ApiError(422, { code: 'record_format', detail: e.message }); }
+      if (!moves) return null;
+    } else {
+      return null;
+    }
+    const v = await api.validate({ [mod.field]: root, moves }, mod.notation);
+    if (!v.valid) {
+      const err = v.errors?.[0] || { code: 'invalid_position', message: '' };
+      throw new api.ApiError(422, { code: err.code, detail: err.message, move_index: err.move_index });
+    }
+    const start = root === 'startpos' ? mod.startText : root;
+    const notes = mod.notationField ? v[mod.notationField] || [] : [];
+    return {
+      format: mod.readTranscript && !mod.looksLikePosition(text) ? mod.recordFormat : 'position',
+      position: { [mod.field]: start, moves },
+      header: { fields: [] },
+      plies: moves.map((move, i) => ({ move, [mod.plyField || 'note']: notes[i] || '' })),
+    };
   }
 
   // offerBefore reads the record up to the line before the error and, if
@@ -194,7 +236,11 @@ export class GamePanel {
     if (!r) { box.hidden = true; box.innerHTML = ''; } else {
       const h = r.header || {};
       const parts = [];
-      if (h.black || h.white) parts.push(`${MARK.b}${escapeHtml(h.black || '?')} — ${MARK.w}${escapeHtml(h.white || '?')}`);
+      const MARK = this.mod.mark;
+      // Shogi's sente and chess's White first: the side that moves first.
+      const [first, second] = this.mod.firstSide === 'w' ? ['w', 'b'] : ['b', 'w'];
+      const name = { b: h.black, w: h.white };
+      if (h.black || h.white) parts.push(`${MARK[first]}${escapeHtml(name[first] || '?')} — ${MARK[second]}${escapeHtml(name[second] || '?')}`);
       for (const v of [h.event, h.date, h.handicap && h.handicap !== '平手' ? h.handicap : '']) if (v) parts.push(escapeHtml(v));
       box.hidden = parts.length === 0;
       box.innerHTML = parts.join(' · ');
@@ -240,11 +286,12 @@ export class GamePanel {
     this.results.clear();
     const root = this.game.root;
     const moves = main.map((n) => n.move);
-    const turn0 = this.game.positions[0].turn;
+    // The side to move at the start, as the page keeps scores' sides.
+    const turn0 = povSide(this.mod, this.game.positions[0].turn);
     const job = this.follow(root, moves);
     // The tab remembers the job, so that a reload follows it again.
     job.addEventListener('started', (e) => saveJob({ id: e.detail, root, moves, turn0 }));
-    job.start({ position: { sfen: root, moves }, engine: this.engine(), limits: LIMITS[$('#game-limit').value], turn0 });
+    job.start({ position: { [this.mod.field]: root, moves }, engine: this.engine(), limits: LIMITS[$('#game-limit').value], turn0 });
   }
 
   // follow makes the GameJob of the game (root, moves) the shown one.
@@ -315,10 +362,12 @@ export class GamePanel {
   // the rules: 同, 打, 右/左...).
   async fetchBestKif(key, root, before, best) {
     try {
-      const v = await this.game.verdictOf({ sfen: root, moves: [...before, best] });
+      const nf = this.mod.notationField;
+      if (!nf) return; // the move is its own notation
+      const v = await this.game.verdictOf({ [this.mod.field]: root, moves: [...before, best] });
       const r = this.results.get(key);
-      if (!r || r.bestmove !== best || !v.moves_kif) return;
-      r.bestKif = v.moves_kif.at(-1) || '';
+      if (!r || r.bestmove !== best || !v[nf]) return;
+      r.bestKif = v[nf].at(-1) || '';
       this.onChange();
     } catch { /* the USI move is shown instead */ }
   }
@@ -328,7 +377,8 @@ export class GamePanel {
     const btn = $('#analyse-game');
     btn.textContent = this.running ? t('game.cancel') : t('game.start');
     btn.classList.toggle('active', this.running);
-    btn.disabled = !this.running && this.game.mainLine().length === 0;
+    // No game to analyse, or (chess, othello) no engine of the game here.
+    btn.disabled = !this.running && (this.game.mainLine().length === 0 || (this.mod.engineRequired && !this.engine()));
     const box = $('#game-status');
     box.hidden = !s;
     if (!s) { $('#game-summary').innerHTML = ''; return; }
@@ -355,12 +405,14 @@ export class GamePanel {
     if (!positions.length) { box.innerHTML = ''; return; }
     const sum = summarize(positions);
     const h = this.game.record?.header || {};
-    const keys = sideKeys(isHandicap(this.game.root), true);
+    const keys = this.mod.sideKeys(!!this.mod.isHandicap?.(this.game.root), true);
     const names = { b: h.black || t(keys.b), w: h.white || t(keys.w) };
     let html = '';
-    for (const side of ['b', 'w']) {
-      const s = sum[side];
-      html += `<div class="sum-row" data-testid="summary-${side}"><span class="sum-name">${MARK[side]}${escapeHtml(names[side])}</span>` +
+    // The summary's sides are the scores' (see povSide): the real side's name.
+    for (const pside of ['b', 'w']) {
+      const s = sum[pside];
+      const side = povSide(this.mod, pside);
+      html += `<div class="sum-row" data-testid="summary-${side}"><span class="sum-name">${this.mod.mark[side]}${escapeHtml(names[side])}</span>` +
         `<span class="inaccuracy" title="${escapeHtml(t('judge.inaccuracies'))}">${s.inaccuracy} ?!</span>` +
         `<span class="mistake" title="${escapeHtml(t('judge.mistakes'))}">${s.mistake} ?</span>` +
         `<span class="blunder" title="${escapeHtml(t('judge.blunders'))}">${s.blunder} ??</span>` +
@@ -381,8 +433,8 @@ export class GamePanel {
     if (!r || r.move !== n.move || !r.judgement) return null;
     let best = '';
     if (r.bestmove && r.bestmove !== n.move) {
-      const k = moveText(r.bestKif, r.bestmove, before);
-      best = `${MARK[k.side] || ''}${k.text}`;
+      const k = this.mod.moveText(r.bestKif, r.bestmove, before);
+      best = `${this.mod.mark[k.side] || ''}${k.text}`;
     }
     return { judgement: r.judgement, best };
   }
@@ -430,7 +482,8 @@ export class GamePanel {
       }
       return out;
     };
-    const body = { sfen: g.root === 'startpos' ? STARTPOS : g.root, plies: g.tree.children[0] ? line(g.tree.children[0], []) : [] };
+    const body = { [this.mod.field]: g.root === 'startpos' ? this.mod.startText : g.root, plies: g.tree.children[0] ? line(g.tree.children[0], []) : [] };
+    if (this.mod.recordFormat === 'pgn') body.format = 'pgn';
     const r = g.record;
     if (r) {
       body.header = { fields: r.header.fields || [] };
@@ -443,7 +496,8 @@ export class GamePanel {
   async download() {
     let kif;
     try {
-      kif = await api.exportKIF(this.exportBody());
+      // Othello's record is its transcript, written here; usid writes KIF and PGN.
+      kif = this.mod.writeTranscript ? this.mod.writeTranscript(this.game.mainLine().map((n) => n.move)) + '\n' : await api.exportKIF(this.exportBody());
     } catch (e) {
       showErrors(this.errorBox, [{ code: e.code, message: e.message }], { title: t('moves.exportfailed') });
       return;
@@ -453,7 +507,7 @@ export class GamePanel {
     const who = [h.black, h.white].filter(Boolean).join('-vs-').replace(/[\\/:*?"<>|\s]+/g, '_');
     const a = document.createElement('a');
     a.href = URL.createObjectURL(new Blob([kif], { type: 'text/plain;charset=utf-8' }));
-    a.download = `${who || 'usid-game'}-${stamp}.kif`;
+    a.download = `${who || 'usid-game'}-${stamp}.${this.mod.recordExt}`;
     document.body.append(a);
     a.click();
     a.remove();

@@ -1,10 +1,9 @@
-// The move list in Japanese notation: "1 ☗７六歩", the main line (the game)
+// The move list in the game's notation: "1 ☗７六歩" (or "1. e4", "1 ●f5"), the main line (the game)
 // in two columns, each variation inline under the move it replaces, and
 // under a move an analysis judged its mark (?!, ?, ??) and the best
 // alternative. Click an entry to jump to it.
 
-import { moveText, sideKeys, MARK } from './notation.js';
-import { applyMove, isHandicap } from './sfen.js';
+import { shogi } from './games/shogi.js';
 import { escapeHtml } from './dom.js';
 import { t as tr } from './i18n.js';
 
@@ -13,8 +12,9 @@ export const GLYPH = { inaccuracy: '?!', mistake: '?', blunder: '??' };
 export class MoveList {
   // onPick(id) is called with the tree node id of the clicked entry (0:
   // the start).
-  constructor(ol, onPick) {
+  constructor(ol, onPick, mod = shogi) {
     this.ol = ol;
+    this.mod = mod;
     ol.addEventListener('click', (e) => {
       const li = e.target.closest('[data-node]');
       if (li) onPick(Number(li.dataset.node));
@@ -25,11 +25,13 @@ export class MoveList {
   // returns {judgement, best} for a move an analysis judged (best: the
   // better move's KIF, or '').
   render(game, annotate = () => null) {
+    const mod = this.mod;
+    const MARK = mod.mark;
     const turn0 = game.positions[0].turn;
     const sideOf = (ply) => ((ply % 2 === 1) === (turn0 === 'b') ? 'b' : 'w'); // the side that plays move number ply
-    const text = (n, before) => moveText(n.kif, n.move, before);
+    const text = (n, before) => mod.moveText(n.kif, n.move, before);
     // after is the position after n's move (null if it cannot be worked out).
-    const after = (before, n) => { try { return before && applyMove(before, n.move); } catch { return null; } };
+    const after = (before, n) => { try { return before && mod.apply(before, n.move); } catch { return null; } };
     const shown = new Set(game.line.map((n) => n.id));
     let html = `<li class="start" data-testid="move-start" data-ply="0" data-node="0">${escapeHtml(tr('moves.start'))}</li>`;
     let col = 0; // grid column the next move falls in (0 left, 1 right)
@@ -45,7 +47,8 @@ export class MoveList {
         const here = before;
         before = after(before, p);
         const side = sideOf(k);
-        const num = first || side === 'b' ? `<span class="num">${k}</span>` : '';
+        const label = mod.moveNumber(k, turn0);
+        const num = (first || side === mod.firstSide) && label ? `<span class="num">${label}</span>` : '';
         const a = annotate(p, here);
         const g = a && a.judgement ? `<span class="glyph ${a.judgement}">${GLYPH[a.judgement]}</span>` : '';
         out += `<span class="vmove ${side}${shown.has(p.id) ? ' shown' : ''}" data-testid="var-move" data-node="${p.id}" data-ply="${k}" data-usi="${escapeHtml(p.move)}">` +
@@ -70,7 +73,7 @@ export class MoveList {
       const j = a && a.judgement;
       html += `<li data-testid="move" data-ply="${ply}" data-node="${n.id}" data-usi="${escapeHtml(n.move)}" class="${side}${j ? ` judged ${j}` : ''}"` +
         `${j ? ` data-judgement="${j}"` : ''}>` +
-        `<span class="num">${ply}</span><span class="mark">${MARK[side]}</span>` +
+        `<span class="num">${mod.moveNumber(ply, turn0)}</span><span class="mark">${MARK[side]}</span>` +
         `<span class="mv">${escapeHtml(t.text)}</span>` +
         (t.origin ? `<span class="origin">${t.origin}</span>` : '') +
         (j ? `<span class="glyph ${j}" title="${escapeHtml(tr(`judge.${j}`))}">${GLYPH[j]}</span>` : '') + '</li>';
@@ -87,14 +90,17 @@ export class MoveList {
       }
     });
     const end = game.record?.end;
-    if (end) {
+    if (end && mod.endText) {
+      const n = game.mainLine().length;
+      full(`<li class="result" data-testid="game-result" data-end="${escapeHtml(end)}">${escapeHtml(tr('result.after', { n, what: mod.endText(end) }))}</li>`);
+    } else if (end) {
       // How the game ended, as a KIF says it: "まで76手で先手の勝ち".
       const n = game.mainLine().length;
       const toMove = sideOf(n + 1);
       const other = toMove === 'b' ? 'w' : 'b';
       const winner = ['declare_win', 'illegal_win'].includes(end) ? toMove : other;
       const loser = winner === toMove ? other : toMove;
-      const names = sideKeys(isHandicap(game.root));
+      const names = mod.sideKeys(mod.isHandicap(game.root));
       const name = (s) => tr(names[s]);
       const what = tr(`result.${end}`, { winner: name(winner), loser: name(loser) });
       full(`<li class="result" data-testid="game-result" data-end="${escapeHtml(end)}">${escapeHtml(tr('result.after', { n, what }))}</li>`);

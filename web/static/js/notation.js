@@ -81,10 +81,11 @@ export function formatScore(s) {
 
 // winChance maps a Black's-view score to -1..1 for the bar and the graph,
 // flattening big scores the way players perceive them.
-export function winChance(s) {
+// k is the game's scale (shogi's centipawns are ten times chess's).
+export function winChance(s, k = 0.0007) {
   if (!s) return 0;
   if (s.mate !== undefined) return s.winner === 'b' ? 1 : -1;
-  return 2 / (1 + Math.exp(-0.0007 * s.cp)) - 1;
+  return 2 / (1 + Math.exp(-k * s.cp)) - 1;
 }
 
 export function formatCount(n) {

@@ -7,9 +7,9 @@
 
 import { t } from './i18n.js';
 import { $, escapeHtml } from './dom.js';
-import { STARTPOS, isHandicap } from './sfen.js';
 
-const KEY = 'usid.play';
+// The game's id, per game's page (shogi's under the old name).
+let KEY = 'usid.play';
 // Handicaps as usid names them (KIF's names), with the editor's words.
 export const HANDICAPS = [
   ['香落ち', 'editor.start.lance'], ['角落ち', 'editor.start.bishop'], ['飛車落ち', 'editor.start.rook'],
@@ -41,6 +41,8 @@ export class PlayPanel {
   // promise of the page's first position: a game is shown after it).
   constructor(root, deps) {
     Object.assign(this, deps);
+    this.mod = this.game.mod;
+    if (this.mod.scope) KEY = `usid.play.${this.mod.scope}`;
     this.root = root;
     this.state = null; // the last play event's "play"
     this.at = 0; // performance.now() when it came
@@ -50,7 +52,7 @@ export class PlayPanel {
     this.chain = Promise.resolve();
     this.timer = 0;
     const start = $('#play-start', root);
-    for (const [name, key] of HANDICAPS) {
+    for (const [name, key] of this.mod.handicaps ? HANDICAPS : []) {
       const o = document.createElement('option');
       o.value = name;
       o.dataset.i18n = key;
@@ -114,6 +116,8 @@ export class PlayPanel {
     const ponder = $('#play-ponder', this.root);
     ponder.disabled = !e?.profile?.ponder_option;
     if (ponder.disabled) ponder.checked = false;
+    // Chess and othello: no game without an engine of the game here.
+    $('#play-begin', this.root).disabled = this.mod.engineRequired && !e;
   }
 
   renderForm() {
@@ -122,9 +126,10 @@ export class PlayPanel {
     for (const el of this.root.querySelectorAll('[data-extra-label]')) {
       el.textContent = t(mode === 'fischer' ? 'play.inc' : 'play.byoyomi.label');
     }
+    if (!this.mod.handicaps) return; // the page names the sides
     // In a handicap game the sides are 下手 (sente) and 上手 (gote).
     const start = $('#play-start', this.root).value;
-    const hc = start === 'board' ? isHandicap(this.game.root) : start !== 'even';
+    const hc = start === 'board' ? this.mod.isHandicap(this.game.root) : start !== 'even';
     const keys = hc ? { b: 'play.side.b.handicap', w: 'play.side.w.handicap' } : { b: 'play.side.b', w: 'play.side.w' };
     for (const o of $('#play-side', this.root).options) {
       o.dataset.i18n = keys[o.value];
@@ -154,8 +159,10 @@ export class PlayPanel {
     }
     const start = $('#play-start', this.root).value;
     const msg = { type: 'play_start', engine: this.engine()?.name || '', play };
-    if (start === 'board') msg.position = { sfen: this.game.root, moves: this.game.moves.slice(0, this.game.cursor) };
+    const field = this.mod.field;
+    if (start === 'board') msg.position = { [field]: this.game.root, moves: this.game.moves.slice(0, this.game.cursor) };
     else if (start !== 'even') play.handicap = start;
+    else if (this.mod.field !== 'sfen') msg.position = { [field]: 'startpos', moves: [] }; // the position says the game (shogi without one)
     return msg;
   }
 
@@ -219,7 +226,8 @@ export class PlayPanel {
     // Until the board shows the game's position, it takes no move: a load
     // waits for usid, and a piece picked on the old position would be
     // dropped when the new one is shown (the second click then lost).
-    const root = s.sfen === 'startpos' ? 'startpos' : s.sfen;
+    const start = s[this.mod.field];
+    const root = start === 'startpos' || start === this.mod.startText ? 'startpos' : start;
     const same = (g) => g.root === root && g.cursor === g.length && g.length === s.moves.length &&
       g.moves.every((mv, i) => mv === s.moves[i]);
     const held = whole || !same(this.game);
@@ -245,14 +253,17 @@ export class PlayPanel {
     const eng = s.engine;
     const black = s.human === 'b' ? you : eng;
     const white = s.human === 'w' ? you : eng;
-    // The KIF's header lines, as the export writes them (下手 and 上手 in
-    // a handicap game).
-    const [bk, wk] = isHandicap(s.sfen) ? ['下手', '上手'] : ['先手', '後手'];
-    const fields = [{ key: bk, value: black }, { key: wk, value: white }];
+    const mod = this.mod;
+    const start = s[mod.field];
+    // The record's header lines, as the export writes them (下手 and 上手
+    // in a handicap game; PGN's tags in chess).
+    const keys = mod.recordSides(start);
+    const fields = keys ? [{ key: keys[0], value: black }, { key: keys[1], value: white }] : [];
+    const notes = mod.notation ? s[`moves_${mod.notation}`] || [] : [];
     this.game.loadRecord({
       format: 'usi',
-      position: { sfen: s.sfen === 'startpos' ? STARTPOS : s.sfen },
-      plies: s.moves.map((move, i) => ({ move, kif: s.moves_kif[i], time_ms: i >= s.pre ? s.times_ms[i] : undefined })),
+      position: { [mod.field]: start === 'startpos' ? mod.startText : start },
+      plies: s.moves.map((move, i) => ({ move, [mod.plyField || 'note']: notes[i], time_ms: i >= s.pre ? s.times_ms[i] : undefined })),
       header: { black, white, handicap: s.handicap || undefined, fields },
       end: s.result?.end || '',
       comment: s.result?.comment || '', // e.g. a resignation on the engine's turn
@@ -284,7 +295,7 @@ export class PlayPanel {
     }
     $('#play-live', r).hidden = !s;
     $('#play-resign', r).hidden = !playing;
-    $('#play-declare', r).hidden = !playing;
+    $('#play-declare', r).hidden = !playing || !this.mod.declare;
     $('#play-analyse', r).hidden = !(s && s.status === 'ended');
     const analyze = document.querySelector('#analyze');
     if (analyze) analyze.disabled = playing;
@@ -333,7 +344,8 @@ export class PlayPanel {
       el.classList.toggle('running', running);
       el.classList.toggle('you', side === s.human);
       const who = side === s.human ? t('play.you') : escapeHtml(s.engine);
-      el.innerHTML = `<span class="who">${side === 'b' ? '☗' : '☖'} ${who}</span><span class="time" data-testid="clock-${side}-time">${escapeHtml(clockText(main, byo, !!tc.byoyomi_ms))}</span>`;
+      const named = this.mod.clockNames ? `${escapeHtml(t(this.mod.sideKeys(false, true)[side]))} · ` : '';
+      el.innerHTML = `<span class="who">${this.mod.mark[side] || ''} ${named}${who}</span><span class="time" data-testid="clock-${side}-time">${escapeHtml(clockText(main, byo, !!tc.byoyomi_ms))}</span>`;
     }
   }
 }

@@ -1,0 +1,167 @@
+// The othello page (/othello): the board application with othello's module
+// against a real usid, in Japanese and English at desktop and phone size:
+// the board draws (a1 top left), a move is played by clicking its square,
+// a click on no legal square plays nothing and usid refuses an illegal
+// transcript with its code, a pass is played with the Pass button when the
+// side to move has no square, the end is said with the disc count, the
+// editor builds positions usid checks, a transcript goes in and out.
+//
+// No othello engine is packaged for Debian, npm or Go, so the usid these
+// tests meet has none: they check what works without one (the Analyze
+// button and the play panel have no engine to use). ENGINE TESTS: the
+// tests under "with an othello engine" below are defined only when usid
+// lists an engine whose protocol is usix or uoi (a fake USI-X engine from
+// internal/fakeengine in run.sh's configuration, once it exists) — then
+// they must pass; they are never skipped or counted otherwise.
+
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, screenshot, takeProblems, baseURL, SIZES } from './lib.mjs';
+import { checkLanguage } from './lang.mjs';
+
+// A game whose last position has White without a square and Black with one
+// (found by random play with web/static/js/games/othello.js).
+const TO_PASS = 'd3c3b3b2b1d2e3e2d1a1f3a3f5g3f4f2f1g5h3c5c4c2g4g1h1c1d6e1b6c6b4e6c7h5g2a7h6e7a2c8e8h7b7b5a4f8g8h2g6h4a6f7d8b8a5f6d7h8g7';
+
+const browsers = [];
+after(async () => { for (const b of browsers) await b.close(); });
+async function close(b) {
+  browsers.splice(browsers.indexOf(b), 1);
+  await b.close();
+}
+
+async function openOthello(opts) {
+  const b = await launch(opts);
+  browsers.push(b);
+  const page = await b.context.newPage();
+  await page.goto(`${baseURL()}/othello`);
+  await page.waitForSelector('.board-area[data-ready="true"]');
+  return { b, page };
+}
+
+const moves = (page) => page.locator('[data-testid="move-list"] [data-testid="move"]').allTextContents();
+const count = async (page) => [await page.locator('[data-testid="count-b"]').innerText(), await page.locator('[data-testid="count-w"]').innerText()].map(Number);
+const othelloEngines = async () => {
+  const { engines } = await (await fetch(`${baseURL()}/v1/engines`)).json();
+  return engines.filter((e) => ['usix', 'uoi'].includes(e.profile?.protocol));
+};
+
+for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
+  for (const [size, opts] of Object.entries(SIZES)) {
+    test(`${lang} ${size}: the othello board draws, plays a clicked square, refuses an illegal one`, { timeout: 90_000 }, async () => {
+      const { b, page } = await openOthello({ ...opts, locale });
+      assert.equal(await page.locator('[data-testid="board"] .disc').count(), 4, 'the start position');
+      assert.equal(await page.locator('[data-testid="sq-d4"] .disc').getAttribute('data-disc'), 'w', 'd4 is white (a1 top left)');
+      assert.equal(await page.locator('[data-testid="sq-e4"] .disc').getAttribute('data-disc'), 'b');
+      assert.deepEqual((await page.locator('.oth-sq.target').evaluateAll((els) => els.map((e) => e.dataset.square))).sort(), ['c4', 'd3', 'e6', 'f5']);
+      // a1 top left: its square is the board's first, at the top left corner.
+      const [a1, h8] = [await page.locator('[data-testid="sq-a1"]').boundingBox(), await page.locator('[data-testid="sq-h8"]').boundingBox()];
+      assert.ok(a1.x < h8.x && a1.y < h8.y, 'a1 is at the top left');
+      await checkLanguage(page, lang, 'othello, fresh');
+
+      // A click on a square that turns nothing over plays nothing.
+      await page.click('[data-testid="sq-a1"]');
+      await page.waitForSelector('.board-area[data-refused="a1"]');
+      assert.deepEqual(await moves(page), []);
+      assert.deepEqual(await count(page), [2, 2]);
+      // f5 turns e5 over.
+      await page.click('[data-testid="sq-f5"]');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === 1);
+      assert.match((await moves(page))[0], /f5/);
+      await page.waitForSelector('.board-area[data-ready="true"][data-turn="w"]');
+      assert.deepEqual(await count(page), [4, 1]);
+      assert.equal(await page.locator('[data-testid="sq-e5"] .disc').getAttribute('data-disc'), 'b');
+      await page.waitForFunction(() => document.querySelector('[data-testid="current-position"]').value.endsWith('W2'));
+
+      // usid refuses a transcript with a move that turns nothing over.
+      await page.fill('[data-testid="position-input"]', 'f5 d6 a1');
+      await page.click('[data-testid="load-position"]');
+      await page.waitForSelector('[data-testid="error"][data-code="flips_nothing"]');
+
+      // Without an othello engine there is nothing to analyse with.
+      if ((await othelloEngines()).length === 0) {
+        assert.equal(await page.locator('[data-testid="analyze-toggle"]').isDisabled(), true);
+      }
+      await checkLanguage(page, lang, 'othello, a move played, a transcript refused');
+      await screenshot(page, `othello-moves-${lang}-${size}`); // i18n.test.mjs takes othello-${lang}-${size}
+      assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
+      await close(b);
+    });
+  }
+}
+
+test('othello: a transcript in, a pass, the end by the disc count, the transcript out', { timeout: 60_000 }, async () => {
+  const { b, page } = await openOthello({ ...SIZES.desktop, locale: 'en-US' });
+  await page.fill('[data-testid="position-input"]', TO_PASS);
+  await page.click('[data-testid="load-position"]');
+  const n = TO_PASS.length / 2;
+  await page.waitForFunction((k) => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === k, n);
+  await page.click('[data-testid="nav-last"]');
+  await page.waitForSelector('.board-area[data-ready="true"]');
+  // White has no square: the Pass button is the only move.
+  await page.waitForSelector('[data-testid="pass"]:not([hidden])');
+  assert.equal(await page.locator('.oth-sq.target').count(), 0);
+  await page.click('[data-testid="pass"]');
+  await page.waitForFunction((k) => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === k, n + 1);
+  assert.match((await moves(page)).at(-1), /pass/);
+  await page.waitForSelector('[data-testid="pass"][hidden]', { state: 'attached' });
+  // Black fills the last square: the game is over, counted.
+  await page.waitForSelector('.oth-sq.target');
+  const last = await page.locator('.oth-sq.target').first().getAttribute('data-square');
+  await page.click(`[data-testid="sq-${last}"]`);
+  await page.waitForSelector('[data-testid="terminal"]:not([hidden])');
+  const [bl, wh] = await count(page);
+  assert.equal(bl + wh, 64);
+  assert.match(await page.locator('[data-testid="terminal"]').innerText(), new RegExp(`${bl}.*${wh}`));
+  await screenshot(page, 'othello-end-en-desktop');
+
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="download-kif"]')]);
+  assert.match(dl.suggestedFilename(), /\.txt$/);
+  const text = await (await dl.createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+  assert.equal(text.trim(), TO_PASS + last, 'the transcript, passes left out');
+  assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
+  await close(b);
+});
+
+test('othello: the editor places discs and chooses the side to move; usid checks the position', { timeout: 60_000 }, async () => {
+  const { b, page } = await openOthello({ ...SIZES.phone, locale: 'ja-JP' });
+  await page.click('[data-testid="edit-position"]');
+  await page.waitForSelector('[data-testid="editor"]:not([hidden])');
+  await page.waitForSelector('[data-testid="editor-check"][data-state="valid"]');
+  await page.click('[data-testid="brush-b-D"]');
+  await page.click('[data-testid="sq-c3"]');
+  await page.click('[data-testid="brush-w-D"]');
+  await page.click('[data-testid="sq-e4"]'); // black's start disc turns white
+  await page.click('[data-testid="editor-turn-w"]');
+  await page.waitForSelector('[data-testid="editor-check"][data-state="valid"]');
+  await screenshot(page, 'othello-editor-ja-phone');
+  await page.click('[data-testid="editor-done"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="current-position"]').value.startsWith('------------------X--------OO------XO---------------------------W'));
+  assert.equal(await page.locator('[data-testid="sq-e4"] .disc').getAttribute('data-disc'), 'w');
+  assert.equal(await page.locator('[data-testid="sq-c3"] .disc').getAttribute('data-disc'), 'b');
+  assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
+  await close(b);
+});
+
+// With an othello engine (none is packaged; see the top of this file):
+// analysis shows its lines and marks, and a game against it starts.
+// TODO(issue 36): run.sh's configuration gains a fake USI-X engine mode
+// (internal/fakeengine) so that these run in every suite.
+for (const e of await othelloEngines().catch(() => [])) {
+  test(`othello with the engine ${e.name}: lines, marks and the bar, and a game against it`, { timeout: 90_000 }, async () => {
+    const { b, page } = await openOthello({ ...SIZES.desktop, locale: 'en-US' });
+    await page.selectOption('[data-testid="engine-select"]', e.name);
+    await page.click('[data-testid="analyze-toggle"]');
+    await page.waitForSelector('[data-testid="pv-line"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="arrows"] .arrow.best');
+    assert.match(await page.locator('[data-testid="arrows"] .arrow.best').getAttribute('data-move'), /^[a-h][1-8]$/);
+    await page.click('[data-testid="analyze-toggle"]');
+    await page.click('[data-testid="play-begin"]');
+    await page.waitForSelector('[data-testid="play-panel"][data-status="playing"]');
+    await screenshot(page, 'othello-engine-en-desktop');
+    await page.click('[data-testid="play-resign"]');
+    await page.waitForSelector('[data-testid="play-result"]:not([hidden])');
+    assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
+    await close(b);
+  });
+}
