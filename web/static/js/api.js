@@ -18,43 +18,32 @@ export async function request(method, url, body) {
   return call(method, url, body);
 }
 
-// tagged keeps the last answer of each GET with its ETag, so that polling
-// (a game analysis every half second) sends If-None-Match and an
-// unchanged answer comes back as a bodiless 304 that costs usid next to
-// nothing. A few URLs at most: a page polls one job at a time.
-const tagged = new Map();
-const MAX_TAGGED = 8;
-
 async function call(method, url, body) {
   const headers = body ? { 'Content-Type': 'application/json' } : {};
-  const last = method === 'GET' ? tagged.get(url) : undefined;
-  if (last) headers['If-None-Match'] = last.etag;
   let res;
   try {
     res = await fetch(url, {
       method,
       headers,
       body: body ? JSON.stringify(body) : undefined,
-      // The page keeps the tags itself: the browser's cache stays out of it
-      // (with no-store, a 304 to our own If-None-Match reaches us as is).
-      cache: method === 'GET' ? 'no-store' : undefined,
+      // A GET is revalidated by the browser's own cache: usid answers with
+      // an ETag and "Cache-Control: private, no-cache", so polling (a game
+      // analysis every half second) sends If-None-Match and an unchanged
+      // answer comes back as a bodiless 304 that costs usid next to
+      // nothing, handed to the page as the cached 200. (Sending our own
+      // If-None-Match with no-store gave the page the 304 itself, which
+      // Chromium logs as a failed request.)
+      cache: method === 'GET' ? 'no-cache' : undefined,
     });
   } catch (e) {
     throw new ApiError(0, { code: 'network', detail: `usid is not reachable (${e.message})` });
   }
-  if (res.status === 304 && last) return structuredClone(last.data);
   const text = await res.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { /* not JSON: reported below */ }
   if (!res.ok) throw new ApiError(res.status, data && typeof data === 'object' ? data : { detail: text.slice(0, 200) });
   if (res.status === 204) return null;
   if (data === null) throw new ApiError(res.status, { code: 'bad_response', detail: 'usid sent no JSON' });
-  const etag = method === 'GET' ? res.headers.get('ETag') : null;
-  if (etag) {
-    tagged.delete(url);
-    if (tagged.size >= MAX_TAGGED) tagged.delete(tagged.keys().next().value);
-    tagged.set(url, { etag, data: structuredClone(data) });
-  }
   return data;
 }
 
