@@ -167,6 +167,24 @@ type Reached interface {
 	SendReached() bool
 }
 
+// Forced is what a position provides whose side to move may be left one
+// move that changes nothing on the board (othello's pass when it has no
+// square): no engine is asked about such a position (the UOI draft tells
+// its engines "pass" rather than "go"); it is worth what the position
+// after that move is worth, to the other side.
+type Forced interface {
+	// Forced is that move when it is the only one, else "".
+	Forced() string
+}
+
+// ForcedMove is p's forced move (Forced), or "".
+func ForcedMove(p Position) string {
+	if f, ok := p.(Forced); ok {
+		return f.Forced()
+	}
+	return ""
+}
+
 // Records is what a game whose records usid reads and writes provides
 // beside Game: POST /v1/records/parse and /v1/records/export, and the
 // games read from a record (a game analysis), ask it.

@@ -58,6 +58,20 @@ func (g *gameRec) ending(moves []string) ending {
 	return endingOf(p.Ending())
 }
 
+// forced is the move the rules leave the side to move after moves
+// (legal: the game's first moves) when it is its only one and changes
+// nothing on the board (othello's pass), or "" (game.Forced).
+func (g *gameRec) forced(moves []string) string {
+	if _, ok := g.start.(game.Forced); !ok {
+		return "" // a game without such moves: no replay
+	}
+	p, err := g.g.Check(g.start.Start(), g.start.Variant(), moves)
+	if err != nil {
+		return ""
+	}
+	return game.ForcedMove(p)
+}
+
 // isMove tells a move from the engine's other answers (resign, win,
 // "(none)").
 func (g *gameRec) isMove(s string) bool { return s != "" && !g.start.NoMove(s) }

@@ -403,7 +403,7 @@ func (j *job) analyse(ply int) (*result, *session.Error) {
 	for i := range moves {
 		moves[i] = j.g.move(i)
 	}
-	res, err := j.search(moves, searchKey(ply, false))
+	res, err := j.searchAt(moves, searchKey(ply, false))
 	if res == nil {
 		return nil, err
 	}
@@ -424,7 +424,7 @@ func (j *job) analyse(ply int) (*result, *session.Error) {
 		r.setBest(ended(end).sideScore()) // the best move mates or draws: no engine is asked
 		return r, nil
 	}
-	res, err = j.search(after, searchKey(ply, true))
+	res, err = j.searchAt(after, searchKey(ply, true))
 	if res == nil {
 		return nil, err
 	}
@@ -432,6 +432,23 @@ func (j *job) analyse(ply int) (*result, *session.Error) {
 		r.setBest(res.Lines[0].Score)
 	}
 	return r, nil
+}
+
+// searchAt is search, but a position whose side to move has one move,
+// which changes nothing on the board (othello's pass), is worth the next
+// one, turned round: the search is of that one (engines are not asked
+// about the forced move: the UOI draft's are told "pass", not "go", and
+// the engines seen answer it without a score).
+func (j *job) searchAt(moves []string, key string) (*session.AnalyzeResult, *session.Error) {
+	f := j.g.forced(moves)
+	if f == "" {
+		return j.search(moves, key)
+	}
+	res, err := j.search(append(moves[:len(moves):len(moves)], f), key)
+	if res == nil {
+		return nil, err
+	}
+	return forcedResult(res, f), nil
 }
 
 // search runs one search of the position after moves, with the job's

@@ -126,6 +126,30 @@ func (th Thresholds) check() *session.Error {
 	return nil
 }
 
+// forcedResult is the answer for a position whose only move is f, from
+// res, the search of the position after f: its lines led by f, their
+// scores turned to this side's view (a mate a ply further), f the best
+// move.
+func forcedResult(res *session.AnalyzeResult, f string) *session.AnalyzeResult {
+	out := *res
+	out.BestMove, out.Ponder = f, ""
+	out.Lines = make([]*session.Line, len(res.Lines))
+	for i, line := range res.Lines {
+		l := *line
+		l.PV = append([]string{f}, l.PV...)
+		l.Score = negate(l.Score)
+		if m := l.Score; m != nil && m.Mate != nil && *m.Mate != 0 {
+			v := *m.Mate + 1
+			if *m.Mate < 0 {
+				v = *m.Mate - 1
+			}
+			m.Mate = &v
+		}
+		out.Lines[i] = &l
+	}
+	return &out
+}
+
 // negate turns a score to the other side's point of view.
 func negate(s *session.Score) *session.Score {
 	if s == nil {

@@ -1,12 +1,14 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/othello"
 	"github.com/usid/usid/pool"
 )
@@ -251,14 +253,60 @@ func TestOthelloPlayAndAnalysis(t *testing.T) {
 		}
 		for i, x := range ps {
 			p, _ := x.(map[string]any)
-			// A forced pass is the one position an engine may leave
-			// without a score (it answers "bestmove pass" at once).
-			if p == nil || p["othello"] == nil || p["eval"] == nil && p["bestmove"] != "pass" {
+			if p == nil || p["othello"] == nil || p["eval"] == nil {
 				t.Fatalf("%s: ply %d: %v", name, i, p)
 			}
 		}
 		if lastPly := ps[len(ps)-1].(map[string]any); lastPly["bestmove"] != nil && lastPly["bestmove"] != "" {
 			t.Errorf("%s: the ended position was searched: %v", name, lastPly)
+		}
+		e.waitIdle(t)
+	}
+}
+
+// TestOthelloForcedPassAnalysed: in a game analysis, a position whose
+// side to move must pass is worth the next position (no engine is asked
+// about it: the UOI draft tells its engines "pass", not "go", and the
+// engines seen answer it without a score), and the move before it is
+// judged against it. Before, the position had no evaluation: a hole in
+// the graph, and the move before it and the pass "no_evaluation".
+func TestOthelloForcedPassAnalysed(t *testing.T) {
+	e := othelloEnv(t)
+	// A game whose last position has White without a square and Black
+	// with one (found by random play).
+	const toPass = "d3c3b3b2b1d2e3e2d1a1f3a3f5g3f4f2f1g5h3c5c4c2g4g1h1c1d6e1b6c6b4e6c7h5g2a7h6e7a2c8e8h7b7b5a4f8g8h2g6h4a6f7d8b8a5f6d7h8g7"
+	var moves []string
+	for i := 0; i < len(toPass); i += 2 {
+		moves = append(moves, toPass[i:i+2])
+	}
+	moves = append(moves, "pass")
+	pos, errs := othello.Load("startpos", moves)
+	if errs != nil {
+		t.Fatal(errs[0])
+	}
+	moves = append(moves, pos.LegalMoves()[0].String()) // the board full: the end
+	pass := len(moves) - 2
+	for _, name := range []string{"usix", "uoi"} {
+		code, _, v := call(t, e, http.MethodPost, "/v1/games/analysis", map[string]any{"engine": name,
+			"position": map[string]any{"othello": "startpos", "moves": moves}, "limits": map[string]any{"movetime_ms": 50}})
+		if code != 202 {
+			t.Fatalf("%s: game analysis: %d %v", name, code, v)
+		}
+		id := v["id"].(string)
+		testwait.For(t, name+": the analysis ends", 2*time.Minute, func() bool {
+			_, _, v = call(t, e, http.MethodGet, "/v1/games/analysis/"+id, nil)
+			return v["finished_at"] != nil
+		})
+		if v["status"] != "done" {
+			t.Fatalf("%s: analysis %v %v", name, v["status"], v["error"])
+		}
+		ps := v["positions"].([]any)
+		p, next, before := ps[pass].(map[string]any), ps[pass+1].(map[string]any), ps[pass-1].(map[string]any)
+		if p["bestmove"] != "pass" || p["eval"] == nil || fmt.Sprint(p["eval"]) != fmt.Sprint(next["eval"]) {
+			t.Errorf("%s: the forced pass %v, the position after it %v", name, p, next)
+		}
+		if p["judgement"] != "ok" || before["judgement"] == nil {
+			t.Errorf("%s: the pass judged %v, the move before it %v (%v)", name, p["judgement"], before["judgement"], before["unjudged"])
 		}
 		e.waitIdle(t)
 	}

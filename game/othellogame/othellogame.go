@@ -136,6 +136,15 @@ func (p *position) SendReached() bool {
 	return false
 }
 
+// Forced: a pass, when the side to move has no square and the game goes
+// on (game.Forced).
+func (p *position) Forced() string {
+	if p.pos.MustPass() {
+		return othello.Pass.String()
+	}
+	return ""
+}
+
 // Repeats: never. Every move but a pass adds a disc, and two passes in a
 // row end the game, so no position comes back.
 func (p *position) Repeats() bool { return false }

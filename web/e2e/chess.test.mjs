@@ -90,7 +90,8 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
       await page.waitForSelector('[data-testid="sq-b5"].target');
       await page.click('[data-testid="sq-b5"]');
       await page.waitForFunction(() => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === 9);
-      assert.match(await page.locator('[data-testid="move-list"] .current').innerText(), /Bxb5/);
+      // Shown at once, in SAN once usid has named it.
+      await page.waitForFunction(() => /Bxb5/.test(document.querySelector('[data-testid="move-list"] .current')?.textContent));
       await page.waitForFunction(() => {
         const a = document.querySelector('[data-testid="arrows"] .arrow.best');
         if (!a || document.querySelectorAll('[data-testid="pv-line"]').length !== 2) return false;
@@ -106,8 +107,9 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
   }
 }
 
-test('chess: play stockfish with Fischer clocks, then analyse the game and download it as PGN', { timeout: 180_000 }, async () => {
-  const { b, page } = await openChess({ ...SIZES.desktop, locale: 'en-US' });
+for (const [lang, locale, size] of [['en', 'en-US', 'desktop'], ['ja', 'ja-JP', 'phone']]) {
+test(`${lang} ${size}: play stockfish with Fischer clocks, then analyse the game and download it as PGN`, { timeout: 180_000 }, async () => {
+  const { b, page } = await openChess({ ...SIZES[size], locale });
   await page.selectOption('[data-testid="play-side"]', 'w');
   await page.selectOption('[data-testid="play-mode"]', 'fischer');
   await page.selectOption('[data-testid="play-level"]', 'ms:100');
@@ -127,7 +129,8 @@ test('chess: play stockfish with Fischer clocks, then analyse the game and downl
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === 2, null, { timeout: 30_000 });
   assert.match((await moves(page))[0], /d4/);
   assert.equal(await page.locator('[data-testid="play-declare"]').isHidden(), true, 'chess has no declaration');
-  await screenshot(page, 'chess-play-en-desktop');
+  await checkLanguage(page, lang, 'chess, playing');
+  await screenshot(page, `chess-play-${lang}-${size}`);
   await page.click('[data-testid="play-resign"]');
   await page.waitForSelector('[data-testid="play-result"]:not([hidden])');
   assert.equal(await page.locator('[data-testid="play-result"]').getAttribute('data-winner'), 'b');
@@ -153,7 +156,8 @@ test('chess: play stockfish with Fischer clocks, then analyse the game and downl
   await page.waitForSelector('[data-testid="variation"] [data-testid="var-move"]');
   assert.match(await page.locator('[data-testid="variation"]').innerText(), /Nf3/);
   assert.equal((await moves(page)).length, 8, 'the main line is kept');
-  await screenshot(page, 'chess-game-en-desktop');
+  await checkLanguage(page, lang, 'chess, a game analysed', ['Anderssen', 'Kieseritzky', 'Casual']); // the record's words
+  await screenshot(page, `chess-game-${lang}-${size}`);
 
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="download-kif"]')]);
   assert.match(dl.suggestedFilename(), /\.pgn$/);
@@ -163,6 +167,7 @@ test('chess: play stockfish with Fischer clocks, then analyse the game and downl
   assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
   await close(b);
 });
+}
 
 test('chess: the position editor builds a position usid checks', { timeout: 60_000 }, async () => {
   const { b, page } = await openChess({ ...SIZES.phone, locale: 'ja-JP' });

@@ -58,10 +58,11 @@ const rawKeys = (texts) => texts.flatMap((t) => t.match(/\b[a-z]+\.[a-z][a-zA-Z0
 let engineWordsOnce;
 
 // checkLanguage asserts the page is in lang ('ja' or 'en'): <html lang>, the
-// chooser, no raw keys, and (ja) no English word but the allowed ones.
-export async function checkLanguage(page, lang, what) {
+// chooser, no raw keys, and (ja) no English word but the allowed ones and
+// those of the record shown (more: its players, its event).
+export async function checkLanguage(page, lang, what, more = []) {
   engineWordsOnce ??= engineWords();
-  const allowed = new Set([...ALLOWED, ...(await engineWordsOnce)]);
+  const allowed = new Set([...ALLOWED, ...(await engineWordsOnce), ...more]);
   assert.equal(await page.evaluate(() => document.documentElement.lang), lang, `${what}: <html lang>`);
   assert.equal(await page.inputValue('[data-testid="lang-select"]'), lang, `${what}: the chooser shows the language`);
   const texts = await pageWords(page);

@@ -2,16 +2,17 @@
 // against a real usid, in Japanese and English at desktop and phone size:
 // the board draws (a1 top left), a move is played by clicking its square,
 // a click on no legal square plays nothing and usid refuses an illegal
-// transcript with its code, a pass is played with the Pass button when the
-// side to move has no square, the end is said with the disc count, the
-// editor builds positions usid checks, a transcript goes in and out.
+// transcript with its code, the engine's lines, ring and eval bar follow
+// the position; a game against the engine is played to its end by the
+// rules (passes included), its result said with the disc count, then
+// analysed move by move; a pass is played with the Pass button when the
+// side to move has no square, the editor builds positions usid checks, a
+// transcript goes in and out.
 //
-// No othello engine is packaged for Debian, npm or Go, and run.sh's
-// configuration (testdata/usid.yaml) lists none: these tests check what
-// works without one, and that the Analyze button says so by being
-// disabled. The page against an othello engine is not tested in the
-// browser yet (issue 36); the Go tests drive USI-X and UOI fake engines
-// through the same API (server/othello36_test.go).
+// No othello engine is packaged for Debian, npm or Go: run.sh adds usid's
+// fake engine to the configuration as a USI-X engine ("othello") and as
+// one written to the UOI draft ("othello-uoi"); both play the first (UOI:
+// the last) square that turns something over and report a score of 2.
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,7 +43,7 @@ const moves = (page) => page.locator('[data-testid="move-list"] [data-testid="mo
 const count = async (page) => [await page.locator('[data-testid="count-b"]').innerText(), await page.locator('[data-testid="count-w"]').innerText()].map(Number);
 const othelloEngines = async () => {
   const { engines } = await (await fetch(`${baseURL()}/v1/engines`)).json();
-  return engines.filter((e) => ['usix', 'uoi'].includes(e.profile?.protocol));
+  return engines.filter((e) => ['usix', 'uoi'].includes(e.profile?.protocol)).map((e) => `${e.name} ${e.profile.protocol}`);
 };
 
 for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
@@ -77,11 +78,33 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
       await page.click('[data-testid="load-position"]');
       await page.waitForSelector('[data-testid="error"][data-code="flips_nothing"]');
 
-      // Without an othello engine there is nothing to analyse with.
-      assert.deepEqual(await othelloEngines(), [], 'the e2e configuration lists no othello engine');
-      assert.equal(await page.locator('[data-testid="analyze-toggle"]').isDisabled(), true);
       await checkLanguage(page, lang, 'othello, a move played, a transcript refused');
       await screenshot(page, `othello-moves-${lang}-${size}`); // i18n.test.mjs takes othello-${lang}-${size}
+
+      // The engines: only othello's are offered, the USI-X one first.
+      assert.deepEqual(await othelloEngines(), ['othello usix', 'othello-uoi uoi'], 'run.sh adds both othello engines');
+      assert.deepEqual(await page.locator('[data-testid="engine-select"] option').evaluateAll((o) => o.map((x) => x.value)), ['othello', 'othello-uoi']);
+      // Its lines after f5 (White to move): the engine's first square that
+      // turns something over, as a ring; the score from Black's side.
+      await page.fill('[data-testid="position-input"]', 'f5');
+      await page.click('[data-testid="load-position"]');
+      await page.click('[data-testid="nav-last"]');
+      await page.waitForSelector('.board-area[data-ready="true"][data-turn="w"]');
+      await page.click('[data-testid="analyze-toggle"]');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="pv-line"]').length === 1, null, { timeout: 30_000 });
+      await page.waitForSelector('[data-testid="arrows"] .arrow.best');
+      // The fake engine answers the first square in a1 b1 … h8 order.
+      const first = (await page.locator('.oth-sq.target').evaluateAll((els) => els.map((e) => e.dataset.square)))
+        .sort((x, y) => x[1] - y[1] || x.charCodeAt(0) - y.charCodeAt(0))[0];
+      assert.equal(await page.locator('[data-testid="arrows"] .arrow.best').getAttribute('data-move'), first);
+      assert.match(await page.locator('[data-testid="pv-line"] .pv-moves').first().innerText(), new RegExp(first));
+      // The engine says +2 for White, to move: Black's view is −2.
+      await page.waitForFunction(() => document.querySelector('[data-testid="eval-bar"]').dataset.value !== '');
+      assert.match(await page.locator('[data-testid="eval-bar"]').innerText(), /[−-]2/);
+      await checkLanguage(page, lang, 'othello, analysing');
+      await screenshot(page, `othello-lines-${lang}-${size}`);
+      await page.click('[data-testid="analyze-toggle"]');
+      await page.waitForFunction(() => ['stopped', 'done'].includes(document.querySelector('[data-testid="analysis-status"]').dataset.state));
       assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
       await close(b);
     });
@@ -101,7 +124,7 @@ test('othello: a transcript in, a pass, the end by the disc count, the transcrip
   assert.equal(await page.locator('.oth-sq.target').count(), 0);
   await page.click('[data-testid="pass"]');
   await page.waitForFunction((k) => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === k, n + 1);
-  assert.match((await moves(page)).at(-1), /pass/);
+  assert.match((await moves(page)).at(-1), /^\s*\d*\.?\s*○\s*Pass$/, 'White\'s pass, in the page\'s language');
   await page.waitForSelector('[data-testid="pass"][hidden]', { state: 'attached' });
   // Black fills the last square: the game is over, counted.
   await page.waitForSelector('.oth-sq.target');
@@ -140,3 +163,65 @@ test('othello: the editor places discs and chooses the side to move; usid checks
   assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
   await close(b);
 });
+
+// A game against each engine, to its end by the rules: the human (Black)
+// plays the first square it is offered, or passes; the engine answers.
+// Then the result with the disc count, the game analysed, the transcript.
+for (const [engine, lang, locale, size] of [['othello', 'ja', 'ja-JP', 'phone'], ['othello-uoi', 'en', 'en-US', 'desktop']]) {
+  test(`${lang} ${size}: a game against ${engine} to the end, its result by the disc count, then analysed`, { timeout: 240_000 }, async () => {
+    const { b, page } = await openOthello({ ...SIZES[size], locale });
+    await page.selectOption('[data-testid="engine-select"]', engine);
+    await page.selectOption('[data-testid="play-side"]', 'b');
+    await page.selectOption('[data-testid="play-mode"]', 'fischer');
+    await page.fill('[data-testid="play-main-you"]', '300');
+    await page.fill('[data-testid="play-extra-you"]', '2');
+    await page.click('[data-testid="play-begin"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="play-panel"]').dataset.status === 'playing' ||
+      !document.querySelector('[data-testid="play-error"]').hidden);
+    assert.equal(await page.locator('[data-testid="play-error"]').isHidden(), true, await page.locator('[data-testid="play-error"]').innerText());
+    let turns = 0;
+    let passes = 0;
+    for (;;) {
+      // The human's turn (a square or the Pass button offered), or the end.
+      const what = await page.waitForFunction(() => {
+        if (document.querySelector('[data-testid="play-panel"]').dataset.status !== 'playing') return 'end';
+        if (!document.querySelector('.board-area[data-ready="true"][data-turn="b"]')) return false;
+        if (document.querySelector('[data-testid="clock-b"]')?.dataset.running !== 'true') return false;
+        if (!document.querySelector('[data-testid="pass"]').hidden) return 'pass';
+        const sq = document.querySelector('.oth-sq.target');
+        return sq ? sq.dataset.square : false;
+      }, null, { timeout: 30_000 }).then((h) => h.jsonValue());
+      if (what === 'end') break;
+      const before = (await moves(page)).length;
+      if (turns === 3) await screenshot(page, `othello-play-${lang}-${size}`);
+      if (what === 'pass') {
+        passes++;
+        await page.click('[data-testid="pass"]');
+      } else {
+        await page.click(`[data-testid="sq-${what}"]`);
+      }
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length > n, before, { timeout: 30_000 });
+      turns++;
+      assert.ok(turns <= 64, 'the game ends');
+    }
+    await page.waitForSelector('[data-testid="play-result"]:not([hidden])');
+    const [bl, wh] = await count(page);
+    assert.ok(bl + wh > 4, `discs ${bl}-${wh}`);
+    const winner = await page.locator('[data-testid="play-result"]').getAttribute('data-winner');
+    assert.equal(winner || '', bl > wh ? 'b' : wh > bl ? 'w' : '', `the winner by the count ${bl}-${wh} (human passes: ${passes})`);
+    await page.waitForSelector(`[data-testid="game-result"][data-end="${bl}-${wh}"]`);
+    assert.match(await page.locator('[data-testid="game-result"]').innerText(), new RegExp(`${bl}.*${wh}`));
+    const plies = (await moves(page)).length;
+    await checkLanguage(page, lang, `othello, a game against ${engine} ended`);
+    await screenshot(page, `othello-end-${engine}-${lang}-${size}`);
+
+    // The game analysed: a point on the graph for every position.
+    await page.click('[data-testid="play-analyse"]');
+    await page.waitForSelector('[data-testid="game-status"][data-state="done"]', { timeout: 120_000 });
+    await page.waitForFunction((k) => document.querySelector('[data-testid="eval-graph"]').dataset.points === String(k), plies + 1);
+    await checkLanguage(page, lang, `othello, a game against ${engine} analysed`);
+    await screenshot(page, `othello-analysed-${engine}-${lang}-${size}`);
+    assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
+    await close(b);
+  });
+}

@@ -10,6 +10,14 @@ import { $, escapeHtml } from './dom.js';
 
 // The game's id, per game's page (shogi's under the old name).
 let KEY = 'usid.play';
+
+// gameStart is a play event's start position: its "fen" in chess, its
+// "sfen" in every other game (othello's token too: the event names the
+// start by its format, not by the game).
+function gameStart(s, mod) {
+  return s[mod.field] ?? s.sfen;
+}
+
 // Handicaps as usid names them (KIF's names), with the editor's words.
 export const HANDICAPS = [
   ['香落ち', 'editor.start.lance'], ['角落ち', 'editor.start.bishop'], ['飛車落ち', 'editor.start.rook'],
@@ -226,7 +234,7 @@ export class PlayPanel {
     // Until the board shows the game's position, it takes no move: a load
     // waits for usid, and a piece picked on the old position would be
     // dropped when the new one is shown (the second click then lost).
-    const start = s[this.mod.field];
+    const start = gameStart(s, this.mod);
     const root = start === 'startpos' || start === this.mod.startText ? 'startpos' : start;
     const same = (g) => g.root === root && g.cursor === g.length && g.length === s.moves.length &&
       g.moves.every((mv, i) => mv === s.moves[i]);
@@ -254,7 +262,7 @@ export class PlayPanel {
     const black = s.human === 'b' ? you : eng;
     const white = s.human === 'w' ? you : eng;
     const mod = this.mod;
-    const start = s[mod.field];
+    const start = gameStart(s, mod);
     // The record's header lines, as the export writes them (下手 and 上手
     // in a handicap game; PGN's tags in chess).
     const keys = mod.recordSides(start);

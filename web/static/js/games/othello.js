@@ -176,7 +176,8 @@ export const othello = {
   tickText: (cp) => (cp === 0 ? '0' : `${cp > 0 ? '+' : '−'}${Math.abs(cp) / 100}`),
   moveNumber: (ply) => String(ply),
   // moveText is what a move shows as: its notation from usid, else itself.
-  moveText: (text, move, before) => ({ side: before ? before.turn : '', text: text || move || '', origin: '' }),
+  // A pass is said in the page's language.
+  moveText: (text, move, before) => ({ side: before ? before.turn : '', text: move === 'pass' ? t('othello.pass') : text || move || '', origin: '' }),
 
   // endText: the final disc count ("36-28", Black's first) or the
   // winner of a game ended otherwise, as othello records write it.

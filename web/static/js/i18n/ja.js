@@ -52,7 +52,7 @@ export default {
   'analysis.limit.t30000': '30 秒',
   'analysis.limit.unsupported': '{engine} はこの制限に対応していません',
   'analysis.start.title': '検討の開始・停止 (スペースキー)',
-  'analysis.nomultipv': '{engine} は読み筋を1本だけ示します (MultiPVなし)',
+  'analysis.nomultipv': '{engine} は読み筋を1本だけ示します（複数の読み筋に非対応）',
   'analysis.start': '検討開始',
   'analysis.stop': '停止',
   'analysis.bestmove': '最善手:',
