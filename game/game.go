@@ -19,8 +19,11 @@
 //     and a verdict for /v1/validate.
 //
 // Beside them, where the game has them, the optional facets: Handicaps (named
-// starts) and Records (its record formats read and written:
-// /v1/records/parse and /v1/records/export answer what it gives).
+// starts), Records (its record formats read and written:
+// /v1/records/parse and /v1/records/export answer what it gives), and on a
+// Position, Reached (its engines are told the position reached, not the
+// moves) and Forced (a move the rules force that changes nothing on the
+// board, othello's pass: no engine is asked about it).
 //
 // Register, Named, ForDialect and All are safe for concurrent use once the
 // registrations (made in init functions) are over. A Game and a Position are

@@ -118,6 +118,28 @@ func contract(t *testing.T, g game.Game, keys map[string]bool) {
 	if _, err := g.Variant("no-such-variant"); err == nil {
 		t.Error("an unknown variant accepted")
 	}
+	// A game played out (the first legal move each time): a forced move
+	// (game.Forced) is the position's only legal move.
+	pos, forced := start, 0
+	for ply := 0; ply < 300 && pos.Ending() == game.EndNone; ply++ {
+		ms := legal(t, g, pos)
+		if len(ms) == 0 {
+			break
+		}
+		if f := game.ForcedMove(pos); f != "" {
+			forced++
+			if len(ms) != 1 || ms[0] != f {
+				t.Fatalf("ply %d: forced %s, legal %v", ply, f, ms)
+			}
+		}
+		next, err := pos.Play(ms[0])
+		if err != nil {
+			t.Fatalf("ply %d: play %s: %v", ply, ms[0], err)
+		}
+		pos = next
+	}
+	_, isForced := start.(game.Forced)
+	t.Logf("played out: %d plies, %d forced (the game has forced moves: %v)", len(pos.Moves()), forced, isForced)
 	p := g.Probe()
 	if _, err := g.Check(p.Middle, "", nil); err != nil {
 		t.Errorf("the probe's middle position: %v", err)
