@@ -64,7 +64,7 @@ func waitIdle(t *testing.T) {
 
 // conn is one client connection: its events, and its end.
 type conn struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	cancel context.CancelFunc
 	run    session.PlayRunner
@@ -76,7 +76,7 @@ func newConn(t *testing.T, m *Manager, client string) *conn {
 }
 
 // newConnAs is newConn for a caller with more than a name (a budget).
-func newConnAs(t *testing.T, m *Manager, who session.Caller) *conn {
+func newConnAs(t testing.TB, m *Manager, who session.Caller) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	return &conn{t: t, ctx: ctx, cancel: cancel, run: m.For(who), events: make(chan *session.Event, 4096)}
