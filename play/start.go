@@ -198,7 +198,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 			return errPerNetwork(m.cfg.MaxPerNetwork)
 		case got != "ok":
 			m.unadmit(who)
-			return newError(session.CodeTooManyRequests, "the service plays %d games, as many as it may; retry later", m.cfg.MaxGames)
+			return errFull(m.cfg.MaxGames)
 		}
 	}
 	g := newGame(m, who, st, b)
