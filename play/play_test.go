@@ -34,7 +34,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish", stockfishPath: "stockfish"}, []pool.EngineConfig{
 		// A chess engine with a minimal entry (the dialect is learned).
-		{Name: "stockfish", Path: stockfishPath, Options: map[string]string{"Hash": "16", "Threads": "1"}},
+		{Name: "stockfish", Path: stockfishPath, Options: map[string]string{"Hash": "16", "Threads": "1"},
+			ClientOptions: map[string]pool.OptionRule{"Skill Level": {}}},
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: &lo, Max: &hi}}},
 		fake("resigner", fakeengine.BestMoveAs+"=resign"),
