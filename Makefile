@@ -15,10 +15,13 @@ test-deps:
 build:
 	$(GO) build -trimpath -o bin/usid ./cmd/usid
 
-## run: the service on :8080 with the engines Debian installs (usid.yaml).
-ADDR ?= :8080
+## run: the service on :8080 (every interface) with the engines Debian
+## installs (usid.yaml); CONFIG= a file laid over the built-in usid.yaml,
+## ADDR= the address: make run CONFIG=my.yaml ADDR=127.0.0.1:8080
+ADDR   ?= :8080
+CONFIG ?= usid.yaml
 run: deps build
-	./bin/usid --addr $(ADDR) --config usid.yaml
+	./bin/usid --addr $(ADDR) --config $(CONFIG)
 
 ## test: everything CI checks — formatting, vet, race-enabled tests, short
 ## fuzz runs, the web pages end to end in Debian's chromium, the API

@@ -152,6 +152,7 @@ func TestThreePods(t *testing.T) {
 	// that what the job spent can be read off it.
 	os.WriteFile(conf, []byte(fmt.Sprintf(`engines:
   - {name: fairy, path: /usr/games/fairy-stockfish, instances: 2, options: {USI_Hash: 16, Threads: 1}}
+  - {name: gps, disabled: true}
 games:
   lease: 2s
 access:

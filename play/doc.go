@@ -10,7 +10,9 @@
 // or the game's start, was sent until the human's move arrives; the
 // engine's while its search has a process), tells
 // the engine its time with go btime/wtime and byoyomi or binc/winc, lets
-// it ponder where it can, and ends the game by the rules: checkmate,
+// it ponder where it can (a level bounds its time per move: a strength
+// option set low gets a time per move too, see levelTimed), and ends the
+// game by the rules: checkmate,
 // resignation, loss on time, 千日手 (a perpetual check loses), 入玉宣言 by
 // the 27-point rule (the engine's bestmove win is checked), the move cap.
 //

@@ -197,10 +197,17 @@ func (m *Manager) admit(who session.Caller) *session.Error {
 	case who.Network != "" && m.networks[who.Network] >= m.cfg.MaxPerNetwork:
 		return errPerNetwork(m.cfg.MaxPerNetwork)
 	case m.total >= m.cfg.MaxGames:
-		return newError(session.CodeTooManyRequests, "the server plays %d games, as many as it may; retry later", m.cfg.MaxGames)
+		return errFull(m.cfg.MaxGames)
 	}
 	m.countLocked(who.Client, who.Network)
 	return nil
+}
+
+// errFull refuses a game past the server's bound on games in progress:
+// the server's capacity, not the client's quota, so queue_full (503), as
+// games.max_jobs answers (issue 37: the docs said 503, the code 429).
+func errFull(n int) *session.Error {
+	return newError(session.CodeQueueFull, "the server plays %d games, as many as it may; retry later", n)
 }
 
 func errPerClient(n int) *session.Error {

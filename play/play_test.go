@@ -34,7 +34,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish", stockfishPath: "stockfish"}, []pool.EngineConfig{
 		// A chess engine with a minimal entry (the dialect is learned).
-		{Name: "stockfish", Path: stockfishPath, Options: map[string]string{"Hash": "16", "Threads": "1"}},
+		{Name: "stockfish", Path: stockfishPath, Options: map[string]string{"Hash": "16", "Threads": "1"},
+			ClientOptions: map[string]pool.OptionRule{"Skill Level": {}}},
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: &lo, Max: &hi}}},
 		fake("resigner", fakeengine.BestMoveAs+"=resign"),
@@ -64,7 +65,7 @@ func waitIdle(t *testing.T) {
 
 // conn is one client connection: its events, and its end.
 type conn struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	cancel context.CancelFunc
 	run    session.PlayRunner
@@ -76,7 +77,7 @@ func newConn(t *testing.T, m *Manager, client string) *conn {
 }
 
 // newConnAs is newConn for a caller with more than a name (a budget).
-func newConnAs(t *testing.T, m *Manager, who session.Caller) *conn {
+func newConnAs(t testing.TB, m *Manager, who session.Caller) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	return &conn{t: t, ctx: ctx, cancel: cancel, run: m.For(who), events: make(chan *session.Event, 4096)}
@@ -419,8 +420,10 @@ func TestRefusals(t *testing.T) {
 	d.state()
 	e := newConn(t, m, "ida")
 	e.send(startReq("g", "fairy", `{"side":"b",`+clock+`}`, nil))
-	if code := e.errorCode(); code != session.CodeTooManyRequests {
-		t.Errorf("a game past the total: %s, want too_many_requests", code)
+	// The server's bound is its capacity, as games.max_jobs: 503
+	// queue_full (issue 37: it was 429 too_many_requests, against README).
+	if code := e.errorCode(); code != session.CodeQueueFull {
+		t.Errorf("a game past the total: %s, want queue_full", code)
 	}
 	// Ended games are kept, at most MaxKept.
 	c.send(&session.Request{Type: session.TypePlayResign, ID: "r", Game: v.ID})

@@ -2,7 +2,9 @@ package play
 
 import (
 	"context"
+	"regexp"
 	"slices"
+	"strconv"
 	"time"
 
 	gameseam "github.com/usid/usid/game"
@@ -173,7 +175,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 		return err
 	}
 	st.ID = newID()
-	st.Engine, st.Human, st.Handicap, st.TC, st.Level = engine, o.Side, o.Handicap, o.Clock, o.Level
+	st.Engine, st.Human, st.Handicap, st.TC, st.Level = engine, o.Side, o.Handicap, o.Clock, m.levelTimed(o.Level, engine)
 	st.Ponder = o.Ponder && prof != nil && prof.PonderOption != ""
 	st.Pre = len(chk.USI.Moves)
 	st.Main = [2]int64{o.Clock.B.MainMS, o.Clock.W.MainMS}
@@ -196,11 +198,71 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 			return errPerNetwork(m.cfg.MaxPerNetwork)
 		case got != "ok":
 			m.unadmit(who)
-			return newError(session.CodeTooManyRequests, "the service plays %d games, as many as it may; retry later", m.cfg.MaxGames)
+			return errFull(m.cfg.MaxGames)
 		}
 	}
 	g := newGame(m, who, st, b)
 	m.register(g)
 	g.begin(ctx, req.ID, emit)
 	return nil
+}
+
+// Level times (issue 37): a level bounds the engine's time as well as its
+// play, as lishogi's and ShogiHome's levels do. A strength option set low
+// makes an engine choose worse moves, not think less: at Skill Level -20
+// with 1 min + 5 s byoyomi fairy-stockfish took 31 s for its first move.
+// A level that sets a strength option without a movetime_ms is given one
+// by where its value lies in the option's range (the engine's, narrowed
+// by the operator's client_options): levelMinMS at the bottom, doubling
+// at each fifth of the range, none at the top (full strength).
+const (
+	levelMinMS = 300
+	levelSteps = 5
+)
+
+// strengthOption matches the names engines give a strength option (Skill
+// Level, UCI_Elo, Strength, ...): the play panel offers these as levels.
+var strengthOption = regexp.MustCompile(`(?i)skill|level|strength|elo`)
+
+// levelTimed is l with the time per move its strength option implies (see
+// levelMinMS) when it sets none; l itself otherwise.
+func (m *Manager) levelTimed(l *Level, engine string) *Level {
+	if l == nil || l.Option == "" || l.MoveTimeMS > 0 || !strengthOption.MatchString(l.Option) {
+		return l
+	}
+	v, err := strconv.ParseInt(l.Value, 10, 64)
+	if err != nil {
+		return l
+	}
+	for _, k := range m.cfg.Service.Pool.Status() {
+		if k.Name != engine {
+			continue
+		}
+		var lo, hi int64
+		var hasLo, hasHi bool
+		if j := slices.IndexFunc(k.Options, func(o usi.Option) bool { return o.Name == l.Option }); j >= 0 {
+			o := k.Options[j]
+			if o.Type != usi.TypeSpin {
+				return l
+			}
+			lo, hasLo, hi, hasHi = o.Min, o.HasMin, o.Max, o.HasMax
+		}
+		// The operator's bounds narrow the engine's.
+		if r, ok := k.ClientOptions[l.Option]; ok {
+			if r.Min != nil && (!hasLo || int64(*r.Min) > lo) {
+				lo, hasLo = int64(*r.Min), true
+			}
+			if r.Max != nil && (!hasHi || int64(*r.Max) < hi) {
+				hi, hasHi = int64(*r.Max), true
+			}
+		}
+		if !hasLo || !hasHi || hi <= lo || v >= hi {
+			return l
+		}
+		step := min(max(v-lo, 0)*levelSteps/(hi-lo), levelSteps-1)
+		c := *l
+		c.MoveTimeMS = levelMinMS << step
+		return &c
+	}
+	return l
 }

@@ -24,6 +24,10 @@ type EngineConfig struct {
 	// probe learns it (an engine that speaks both, as fairy-stockfish,
 	// is taken for USI; set "uci" to serve it as a chess engine).
 	Protocol string `yaml:"protocol"`
+	// Disabled removes an engine an earlier configuration layer has (a
+	// --config file's entry {name: gps, disabled: true} the built-in gps):
+	// usid's configuration (internal/app) drops it; the pool never sees it.
+	Disabled bool `yaml:"disabled"`
 
 	// Options are set with setoption after every start (values as the
 	// engine expects them: "64", "true", a combo value). USI_Hash and

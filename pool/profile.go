@@ -32,9 +32,15 @@ func (k *kind) discover(ctx context.Context) bool {
 			}
 			var prof *probe.Profile
 			// The probe's spare engines log as "<name>/probe", apart from
-			// the engines that serve.
+			// the engines that serve; what they say on stderr as they fail
+			// is expected (issue 37: on gpsusi's first start, four
+			// "terminate called ..." warnings looked alarming).
 			plog := k.p.log.With("engine", k.cfg.Name+"/probe")
-			start := func(ctx context.Context) (*usi.Engine, error) { return k.startEngine(ctx, plog) }
+			start := func(ctx context.Context) (*usi.Engine, error) {
+				c := k.usiConfig(plog)
+				c.Expected = ProbeExpected
+				return k.startEngineWith(ctx, c)
+			}
 			d, guessed := k.dialectOf(ctx)
 			k.setDialect(d)
 			prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d})
@@ -70,6 +76,13 @@ func (k *kind) discover(ctx context.Context) bool {
 	}
 	return false
 }
+
+// ProbeExpected is what the log says of a probe's spare engine's stderr:
+// the probe tries each go limit on it, and an engine that lacks one may
+// abort on it (gpsusi: "unknown option in go depth", "terminate called
+// after throwing an instance of 'std::runtime_error'"); usid then emulates
+// that limit.
+const ProbeExpected = "the probe tries each go limit; an engine may abort on one it lacks, and usid then emulates it"
 
 // quickDetect bounds the first look at an engine's dialect: an engine that
 // answers neither usi nor uci by then (gpsusi takes seconds to load) is

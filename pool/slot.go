@@ -111,7 +111,12 @@ func (k *kind) usiConfig(log *slog.Logger) usi.Config {
 // startEngine starts an engine process and sets the start options, without
 // isready.
 func (k *kind) startEngine(ctx context.Context, log *slog.Logger) (*usi.Engine, error) {
-	eng, err := usi.Start(ctx, k.usiConfig(log))
+	return k.startEngineWith(ctx, k.usiConfig(log))
+}
+
+// startEngineWith is startEngine with the engine's configuration given.
+func (k *kind) startEngineWith(ctx context.Context, cfg usi.Config) (*usi.Engine, error) {
+	eng, err := usi.Start(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -312,7 +312,8 @@ func (r *runner) search(ctx context.Context, sfen string, g usi.Go, bound time.D
 		return o, ctx.Err()
 	}
 	if o.err != nil {
-		r.log.Info("probe: the engine failed a search", "go", goLine(g), "err", o.err)
+		r.log.Info("probe: the engine failed a search", "go", goLine(g), "err", o.err,
+			"expected", "the probe tries what the engine may not take; what it fails is emulated by usid or refused")
 	}
 	return o, nil
 }

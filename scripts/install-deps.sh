@@ -25,12 +25,35 @@ if [ -n "$tests" ]; then
   [ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
 fi
 
+# Another apt (unattended-upgrades on a fresh machine, a second terminal)
+# holding its locks is waited for, up to APT_LOCK_WAIT seconds, instead of
+# failing at once: apt-get install waits itself (DPkg::Lock::Timeout), but
+# apt 2.6's apt-get update does not, so it is retried while the lists' lock
+# is held. Measured with the lock held for 8 s (python3 fcntl.lockf): apt-get
+# install failed in 0.3 s ("Could not get lock /var/lib/dpkg/lock-frontend"),
+# with the timeout it waited and succeeded; apt-get update with the timeout
+# still failed in 2.5 s ("Unable to lock directory /var/lib/apt/lists/").
+lock_wait=${APT_LOCK_WAIT:-600}
+apt_update() {
+  local waited=0 out
+  until out=$($sudo apt-get -o DPkg::Lock::Timeout="$lock_wait" update -qq 2>&1); do
+    if ! grep -q 'Could not get lock' <<<"$out" || [ "$waited" -ge "$lock_wait" ]; then
+      echo "$out" >&2
+      return 1
+    fi
+    [ "$waited" -gt 0 ] || echo "install-deps: another apt holds its lock; waiting up to ${lock_wait}s" >&2
+    sleep 5
+    waited=$((waited + 5))
+  done
+  [ -z "$out" ] || echo "$out" >&2
+}
+
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install-deps: apt-get install ${need[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  apt_update
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout="$lock_wait" install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
 go mod download

@@ -51,6 +51,7 @@ type quotaJSON struct {
 	Sessions int         `json:"sessions"`
 	Leases   int         `json:"leases"`
 	Messages float64     `json:"messages"`
+	Reads    float64     `json:"reads"` // GET requests of /v1 per second (burst twice that)
 }
 
 type budgetJSON struct {
@@ -68,7 +69,7 @@ func (s *Server) limits(w http.ResponseWriter, r *http.Request) {
 	ms := func(d time.Duration) int64 { return d.Milliseconds() }
 	c := clientOf(r)
 	q := quotaJSON{Client: "anonymous", Rate: c.quota.Rate, Burst: c.quota.Burst, Sessions: c.quota.Sessions,
-		Leases: c.quota.Leases, Messages: c.quota.Messages}
+		Leases: c.quota.Leases, Messages: c.quota.Messages, Reads: c.quota.Reads}
 	if b := c.quota.EngineTime; !b.Unlimited() {
 		q.Budget = &budgetJSON{EngineSeconds: b.Seconds, PeriodS: b.Period.Seconds(), Burst: b.Burst,
 			InteractiveShare: b.Share(), InteractiveReserve: b.Reserve()}

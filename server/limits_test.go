@@ -21,7 +21,7 @@ func TestLimits(t *testing.T) {
 	svc.Caps.MaxMateTime, svc.Caps.MaxMultiPV, svc.Caps.MaxDepth = 30*time.Second, 3, 20
 	cfg.Service, cfg.Registerer = &svc, nil
 	cfg.Access = &Access{Anonymous: true, Keys: map[string]string{"alice": "alice-secret-0123"},
-		Keyed:          Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 7, Burst: 9, Sessions: 2, Leases: 3, Messages: 11},
+		Keyed:          Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 7, Burst: 9, Sessions: 2, Leases: 3, Messages: 11, Reads: 13},
 		AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: 30}, Rate: 0.001, Burst: 1}}
 	srv := New(cfg)
 	hs := newTestHTTP(t, srv)
@@ -70,13 +70,29 @@ func TestLimits(t *testing.T) {
 		t.Errorf("anonymous budget %+v, want 30 engine-seconds a minute, 60 at most, 15 of them (a quarter) kept for interactive searches", b)
 	}
 	l.Quota.Budget = nil
-	if want := (quotaJSON{Client: "anonymous", Rate: 0.001, Burst: 1, Sessions: 4, Leases: 4, Messages: 50}); l.Quota != want {
+	if want := (quotaJSON{Client: "anonymous", Rate: 0.001, Burst: 1, Sessions: 4, Leases: 4, Messages: 50, Reads: 50}); l.Quota != want {
 		t.Errorf("anonymous quota %+v, want %+v", l.Quota, want)
 	}
 	// A key holder: the keyed quota and the key's name; no budget (-1).
 	status, l = get("alice-secret-0123", nil)
-	if want := (quotaJSON{Client: "key", Key: "alice", Rate: 7, Burst: 9, Sessions: 2, Leases: 3, Messages: 11}); status != 200 || l.Quota != want || l.Caps != wantCaps {
+	if want := (quotaJSON{Client: "key", Key: "alice", Rate: 7, Burst: 9, Sessions: 2, Leases: 3, Messages: 11, Reads: 13}); status != 200 || l.Quota != want || l.Caps != wantCaps {
 		t.Errorf("keyed: %d %+v, want %+v", status, l, want)
+	}
+	// Every rate of the quota is listed: reads (the GET routes' flood
+	// guard) was not (issue 37), though messages and rate were.
+	req, _ := http.NewRequest("GET", hs.URL+"/v1/limits", nil)
+	req.Header.Set("Authorization", "Bearer alice-secret-0123")
+	if resp, err := checkedClient(t).Do(req); err != nil {
+		t.Error(err)
+	} else {
+		var raw struct {
+			Quota map[string]any `json:"quota"`
+		}
+		json.NewDecoder(resp.Body).Decode(&raw)
+		resp.Body.Close()
+		if raw.Quota["reads"] != 13.0 {
+			t.Errorf("keyed quota %v: want reads 13", raw.Quota)
+		}
 	}
 	// The identification and origin rules of every /v1 route.
 	if status, _ := get("wrong-key", nil); status != 401 {

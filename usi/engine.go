@@ -36,6 +36,11 @@ type Config struct {
 	InfoBuffer   int // info lines queued per search for a lagging reader (128)
 
 	Logger *slog.Logger // nil discards
+	// Expected, when set, says why this engine's stderr and failures are
+	// expected (a probe's spare engine, tried on what it may refuse:
+	// gpsusi aborts on go depth with "terminate called ..."): its stderr
+	// is logged at Info with this as "expected", not as a Warn.
+	Expected string
 }
 
 func (c Config) withDefaults() Config {

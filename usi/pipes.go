@@ -267,7 +267,11 @@ func (e *Engine) readStderr() {
 			if full {
 				line += " [cut]"
 			}
-			e.log.Warn("engine stderr", "line", line)
+			if e.cfg.Expected != "" {
+				e.log.Info("engine stderr", "line", line, "expected", e.cfg.Expected)
+			} else {
+				e.log.Warn("engine stderr", "line", line)
+			}
 			e.remember(line)
 		}
 		cut = full // the rest of a long line is not logged

@@ -27,6 +27,7 @@ func TestBudgetSharedOverRedis(t *testing.T) {
 	config := filepath.Join(dir, "usid.yaml")
 	os.WriteFile(config, fmt.Appendf(nil, `engines:
   - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1}}
+  - {name: gps, disabled: true}
 cache: {enabled: false}
 access:
   keys_file: %s

@@ -156,6 +156,7 @@ func TestPlayAcrossPods(t *testing.T) {
 		config := filepath.Join(dir, name+".yaml")
 		os.WriteFile(config, fmt.Appendf(nil, `engines:
   - {name: fairy, path: %s, instances: 1, options: {USI_Hash: 16, Threads: 1}}
+  - {name: gps, disabled: true}
 cache: {enabled: false}
 play: {redis: %q, lease: %s}
 `, wrapper, rs.URL, lease), 0o600)

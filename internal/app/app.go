@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -202,12 +203,15 @@ func (c *Config) ServerAccess(env func(string) string) (*server.Access, error) {
 }
 
 // ParseConfig reads a configuration from layers, each laid over the ones
-// before it: a key a layer sets replaces the earlier value (a list, such as
-// engines, as a whole), a key it leaves out keeps it. cmd/usid passes the
-// built-in usid.yaml, then the --config file, so a file holding only
-// access: or only engines: works. Every layer is read strictly: an unknown
-// key is an error naming its line, its path and the keys valid there (see
-// checkKeys), so a typo does not silently fall back to a default.
+// before it: a key a layer sets replaces the earlier value (a list as a
+// whole), a key it leaves out keeps it; but engines add up (see
+// layEngines): an entry adds an engine, or lays its keys over the earlier
+// layer's engine of its name, and disabled: true removes that engine.
+// cmd/usid passes the built-in usid.yaml, then the --config file, so a
+// file holding only access: or only its own engine works. Every layer is
+// read strictly: an unknown key is an error naming its line, its path and
+// the keys valid there (see checkKeys), so a typo does not silently fall
+// back to a default.
 func ParseConfig(layers ...[]byte) (*Config, error) {
 	var c Config
 	for i, b := range layers {
@@ -219,6 +223,7 @@ func ParseConfig(layers ...[]byte) (*Config, error) {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
+	c.Engines = slices.DeleteFunc(c.Engines, func(e pool.EngineConfig) bool { return e.Disabled })
 	if c.Server.ShutdownGrace <= 0 {
 		c.Server.ShutdownGrace = DefaultShutdownGrace
 	}
@@ -239,12 +244,89 @@ func decodeLayer(b []byte, c *Config) error {
 	if err := checkKeys(&doc, reflect.TypeFor[Config]()); err != nil {
 		return err
 	}
+	before := c.Engines
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
+	if list := mappingValue(doc.Content[0], "engines"); list != nil {
+		engines, err := layEngines(before, list)
+		if err != nil {
+			return err
+		}
+		c.Engines = engines
+	}
 	return nil
+}
+
+// mappingValue is the value of key in mapping n, or nil.
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// layEngines lays a layer's engines list over the engines of the layers
+// before it (issue 37: a file that added stockfish lost the built-in
+// shogi engines, and one that listed fairy again lost its client_options,
+// and so the play panel's levels). An entry whose name is an earlier
+// engine's sets only the keys it has: a key set replaces that engine's
+// value (a list or a map, such as options and client_options, as a whole),
+// a mapping of keys (timeouts, capabilities) is laid key by key, and the
+// rest stays; disabled: true removes it (ParseConfig drops it). Any other
+// entry is a new engine, added after the earlier ones; an entry that
+// disables an engine no earlier layer has is refused, so that a misspelt
+// name does not leave the engine serving.
+func layEngines(before []pool.EngineConfig, list *yaml.Node) ([]pool.EngineConfig, error) {
+	out := slices.Clone(before)
+	laid := make([]bool, len(before))
+	for _, n := range list.Content {
+		var e pool.EngineConfig
+		if err := n.Decode(&e); err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(out[:len(before)], func(b pool.EngineConfig) bool { return b.Name == e.Name })
+		if i < 0 || laid[i] || n.Kind != yaml.MappingNode {
+			if e.Disabled && e.Path == "" {
+				return nil, fmt.Errorf("line %d: engine %q is disabled, but no engine of that name is configured before", n.Line, e.Name)
+			}
+			out = append(out, e)
+			continue
+		}
+		laid[i] = true
+		over := out[i]
+		v := reflect.ValueOf(&over).Elem()
+		for k := 0; k+1 < len(n.Content); k += 2 {
+			f := fieldByKey(v, n.Content[k].Value)
+			if kind := f.Kind(); kind == reflect.Map || kind == reflect.Slice {
+				f.Set(reflect.Zero(f.Type())) // replaced, not merged
+			}
+		}
+		if err := n.Decode(&over); err != nil {
+			return nil, err
+		}
+		out[i] = over
+	}
+	return out, nil
+}
+
+// fieldByKey is struct v's field whose yaml key is key (v holds no inline
+// structs: pool.EngineConfig).
+func fieldByKey(v reflect.Value, key string) reflect.Value {
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		if name == key {
+			return v.Field(i)
+		}
+	}
+	return reflect.Value{}
 }
 
 // Main is the usid service: configuration, pool, server, listener. Tests

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/usid/usid"
 )
@@ -136,13 +137,6 @@ func TestConfigLayers(t *testing.T) {
 	if (c.Access.Anonymous == nil) != (base.Access.Anonymous == nil) || c.Access.AnonymousQuota != base.Access.AnonymousQuota {
 		t.Errorf("access changed by a file without access:")
 	}
-	c, err = ParseConfig(usid.DefaultConfig, []byte("engines:\n  - {name: only, path: /bin/true}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Engines) != 1 || c.Engines[0].Name != "only" {
-		t.Errorf("engines: %+v, want the file's list, replacing the built-in one", c.Engines)
-	}
 	if _, err := ParseConfig(usid.DefaultConfig, nil); err != nil {
 		t.Errorf("an empty file: %v", err)
 	}
@@ -189,5 +183,70 @@ func TestCacheFileDamaged(t *testing.T) {
 	c.Close()
 	if _, err := os.Stat(f + ".broken"); err != nil {
 		t.Errorf("the damaged file was not kept aside: %v", err)
+	}
+}
+
+// TestConfigAddsEngines (issue 37): a file's engines add to the built-in
+// ones. README's chess entry alone in a file replaced the whole list: every
+// shogi analysis got 422 (engine stockfish plays chess), and a file that
+// listed fairy again lost its client_options (the play panel's levels).
+// Now an entry adds an engine, or sets only its own keys on the built-in
+// engine of its name, and disabled: true removes one.
+func TestConfigAddsEngines(t *testing.T) {
+	names := func(c *Config) (out []string) {
+		for _, e := range c.Engines {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	base, err := ParseConfig(usid.DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fairy := base.Engines[0]
+	if fairy.Name != "fairy" || fairy.ClientOptions["Skill Level"].Min == nil {
+		t.Fatalf("the built-in fairy: %+v", fairy)
+	}
+	c, err := ParseConfig(usid.DefaultConfig, []byte("engines:\n  - name: stockfish\n    path: /usr/games/stockfish\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(names(c), " "); got != "fairy gps stockfish" {
+		t.Errorf("a file with stockfish only: engines %s, want fairy gps stockfish", got)
+	}
+	if r := c.Engines[0].ClientOptions["Skill Level"]; r.Min == nil || *r.Min != -20 || len(c.Engines[0].ClientOptions) != len(fairy.ClientOptions) {
+		t.Errorf("a file with stockfish only: fairy's client_options %+v, want the built-in %+v", c.Engines[0].ClientOptions, fairy.ClientOptions)
+	}
+	// fairy restated with some keys: those replace the built-in's (a map
+	// as a whole, timeouts key by key), the rest stay.
+	c, err = ParseConfig(usid.DefaultConfig, []byte("engines:\n  - {name: fairy, instances: 1, options: {USI_Hash: 16}, timeouts: {stop: 5s}}\n  - {name: gps, disabled: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(names(c), " "); got != "fairy" {
+		t.Errorf("gps disabled: engines %s, want fairy", got)
+	}
+	f := c.Engines[0]
+	if f.Path != fairy.Path || f.Instances != 1 || len(f.Options) != 1 || f.Options["USI_Hash"] != "16" || len(f.ClientOptions) != len(fairy.ClientOptions) ||
+		f.Timeouts.Stop != 5*time.Second || f.Timeouts.Start != fairy.Timeouts.Start || f.Queue != fairy.Queue {
+		t.Errorf("fairy laid over: %+v, from the built-in %+v", f, fairy)
+	}
+	c, err = ParseConfig(usid.DefaultConfig, []byte("engines:\n  - {name: fairy, client_options: {Contempt: {min: 0, max: 10}}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if co := c.Engines[0].ClientOptions; len(co) != 1 || *co["Contempt"].Max != 10 {
+		t.Errorf("fairy's client_options set in a file: %+v, want the file's alone", co)
+	}
+	if base.Engines[0].ClientOptions["Contempt"].Max == nil || *base.Engines[0].ClientOptions["Contempt"].Max != 100 {
+		t.Errorf("laying a file changed an earlier config: %+v", base.Engines[0].ClientOptions)
+	}
+	if _, err := ParseConfig(usid.DefaultConfig, []byte("engines:\n  - {name: gsp, disabled: true}\n")); err == nil || !strings.Contains(err.Error(), `"gsp" is disabled`) {
+		t.Errorf("disabling an engine nobody configured: %v", err)
+	}
+	// A lone layer (no built-in below) is a list of its own.
+	c, err = ParseConfig([]byte("engines:\n  - {name: only, path: /bin/true}\n"))
+	if err != nil || strings.Join(names(c), " ") != "only" {
+		t.Errorf("a lone layer: %v %v", names(c), err)
 	}
 }

@@ -19,7 +19,7 @@ func TestUnknownKeys(t *testing.T) {
 		{"top", "lisen: \":80\"\n", []string{
 			`config: line 1: unknown key lisen (did you mean "listen"?); valid keys at the top level: access, cache, engines, games, listen, play, profile_dir, server, session`}},
 		{"engine entry", "engines:\n  - name: a\n    path: /bin/true\n    instance: 2\n", []string{
-			`config: line 4: unknown key engines[0].instance (did you mean "instances"?); valid keys at engines[0]: args, capabilities, client_options, cooldown, dir, env, failure_window, health_interval, instances, max_age, max_failures, max_leases, name, options, path, protocol, queue, timeouts`}},
+			`config: line 4: unknown key engines[0].instance (did you mean "instances"?); valid keys at engines[0]: args, capabilities, client_options, cooldown, dir, disabled, env, failure_window, health_interval, instances, max_age, max_failures, max_leases, name, options, path, protocol, queue, timeouts`}},
 		{"engine timeouts", "engines:\n  - {name: a, path: /bin/true}\n  - name: b\n    path: /bin/true\n    timeouts:\n      start: 5s\n      stopp: 1s\n", []string{
 			`config: line 7: unknown key engines[1].timeouts.stopp (did you mean "stop"?); valid keys at engines[1].timeouts: quit, ready, start, stop`}},
 		{"client option rule", "engines:\n  - name: a\n    path: /bin/true\n    client_options:\n      Skill Level: {mn: 0, max: 20}\n", []string{

@@ -94,7 +94,7 @@ func analyze(t *testing.T, base, key, body string) (int, string) {
 // after another, 50 ms each, gets 100 answers (issue 17: it used to get
 // 59 429s from a rate of 5 requests a second).
 func TestSequentialClientNeverThrottled(t *testing.T) {
-	base := startMain(t, "engines:\n  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 2, options: {USI_Hash: 16, Threads: 1}}\n")
+	base := startMain(t, "engines:\n  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 2, options: {USI_Hash: 16, Threads: 1}}\n  - {name: gps, disabled: true}\n")
 	moves := []string{}
 	legal := []string{"7g7f", "3c3d", "2g2f", "4c4d", "2f2e", "2b3c", "3i4h", "8b4b", "5i6h", "5a6b"}
 	for i := range 100 {
@@ -112,7 +112,7 @@ func TestSequentialClientNeverThrottled(t *testing.T) {
 // (not after idle_release, 30 s by default), and its own next analysis runs
 // with the option it set restored (issue 17).
 func TestIdleLeaseYields(t *testing.T) {
-	base := startMain(t, "engines:\n  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1},\n     client_options: {Skill Level: {min: -20, max: 20}}}\ncache: {enabled: false}\n")
+	base := startMain(t, "engines:\n  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1},\n     client_options: {Skill Level: {min: -20, max: 20}}}\n  - {name: gps, disabled: true}\ncache: {enabled: false}\n")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	dial := func() *websocket.Conn {

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // terminal event (cancelled, shutting_down) after the positions in flight,
 // then the going-away close; no engine process is left.
 func TestGameAnalysisDrain(t *testing.T) {
-	m, addr := runMain(t, "engines:\n  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1}}\n")
+	m, addr := runMain(t, "engines:\n  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1}}\n  - {name: gps, disabled: true}\n")
 	closed := false
 	defer func() {
 		if !closed {

@@ -104,12 +104,14 @@ before(async () => {
   run(REDIS, ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmp], 'redis');
   const conf = path.join(tmp, 'usid.yaml');
   // The browser tests' configuration with its engine list replaced (a key
-  // may stand once in a YAML mapping): one engine kind, on every process.
+  // may stand once in a YAML mapping): one engine kind, on every process;
+  // the file's engines add to the built-in ones, so gps is disabled.
   const shared = fs.readFileSync(path.join(here, 'testdata/usid.yaml'), 'utf8').replace(/^engines:\n(?:[ #].*\n|\n)*/m, '');
   assert.doesNotMatch(shared, /^engines:/m);
   fs.writeFileSync(conf, `${shared}
 engines:
   - {name: fairy, path: /usr/games/fairy-stockfish, instances: 2, options: {USI_Hash: 16, Threads: 1}}
+  - {name: gps, disabled: true}
 games:
   lease: 2s
 access:
