@@ -542,3 +542,22 @@ test('povSide: chess keeps scores as White\'s view, shogi and othello as Black\'
   assert.equal(povSide(GAMES.shogi, 'w'), 'w');
   assert.equal(povSide(GAMES.othello, 'b'), 'b');
 });
+
+test('usid\'s error codes are told in the page\'s words, with their details (issue 37)', async () => {
+  const i18n = await import('../static/js/i18n.js');
+  const { errorText, details } = await import('../static/js/errwords.js');
+  const { formatScore } = await import('../static/js/notation.js');
+  const gold = { code: 'too_many_pieces', message: '5 golds on the board and in hand; a set has 4' };
+  i18n.setLang('ja');
+  assert.equal(errorText(gold), '金が盤上と持ち駒に5枚あります（一組に4枚です）');
+  assert.equal(errorText({ code: 'nifu', message: 'White has 2 unpromoted pawns on file 3 (nifu)' }), '後手の歩が3筋に2枚あります（二歩）');
+  assert.equal(errorText({ code: 'dead_piece', message: 'Black pawn on 3a could never move again' }), '３一の先手の歩は二度と動けません（行き所のない駒）');
+  assert.equal(details('a disc on e5 turns over no disc', 'othello').sq, 'e5');
+  assert.equal(errorText({ code: 'no_such_code', message: 'whatever' }), 'usidがこの内容を受け付けませんでした');
+  assert.equal(formatScore({ mate: 0, winner: 'w' }), '詰み');
+  i18n.setLang('en');
+  assert.equal(errorText(gold), gold.message, 'an English page shows usid\'s own words, without the code');
+  assert.equal(errorText({ code: 'too_many_requests', message: '' }), 'Too many requests: wait a moment, or close another usid tab');
+  assert.equal(formatScore({ mate: 0, winner: 'b' }), 'Mate');
+  assert.equal(formatScore({ mate: 3, winner: 'b' }), '#3');
+});

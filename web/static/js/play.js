@@ -92,7 +92,7 @@ export class PlayPanel {
       const v = saved[id];
       if (v !== undefined && el.type === 'checkbox') el.checked = !!v;
       else if (v !== undefined && (el.tagName !== 'SELECT' || [...el.options].some((o) => o.value === v))) el.value = v;
-      el.addEventListener('change', () => this.saveSettings());
+      for (const ev of ['input', 'change']) el.addEventListener(ev, () => this.saveSettings());
     }
   }
 
