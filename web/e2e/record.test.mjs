@@ -78,11 +78,10 @@ for (const [size, opts] of Object.entries(SIZES)) {
         await press(page, '[data-square="8d"]');
         await page.waitForSelector('[data-testid="var-move"][data-usi="8c8d"]');
         await page.fill('[data-testid="position-input"]', 'startpos moves 2g2f 8c8d');
-        const asked = page.waitForEvent('dialog');
+        // The dialog may open before the click returns: answer it at once.
+        const asked = new Promise((resolve) => page.once('dialog', (d) => { resolve(d.message()); d.dismiss(); }));
         await press(page, '[data-testid="load-position"]');
-        const dialog = await asked;
-        const message = dialog.message();
-        await dialog.dismiss();
+        const message = await asked;
         assert.match(message, lang === 'ja' ? /変化 1 件/ : /1 variation/, `the page asks in words: ${message}`);
         // Declined: the game and its variation stay.
         await page.waitForSelector('[data-testid="var-move"][data-usi="8c8d"]');
