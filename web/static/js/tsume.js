@@ -304,6 +304,7 @@ function finish(m) {
   }
   $('#result-title').innerHTML = title;
   $('#result-detail').innerHTML = detail;
+  delete $('#result-detail').dataset.code;
   setProgress('done', m.result === 'mate' ? t('tsume.solved') : t('tsume.finished'));
 }
 
