@@ -553,10 +553,12 @@ test('usid\'s error codes are told in the page\'s words, with their details (iss
   assert.equal(errorText({ code: 'nifu', message: 'White has 2 unpromoted pawns on file 3 (nifu)' }), '後手の歩が3筋に2枚あります（二歩）');
   assert.equal(errorText({ code: 'dead_piece', message: 'Black pawn on 3a could never move again' }), '３一の先手の歩は二度と動けません（行き所のない駒）');
   assert.equal(details('a disc on e5 turns over no disc', 'othello').sq, 'e5');
+  assert.equal(details('d4 e5 empty; the four centre squares d4 e4 d5 e5 are occupied in every position of a game', 'othello').sqs, 'd4 e5');
   assert.equal(errorText({ code: 'no_such_code', message: 'whatever' }), 'usidがこの内容を受け付けませんでした');
   assert.equal(formatScore({ mate: 0, winner: 'w' }), '詰み');
   i18n.setLang('en');
   assert.equal(errorText(gold), gold.message, 'an English page shows usid\'s own words, without the code');
+  assert.equal(errorText({ code: 'pawn_back_rank', message: 'a pawn stands on a1, on the first or last rank' }), 'A pawn stands on a1, on the first or last rank');
   assert.equal(errorText({ code: 'too_many_requests', message: '' }), 'Too many requests: wait a moment, or close another usid tab');
   assert.equal(formatScore({ mate: 0, winner: 'b' }), 'Mate');
   assert.equal(formatScore({ mate: 3, winner: 'b' }), '#3');

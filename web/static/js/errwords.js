@@ -24,7 +24,9 @@ export function details(message, g = game()) {
   const m = String(message || '');
   const nums = (m.match(/(?<![\w.])\d+(?![\w.])/g) || []);
   const sqRe = g === 'shogi' ? /(?<![\w])([1-9])([a-i])(?![\w])/g : /(?<![\w])([a-h][1-8])(?![\w])/g;
-  const sqs = [...m.matchAll(sqRe)].map((x) => (g === 'shogi' && lang === 'ja' ? FULL[x[1]] + RANKS[x[2].charCodeAt(0) - 97] : x[0]));
+  // Squares from the first clause: what follows a ';' explains the rule
+  // ("the four centre squares d4 e4 d5 e5 are occupied ...").
+  const sqs = [...m.split(';')[0].matchAll(sqRe)].map((x) => (g === 'shogi' && lang === 'ja' ? FULL[x[1]] + RANKS[x[2].charCodeAt(0) - 97] : x[0]));
   const names = g === 'shogi' ? SHOGI_PIECES : CHESS_PIECES;
   let piece = '';
   for (const [en, ja] of Object.entries(names)) {
@@ -52,7 +54,7 @@ export function errorKey(code, g = game()) {
 // errorText is what the player reads for usid's error {code, message}.
 export function errorText(e) {
   const code = e?.code || '';
-  if (lang !== 'ja' && e?.message) return e.message;
+  if (lang !== 'ja' && e?.message) return e.message[0].toUpperCase() + e.message.slice(1);
   const key = errorKey(code);
   if (key) return t(`err.code.${key}`, details(e?.message));
   return lang === 'ja' || !e?.message ? t('err.code.unknown') : e.message;
