@@ -111,6 +111,14 @@ for (const [size, opts] of Object.entries(SIZES)) {
           assert.ok(code, `${g}: usid says why`);
           assert.doesNotMatch(text, CODES, `${g}: a code shown: ${text}`);
           if (lang === 'ja') assert.doesNotMatch(text, /[A-Za-z]{2,}/, `${g}: English on the Japanese page: ${text}`);
+          // No badge over the squares: the verdict is beside Done.
+          const badge = await badgeRect(page);
+          if (badge) {
+            for (const cell of await page.locator('.board-area [data-square]').all()) {
+              const box = await cell.boundingBox();
+              if (box && overlaps(badge, { left: box.x, top: box.y, right: box.x + box.width, bottom: box.y + box.height })) assert.fail(`${g}: the badge covers ${await cell.getAttribute('data-square')}`);
+            }
+          }
           await screenshot(page, `editorwords-${g}-${size}-${lang}`);
           await page.close();
         }
