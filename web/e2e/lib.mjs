@@ -24,8 +24,11 @@ export function baseURL() {
 // Every page's console errors and failed requests are collected in
 // context.problems so tests can assert the page ran cleanly.
 // locale sets the browser's language (navigator.languages), as a user's
-// system would; the pages choose their words from it.
-export async function launch({ width = 1280, height = 860, mobile = false, locale = 'en-US' } = {}) {
+// system would; the pages choose their words from it. The pages' move
+// notation follows the language until chosen (English: Western): most tests
+// read moves in KIF (７六歩), so notation 'kif' is chosen for them unless
+// they ask for the fresh browser's default (notation: null).
+export async function launch({ width = 1280, height = 860, mobile = false, locale = 'en-US', notation = 'kif' } = {}) {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (tests never download a browser)`);
   }
@@ -43,6 +46,11 @@ export async function launch({ width = 1280, height = 860, mobile = false, local
     isMobile: mobile,
     hasTouch: mobile,
   });
+  if (notation) {
+    await context.addInitScript((n) => {
+      try { if (localStorage.getItem('usid.notation') === null) localStorage.setItem('usid.notation', JSON.stringify(n)); } catch { /* no storage here */ }
+    }, notation);
+  }
   context.problems = [];
   const watch = (page) => {
     page.on('console', (m) => { if (m.type() === 'error') context.problems.push(`console: ${m.text()}`); });

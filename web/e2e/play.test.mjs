@@ -250,7 +250,7 @@ for (const [size, opts] of Object.entries(SIZES)) {
       await screenshot(page, `play-ended-${size}`);
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="download-kif"]')]);
       const kif = fs.readFileSync(await download.path(), 'utf8');
-      assert.match(kif, /先手：あなた/);
+      assert.match(kif, /先手：プレイヤー/);
       assert.match(kif, new RegExp(`後手：${ENGINE}`));
       // Every move, then how the game ended.
       // (A capture on the last move's square reads 同　と(88), a space
@@ -361,7 +361,7 @@ for (const [size, opts] of Object.entries(SIZES)) {
       await screenshot(page, `play-handicap-${size}`);
       const kif = await downloadKif(page);
       assert.match(kif, /手合割：二枚落ち/);
-      assert.match(kif, /下手：あなた/);
+      assert.match(kif, /下手：プレイヤー/);
       assert.match(kif, new RegExp(`上手：${ENGINE}`));
       assert.match(endLine(kif, end.moves.length + 1) || '', /反則負け/, `the KIF's ending:\n${kif}`);
       assert.match(await page.textContent('[data-testid="game-result"]'), /下手の反則負け/);

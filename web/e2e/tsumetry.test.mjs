@@ -50,6 +50,10 @@ test('solving the seed yourself: a non-check and a non-mating check are refused,
       /does not mate|could not prove/.test(document.querySelector('[data-testid="try-feedback"]').textContent), null, { timeout: 120_000 });
     await page.waitForSelector('[data-square="8i"] .piece[data-piece="R"]');
 
+    // The hint names the piece first; asked again, it shows the move.
+    await page.click('[data-testid="hint"]');
+    await page.waitForSelector('[data-testid="try-feedback"][data-state="hint"]');
+    assert.match(await page.textContent('[data-testid="try-feedback"]'), /gold/);
     await page.click('[data-testid="hint"]');
     await page.waitForSelector('[data-testid="arrows"] [data-move="G*8f"]');
 

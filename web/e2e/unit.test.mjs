@@ -377,6 +377,9 @@ const FAMILIES = {
 
 test('every key a page or script uses is in the catalogues, and every catalogue key is used', async () => {
   const { CATALOGUES } = await import('../static/js/i18n.js');
+  // usid's error codes come from the server (errwords.js): each sentence in
+  // the catalogue is one the page may show.
+  FAMILIES['err.code.'] = Object.keys(CATALOGUES.en).filter((k) => k.startsWith('err.code.')).map((k) => k.slice('err.code.'.length));
   const { keys, families } = usedKeys();
   assert.deepEqual(Object.keys(CATALOGUES.en).filter((k) => !NAMESPACES.includes(k.split('.')[0])), [], 'a new namespace: list it in NAMESPACES');
   assert.ok(keys.size > 100, `found ${keys.size} keys: the scan works`);
@@ -538,4 +541,25 @@ test('povSide: chess keeps scores as White\'s view, shogi and othello as Black\'
   assert.equal(povSide(GAMES.chess, 'b'), 'w');
   assert.equal(povSide(GAMES.shogi, 'w'), 'w');
   assert.equal(povSide(GAMES.othello, 'b'), 'b');
+});
+
+test('usid\'s error codes are told in the page\'s words, with their details (issue 37)', async () => {
+  const i18n = await import('../static/js/i18n.js');
+  const { errorText, details } = await import('../static/js/errwords.js');
+  const { formatScore } = await import('../static/js/notation.js');
+  const gold = { code: 'too_many_pieces', message: '5 golds on the board and in hand; a set has 4' };
+  i18n.setLang('ja');
+  assert.equal(errorText(gold), '金が盤上と持ち駒に5枚あります（一組に4枚です）');
+  assert.equal(errorText({ code: 'nifu', message: 'White has 2 unpromoted pawns on file 3 (nifu)' }), '後手の歩が3筋に2枚あります（二歩）');
+  assert.equal(errorText({ code: 'dead_piece', message: 'Black pawn on 3a could never move again' }), '３一の先手の歩は二度と動けません（行き所のない駒）');
+  assert.equal(details('a disc on e5 turns over no disc', 'othello').sq, 'e5');
+  assert.equal(details('d4 e5 empty; the four centre squares d4 e4 d5 e5 are occupied in every position of a game', 'othello').sqs, 'd4 e5');
+  assert.equal(errorText({ code: 'no_such_code', message: 'whatever' }), 'usidがこの内容を受け付けませんでした');
+  assert.equal(formatScore({ mate: 0, winner: 'w' }), '詰み');
+  i18n.setLang('en');
+  assert.equal(errorText(gold), gold.message, 'an English page shows usid\'s own words, without the code');
+  assert.equal(errorText({ code: 'pawn_back_rank', message: 'a pawn stands on a1, on the first or last rank' }), 'A pawn stands on a1, on the first or last rank');
+  assert.equal(errorText({ code: 'too_many_requests', message: '' }), 'Too many requests: wait a moment, or close another usid tab');
+  assert.equal(formatScore({ mate: 0, winner: 'b' }), 'Mate');
+  assert.equal(formatScore({ mate: 3, winner: 'b' }), '#3');
 });

@@ -78,6 +78,7 @@ $('#edit-position').addEventListener('click', () => {
   if (editor.active) return;
   stopAnalysis('user');
   editor.start(game.position);
+  board.setArrows([]); // the stopped analysis' arrows are not about the position being built
 });
 
 let flipped = loadSetting('flipped', false);
@@ -425,6 +426,13 @@ sock.addEventListener('state', (e) => {
   if (state === 'waiting' && analysis.state === 'stopping') setState('stopped');
 });
 
+// A live connection usid refused: say why, in words, until it opens.
+sock.addEventListener('refused', (e) => {
+  const r = e.detail;
+  showErrors(analysisError, r ? [{ code: 'too_many_requests', message: '' }] : [],
+    { title: r?.sessions ? t('conn.refused', { n: r.sessions }) : t('conn.refusedany') });
+});
+
 sock.addEventListener('message', (e) => {
   const m = e.detail;
   const terminal = m.type === 'bestmove' || m.type === 'error' || m.type === 'checkmate';
@@ -532,7 +540,8 @@ function renderAnalysis() {
 
   renderLines(here);
   const lines = here ? [...analysis.lines.values()].sort((a, b) => (a.multipv || 1) - (b.multipv || 1)) : [];
-  board.setArrows(lines.map((l, i) => ({ move: l.pv[0], rank: i })));
+  // While the editor builds a position, no line's arrow is about it.
+  board.setArrows(board.editing ? [] : lines.map((l, i) => ({ move: l.pv[0], rank: i })));
   // The live search's evaluation where there is one, else the game analysis'.
   const scoreAt = (key) => evals.get(key)?.score || panel.resultAt(key)?.score || null;
   bar.set(scoreAt(game.key()));
@@ -563,10 +572,22 @@ function renderLines(here) {
     box.innerHTML = analysis.on && analysis.state !== 'terminal' ? `<p class="hint">${escapeHtml(t('analysis.waiting'))}</p>` : hint;
     return;
   }
-  // While the mouse is over the lines (about to click one) or a press is
-  // on them, they hold still; they catch up when it leaves.
-  if (linesHeld && box.dataset.key === analysis.key && box.querySelector('.pv-line')) return;
+  // While a press is on the lines, or briefly while the mouse rests over
+  // them (about to click one), they hold still, and say so; a hover holds
+  // them for HOVER_HOLD_MS at most, then they catch up: what is shown is
+  // never much staler than the status beside it.
+  if (linesHeld && box.dataset.key === analysis.key && box.querySelector('.pv-line') &&
+    (pvPress || performance.now() - heldSince < HOVER_HOLD_MS)) {
+    box.dataset.stale = '1';
+    box.title = t('analysis.held');
+    clearTimeout(holdTimer);
+    if (!pvPress) holdTimer = setTimeout(renderSoon, HOVER_HOLD_MS - (performance.now() - heldSince) + 10);
+    return;
+  }
   box.dataset.key = analysis.key;
+  box.dataset.stale = '';
+  box.removeAttribute('title');
+  heldSince = performance.now(); // a hover holds the lines drawn now
   const lines = [...analysis.lines.values()].sort((a, b) => (a.multipv || 1) - (b.multipv || 1));
   let html = '';
   for (const l of lines) {
@@ -594,11 +615,17 @@ function renderLines(here) {
 // taken at the press and played at a release nearby.
 let pvPress = null;
 let linesHeld = false;
-// hold holds the lines still or lets them catch up (data-held shows which).
+// A hover holds the lines this long at most (a click takes less).
+const HOVER_HOLD_MS = 800;
+let heldSince = 0;
+let holdTimer = 0;
+// hold holds the lines still or lets them catch up (data-held shows which;
+// data-stale that newer lines wait, which the page shows).
 function hold(on) {
+  if (on && !linesHeld) heldSince = performance.now();
   linesHeld = on;
   $('#pv-lines').dataset.held = on ? '1' : '';
-  if (!on) renderSoon();
+  if (!on) { clearTimeout(holdTimer); renderSoon(); }
 }
 // Only a pointer that can hover holds them: a phone's browser reports
 // mouse-type pointers at a tap's place that never leave (chromium does).

@@ -7,7 +7,7 @@
 // onMove(usi) and shown only when the page sets the next position.
 
 import { HAND_KINDS, squareIndex, squareName } from './sfen.js';
-import { pieceKanji, sideKeys, FILE_DIGITS, RANK_KANJI } from './notation.js';
+import { pieceKanji, sideKeys, fileLabel, rankLabel } from './notation.js';
 import { t } from './i18n.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -125,8 +125,8 @@ export class Board {
     }
     const files = this.flipped ? [1, 2, 3, 4, 5, 6, 7, 8, 9] : [9, 8, 7, 6, 5, 4, 3, 2, 1];
     const ranks = this.flipped ? [9, 8, 7, 6, 5, 4, 3, 2, 1] : [1, 2, 3, 4, 5, 6, 7, 8, 9];
-    this.filesEl.innerHTML = files.map((f) => `<span>${FILE_DIGITS[f]}</span>`).join('');
-    this.ranksEl.innerHTML = ranks.map((r) => `<span>${RANK_KANJI[r]}</span>`).join('');
+    this.filesEl.innerHTML = files.map((f) => `<span>${fileLabel(f)}</span>`).join('');
+    this.ranksEl.innerHTML = ranks.map((r) => `<span>${rankLabel(r)}</span>`).join('');
   }
 
   setFlipped(flipped) {

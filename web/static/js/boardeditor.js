@@ -26,7 +26,13 @@ export class BoardEditor {
   build() {
     const e = (k) => escapeHtml(t(k));
     const side = this.mod.sideKeys();
-    let html = '<div class="palette" data-testid="editor-palette"><div class="palette-row pieces">';
+    // Done and usid's verdict first, in sight below the board (editor.js).
+    let html = '<div class="palette" data-testid="editor-palette"><div class="palette-row tools"><span class="spacer"></span>' +
+      `<button type="button" data-act="cancel" data-testid="editor-cancel">${e('editor.cancel')}</button>` +
+      `<button type="button" class="primary" data-act="done" data-testid="editor-done">${e('editor.done')}</button></div>` +
+      '<div class="editor-check" data-testid="editor-check" data-state="idle" aria-live="polite"></div>' +
+      '<div class="error-box" data-testid="editor-errors" role="alert" hidden></div>' +
+      '<div class="palette-row pieces">';
     for (const b of this.spec.brushes) {
       html += `<button type="button" class="brush" data-brush="${b.brush}" data-testid="brush-${b.brush.replace(':', '-')}" title="${e(side[b.color])}">` +
         `<span class="brush-piece">${this.mod.pieceHtml(b.color, b.kind)}</span></button>`;
@@ -37,13 +43,8 @@ export class BoardEditor {
       Object.keys(this.spec.starts).map((k) => `<option value="${k}">${e(k === 'empty' ? 'editor.start.empty' : 'editor.start.standard')}</option>`).join('') + '</select>' +
       `<span class="turn" role="radiogroup" aria-label="${e('editor.turn')}">` +
       ['b', 'w'].map((c) => `<button type="button" data-turn="${c}" data-testid="editor-turn-${c}">${this.mod.mark[c] || ''}${e(side[c])}</button>`).join('') +
-      '</span></div>' +
-      '<div class="palette-row tools"><span class="spacer"></span>' +
-      `<button type="button" data-act="cancel" data-testid="editor-cancel">${e('editor.cancel')}</button>` +
-      `<button type="button" class="primary" data-act="done" data-testid="editor-done">${e('editor.done')}</button></div></div>` +
-      `<p class="editor-hint">${e(this.mod.editorHint)}</p>` +
-      '<div class="editor-check" data-testid="editor-check" data-state="idle" aria-live="polite"></div>' +
-      '<div class="error-box" data-testid="editor-errors" role="alert" hidden></div>';
+      '</span></div></div>' +
+      `<p class="editor-hint">${e(this.mod.editorHint)}</p>`;
     this.box.innerHTML = html;
     this.box.querySelector('[data-act="start"]').addEventListener('change', (ev) => {
       const k = ev.target.value;

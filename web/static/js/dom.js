@@ -1,6 +1,7 @@
 // Small DOM helpers shared by the pages.
 
 import { t } from './i18n.js';
+import { errorText } from './errwords.js';
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
@@ -63,8 +64,10 @@ export function showErrors(box, errors, { title = '', moves = null } = {}) {
     }
     // A record's error names its line first, as editors do: "line 12: ...".
     const line = Number.isInteger(e.line) && e.line > 0 ? `<span class="error-line" data-testid="error-line">${escapeHtml(t('err.line', { n: e.line }))}</span> ` : '';
-    html += `<li>${line}<code class="error-code">${escapeHtml(e.code || 'error')}</code> ` +
-      `<span class="error-message">${escapeHtml(e.message || '')}</span>${where}</li>`;
+    // The player reads words in the page's language (errwords.js); the
+    // code stays in data-code for scripts and tests.
+    html += `<li data-code="${escapeHtml(e.code || 'error')}">${line}` +
+      `<span class="error-message">${escapeHtml(errorText(e))}</span>${where}</li>`;
   }
   box.innerHTML = html + '</ul>';
 }

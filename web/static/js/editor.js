@@ -39,7 +39,19 @@ export class Editor {
   }
 
   build() {
+    const e = (k) => escapeHtml(t(k));
+    // The tools, Done and usid's verdict come first: on a screen where the
+    // editor starts below the board, they are in sight without a scroll.
     let html = '<div class="palette" data-testid="editor-palette">';
+    html += `<div class="palette-row tools"><button type="button" class="brush eraser" data-brush="erase" title="${e('editor.remove.title')}">${e('editor.remove')}</button>` +
+      `<button type="button" data-act="clear">${e('editor.clear')}</button>` +
+      `<button type="button" data-act="rest" title="${e('editor.rest.title')}">${e('editor.rest')}</button>` +
+      '<span class="spacer"></span>' +
+      `<button type="button" data-act="cancel" data-testid="editor-cancel">${e('editor.cancel')}</button>` +
+      `<button type="button" class="primary" data-act="done" data-testid="editor-done">${e('editor.done')}</button></div>` +
+      // usid's verdict next to Done, where it is read.
+      '<div class="editor-check" data-testid="editor-check" data-state="idle" aria-live="polite"></div>' +
+      '<div class="error-box" data-testid="editor-errors" role="alert" hidden></div>';
     for (const color of ['b', 'w']) {
       html += `<div class="palette-row pieces" data-color="${color}">`;
       for (const k of KINDS) {
@@ -48,7 +60,6 @@ export class Editor {
       }
       html += '</div>';
     }
-    const e = (k) => escapeHtml(t(k));
     if (this.full) {
       html += '<div class="palette-row setup">' +
         `<select data-act="start" data-testid="editor-start" aria-label="${e('editor.start')}"><option value="">${e('editor.start')}</option>` +
@@ -57,15 +68,8 @@ export class Editor {
         `<button type="button" data-turn="b" data-testid="editor-turn-b">☗${e('editor.turn.b')}</button>` +
         `<button type="button" data-turn="w" data-testid="editor-turn-w">☖${e('editor.turn.w')}</button></span></div>`;
     }
-    html += `<div class="palette-row tools"><button type="button" class="brush eraser" data-brush="erase" title="${e('editor.remove.title')}">${e('editor.remove')}</button>` +
-      `<button type="button" data-act="clear">${e('editor.clear')}</button>` +
-      `<button type="button" data-act="rest" title="${e('editor.rest.title')}">${e('editor.rest')}</button>` +
-      '<span class="spacer"></span>' +
-      `<button type="button" data-act="cancel" data-testid="editor-cancel">${e('editor.cancel')}</button>` +
-      `<button type="button" class="primary" data-act="done" data-testid="editor-done">${e('editor.done')}</button></div></div>` +
-      `<p class="editor-hint">${e('editor.hint')}</p>` +
-      '<div class="editor-check" data-testid="editor-check" data-state="idle" aria-live="polite"></div>' +
-      '<div class="error-box" data-testid="editor-errors" role="alert" hidden></div>';
+    html += '</div>' +
+      `<p class="editor-hint">${e('editor.hint')}</p>`;
     this.box.innerHTML = html;
     this.box.querySelector('[data-act="start"]')?.addEventListener('change', (ev) => {
       const k = ev.target.value;

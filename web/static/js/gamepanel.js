@@ -154,6 +154,9 @@ export class GamePanel {
       return false;
     }
     showErrors(this.errorBox, []);
+    // The game shown has variations the new one would drop: ask first.
+    const vars = this.variationCount();
+    if (vars > 0 && !confirm(t('load.dropvariations', { n: vars }))) return false;
     // The tab keeps the record (header, comments, variations) so that a
     // reload shows it again; the URL keeps only the moves.
     try { sessionStorage.setItem('usid.record', JSON.stringify(rec)); } catch { /* too big or private mode */ }
@@ -165,6 +168,15 @@ export class GamePanel {
     const format = rec.format === 'transcript' ? t('othello.transcript') : rec.format === 'position' ? t('load.position') : rec.format.toUpperCase();
     toast(t(n === 1 ? 'load.loaded1' : 'load.loaded', { format, n }));
     return true;
+  }
+
+  // variationCount counts the shown game's variations (nodes other than a
+  // first child), which loading another game drops.
+  variationCount() {
+    let n = 0;
+    const walk = (node) => node.children.forEach((c, i) => { if (i > 0) n++; walk(c); });
+    walk(this.game.tree);
+    return n;
   }
 
   // readLocal reads what usid's records/parse does not for this game: a

@@ -38,7 +38,11 @@ export function pickLang(saved, languages = []) {
 }
 
 export let lang = pickLang(stored('lang'), globalThis.navigator?.languages);
-export let notation = NOTATIONS.includes(stored('notation')) ? stored('notation') : 'kif';
+// The notation follows the language until the player chooses one: an
+// English page writes Western moves (P-7f) and a-i ranks, a Japanese one
+// ７六歩 and 一…九. Once chosen, each choice is kept on its own.
+export const defaultNotation = (l) => (l === 'ja' ? 'kif' : 'western');
+export let notation = NOTATIONS.includes(stored('notation')) ? stored('notation') : defaultNotation(lang);
 
 // setLang is for tests and the unit test; the pages reload instead.
 export function setLang(l) { lang = pickLang(l); }

@@ -3,7 +3,7 @@
 // display, or replaced by Western notation (western.js) when the player chose
 // it; scores are turned to Black's (sente's) point of view.
 
-import { notation } from './i18n.js';
+import { notation, t } from './i18n.js';
 import { westernMove } from './western.js';
 
 export const KANJI = {
@@ -25,6 +25,9 @@ export function pieceKanji(kind, color) {
 
 export const FILE_DIGITS = ['', '１', '２', '３', '４', '５', '６', '７', '８', '９'];
 export const RANK_KANJI = ['', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+// The board's coordinates in the chosen notation: Western names squares 7f.
+export const fileLabel = (f, style = notation) => (style === 'western' ? String(f) : FILE_DIGITS[f]);
+export const rankLabel = (r, style = notation) => (style === 'western' ? 'abcdefghi'[r - 1] : RANK_KANJI[r]);
 
 // splitKif turns "▲７六歩(77)" into {side: 'b', text: '７六歩', origin: '77'}.
 export function splitKif(kif) {
@@ -73,6 +76,8 @@ export function formatScore(s) {
   if (!s) return '–';
   if (s.mate !== undefined) {
     const n = Math.abs(s.mate);
+    // Mate 0: the side to move is mated; say so rather than "#0".
+    if (n === 0) return t('analysis.mated');
     return s.winner === 'b' ? `#${n}` : `#-${n}`;
   }
   if (s.cp === 0) return '0';
@@ -98,5 +103,12 @@ export function formatCount(n) {
 
 export function formatSeconds(ms) {
   if (ms === undefined || ms === null) return '–';
-  return ms < 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+  // In the page's units: "0.1 秒" on a Japanese page.
+  return t('time.seconds', { s: ms < 10000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000) });
+}
+
+// startTimeText is a start time as KIF's 開始日時 writes it: 2026/11/27 21:05:09.
+export function startTimeText(d) {
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}/${p(d.getMonth() + 1)}/${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }

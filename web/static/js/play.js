@@ -6,7 +6,7 @@
 // connection resumes it (the server keeps it for a grace period).
 
 import { t } from './i18n.js';
-import { $, escapeHtml } from './dom.js';
+import { $, escapeHtml, loadSetting, saveSetting } from './dom.js';
 
 // The game's id, per game's page (shogi's under the old name).
 let KEY = 'usid.play';
@@ -42,6 +42,10 @@ export function clockText(main, byo, hasByoyomi) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
+// SETTINGS are the play form's fields kept in localStorage.
+const SETTINGS = ['play-side', 'play-start', 'play-level', 'play-mode', 'play-ponder', 'play-name',
+  'play-main-you', 'play-extra-you', 'play-main-engine', 'play-extra-engine'];
+
 export class PlayPanel {
   // deps: sock, game, engine() (the chosen engine's /v1/engines entry),
   // onStart() (stop the analysis), flip(side), refresh() (redraw the board),
@@ -67,6 +71,7 @@ export class PlayPanel {
       o.textContent = t(key);
       start.append(o);
     }
+    this.restoreSettings();
     $('#play-begin', root).addEventListener('click', () => this.begin());
     $('#play-resign', root).addEventListener('click', () => this.send({ type: 'play_resign' }));
     $('#play-declare', root).addEventListener('click', () => this.send({ type: 'play_declare' }));
@@ -85,6 +90,29 @@ export class PlayPanel {
 
   get active() { return this.state?.status === 'playing'; }
 
+  // The form's choices outlive a reload (per game's page: settingScope);
+  // the level, whose choices follow the engine, in followEngine.
+  restoreSettings() {
+    const saved = loadSetting('play', {});
+    for (const id of SETTINGS) {
+      const el = $(`#${id}`, this.root);
+      if (!el) continue;
+      const v = saved[id];
+      if (v !== undefined && el.type === 'checkbox') el.checked = !!v;
+      else if (v !== undefined && (el.tagName !== 'SELECT' || [...el.options].some((o) => o.value === v))) el.value = v;
+      for (const ev of ['input', 'change']) el.addEventListener(ev, () => this.saveSettings());
+    }
+  }
+
+  saveSettings() {
+    const out = {};
+    for (const id of SETTINGS) {
+      const el = $(`#${id}`, this.root);
+      if (el) out[id] = el.type === 'checkbox' ? el.checked : el.value;
+    }
+    saveSetting('play', out);
+  }
+
   // humanToMove reports whether the board takes the player's move now.
   humanToMove() {
     const s = this.state;
@@ -97,7 +125,7 @@ export class PlayPanel {
   followEngine() {
     const e = this.engine();
     const sel = $('#play-level', this.root);
-    const was = sel.value;
+    const was = sel.value || loadSetting('play', {})['play-level'];
     sel.innerHTML = '';
     const add = (value, text) => {
       const o = document.createElement('option');
@@ -124,6 +152,7 @@ export class PlayPanel {
     const ponder = $('#play-ponder', this.root);
     ponder.disabled = !e?.profile?.ponder_option;
     if (ponder.disabled) ponder.checked = false;
+    else if (loadSetting('play', {})['play-ponder'] !== undefined) ponder.checked = !!loadSetting('play', {})['play-ponder'];
     // Chess and othello: no game without an engine of the game here.
     $('#play-begin', this.root).disabled = this.mod.engineRequired && !e;
   }
@@ -181,6 +210,8 @@ export class PlayPanel {
     this.sub = `play-${++this.reqs}`;
     this.state = null;
     this.status = 'starting';
+    // The record's start time (開始日時), kept with the game's id for a reload.
+    try { sessionStorage.setItem(`${KEY}.started`, String(Date.now())); } catch { /* private mode */ }
     this.render();
     this.sock.send({ ...msg, id: this.sub });
   }
@@ -257,7 +288,9 @@ export class PlayPanel {
   // server's times, the players, the result (exported with the KIF, shown
   // in the move list), ready for a game analysis.
   toRecord(s) {
-    const you = t('play.you.name');
+    // The player's name as given in the form, else "Player" (ShogiHome's
+    // 人 likewise names the human, not "you").
+    const you = $('#play-name', this.root)?.value.trim() || t('play.player');
     const eng = s.engine;
     const black = s.human === 'b' ? you : eng;
     const white = s.human === 'w' ? you : eng;
@@ -267,6 +300,9 @@ export class PlayPanel {
     // in a handicap game; PGN's tags in chess).
     const keys = mod.recordSides(start);
     const fields = keys ? [{ key: keys[0], value: black }, { key: keys[1], value: white }] : [];
+    let started = null;
+    try { started = Number(sessionStorage.getItem(`${KEY}.started`)) || null; } catch { /* private mode */ }
+    if (started && mod.recordDate) fields.unshift(mod.recordDate(new Date(started)));
     const notes = mod.notation ? s[`moves_${mod.notation}`] || [] : [];
     this.game.loadRecord({
       format: 'usi',

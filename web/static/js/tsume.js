@@ -5,11 +5,12 @@
 import { Board } from './board.js';
 import { Editor } from './editor.js';
 import { UsidSocket } from './ws.js';
-import { parseSfen, applyMove, parsePositionText, toSfen } from './sfen.js';
+import { parseSfen, applyMove, parsePositionText, toSfen, squareIndex } from './sfen.js';
 import { moveText, MARK, formatCount, formatSeconds } from './notation.js';
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
-import { t } from './i18n.js';
+import { t, lang } from './i18n.js';
+import { errorText } from './errwords.js';
 import { $, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams } from './dom.js';
 
 const SEED = '9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1';
@@ -237,6 +238,13 @@ sock.addEventListener('state', (e) => {
   if (state === 'waiting' && solve.running && solve.via === 'ws') fail({ code: 'connection_lost', message: t('tsume.lost') });
 });
 
+// A live connection usid refused: say why, in words, until it opens.
+sock.addEventListener('refused', (e) => {
+  const r = e.detail;
+  showErrors(errorBox, r ? [{ code: 'too_many_requests', message: '' }] : [],
+    { title: r?.sessions ? t('conn.refused', { n: r.sessions }) : t('conn.refusedany') });
+});
+
 function setProgress(state, text) {
   const p = $('#progress');
   p.dataset.state = state;
@@ -278,7 +286,8 @@ function finish(m) {
       break;
     }
     case 'nomate':
-      title = `不詰 <span>${escapeHtml(t('tsume.nomate'))}</span>`;
+      // The Japanese page says 不詰 once; others add the term before their word.
+      title = lang === 'ja' ? escapeHtml(t('tsume.nomate')) : `不詰 <span>${escapeHtml(t('tsume.nomate'))}</span>`;
       detail = escapeHtml(t('tsume.nomatedetail', { who: '\u0000', secs })).replace('\u0000', who);
       break;
     case 'timeout':
@@ -295,6 +304,7 @@ function finish(m) {
   }
   $('#result-title').innerHTML = title;
   $('#result-detail').innerHTML = detail;
+  delete $('#result-detail').dataset.code;
   setProgress('done', m.result === 'mate' ? t('tsume.solved') : t('tsume.finished'));
 }
 
@@ -304,7 +314,9 @@ function fail(err) {
   res.hidden = false;
   res.dataset.result = 'error';
   $('#result-title').textContent = t('tsume.failed');
-  $('#result-detail').innerHTML = `<code class="error-code">${escapeHtml(err.code || 'error')}</code> ${escapeHtml(err.message || '')}`;
+  // In words, in the page's language (the code stays in data-code).
+  $('#result-detail').dataset.code = err.code || 'error';
+  $('#result-detail').textContent = errorText(err);
   setProgress('error', t('state.error'));
 }
 
@@ -509,8 +521,8 @@ async function playerMove(usi) {
       tryState.on = false;
       $('#hint').disabled = true;
       feedback('solved', t('try.solved', { n: moves.length }));
-      board.setCheck(true);
       setProgress('done', t('tsume.solved'));
+      showOwnLine(moves, v.moves_kif || []);
       return;
     }
     let reply, rest;
@@ -547,12 +559,44 @@ async function playerMove(usi) {
   }
 }
 
+// showOwnLine shows the player's own solution as the engine's is shown:
+// its moves listed, the step buttons walk through it, ending on the mate.
+function showOwnLine(moves, kif) {
+  const res = $('#result');
+  res.hidden = false;
+  res.dataset.result = 'mate';
+  $('#result-title').innerHTML = `詰み <span>${escapeHtml(t('tsume.matein', { n: moves.length }))}</span>`;
+  $('#result-detail').textContent = t('try.ownline');
+  setLine(moves, kif);
+  showLine(moves.length);
+}
+
+// PIECE_KEYS name the pieces for the hint.
+const PIECE_KEYS = {
+  P: 'try.piece.P', L: 'try.piece.L', N: 'try.piece.N', S: 'try.piece.S', G: 'try.piece.G', B: 'try.piece.B', R: 'try.piece.R', K: 'try.piece.K',
+  '+P': 'try.piece.PP', '+L': 'try.piece.PL', '+N': 'try.piece.PN', '+S': 'try.piece.PS', '+B': 'try.piece.PB', '+R': 'try.piece.PR',
+};
+
 $('#try').addEventListener('click', startTry);
+// The hint gives the move away a part at a time: first which piece moves
+// (or is dropped), then, asked again, the move itself.
+let hinted = { at: -1, level: 0 };
 $('#hint').addEventListener('click', () => {
   const next = tryState.line[tryState.moves.length];
   if (!tryState.on || !next) return;
-  board.setArrows([{ move: next }]);
-  feedback('hint', t('try.hinted'));
+  if (hinted.at !== tryState.moves.length || tryState.seq !== hinted.seq) hinted = { at: tryState.moves.length, seq: tryState.seq, level: 0 };
+  hinted.level++;
+  if (hinted.level >= 2) {
+    board.setArrows([{ move: next }]);
+    feedback('hint', t('try.hinted'));
+    return;
+  }
+  const pos = positionsOf(tryState.moves).at(-1);
+  const drop = next[1] === '*';
+  let kind = next[0];
+  if (!drop) kind = pos.board[squareIndex(next.slice(0, 2))]?.kind || '';
+  const piece = t(PIECE_KEYS[kind] || 'try.piece.unknown');
+  feedback('hint', t(drop ? 'try.hint.drop' : 'try.hint.piece', { piece }));
 });
 $('#reveal').addEventListener('click', async () => {
   if (!tryState.line.length) return;

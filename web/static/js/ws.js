@@ -35,8 +35,11 @@ export class UsidSocket extends EventTarget {
     this.setState('connecting');
     const ws = new WebSocket(this.url);
     this.ws = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       this.delay = MIN_DELAY;
+      if (this.refused) { this.refused = null; this.dispatchEvent(new CustomEvent('refused', { detail: null })); }
       this.setState('open');
       this.dispatchEvent(new Event('open'));
     };
@@ -52,6 +55,7 @@ export class UsidSocket extends EventTarget {
       this.delay = Math.min(this.delay * 2, MAX_DELAY);
       this.setState('waiting', wait);
       this.dispatchEvent(new Event('close'));
+      if (!opened) this.whyRefused();
       this.timer = setTimeout(() => this.connectNow(), wait);
     };
   }
@@ -65,6 +69,22 @@ export class UsidSocket extends EventTarget {
     }
     this.ws.send(JSON.stringify(msg));
     return true;
+  }
+
+  // whyRefused looks into a connection that never opened: the browser
+  // hides the handshake's answer, but when usid answers HTTP it is up, and
+  // what refuses the page is its quota of live connections (the fifth tab
+  // of an anonymous client gets 429). 'refused' (detail: {sessions}, the
+  // quota from GET /v1/limits) lets the page say so; null once it opens.
+  async whyRefused() {
+    let limits = null;
+    try {
+      const res = await fetch('/v1/limits', { headers: { Accept: 'application/json' } });
+      if (res.ok) limits = await res.json();
+    } catch { return; } // usid is down: the retry countdown says enough
+    if (!limits || this.open) return;
+    this.refused = { sessions: limits.quota?.sessions || 0 };
+    this.dispatchEvent(new CustomEvent('refused', { detail: this.refused }));
   }
 
   setState(state, retryIn = 0) {

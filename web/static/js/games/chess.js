@@ -4,6 +4,7 @@
 
 import { ChessBoard } from '../chessboard.js';
 import { t } from '../i18n.js';
+import { startTimeText } from '../notation.js';
 
 export const STARTPOS = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 const FILES = 'abcdefgh';
@@ -155,6 +156,8 @@ export const chess = {
   clockNames: true, // the clocks say White and Black
   copiedKey: 'toast.positioncopied',
   recordSides: () => ['Black', 'White'], // PGN's tags
+  // recordDate: PGN's Date tag of a played game (YYYY.MM.DD).
+  recordDate: (d) => ({ key: 'Date', value: startTimeText(d).slice(0, 10).replaceAll('/', '.') }),
   terminalText: (v) => (v.checkmate ? t('chess.checkmate') : v.stalemate ? t('chess.stalemate') : t('terminal.nomoves')),
   field: 'fen', // the JSON field of a position
   notation: 'san', // what /v1/validate and the WebSocket write moves in
@@ -190,6 +193,7 @@ export const chess = {
   // formatScore writes a White's-view score in pawns: "+0.35", "#5".
   formatScore(s) {
     if (!s) return '–';
+    if (s.mate === 0) return t('analysis.mated'); // checkmated: no "#0"
     if (s.mate !== undefined) return s.winner === 'b' ? `#${Math.abs(s.mate)}` : `#-${Math.abs(s.mate)}`;
     if (s.cp === 0) return '0.00';
     return (s.cp > 0 ? '+' : '−') + (Math.abs(s.cp) / 100).toFixed(2);

@@ -5,7 +5,7 @@
 import { Board } from '../board.js';
 import { Editor } from '../editor.js';
 import { STARTPOS, parseSfen, toSfen, applyMove, parsePositionText, usiPosition, isHandicap } from '../sfen.js';
-import { sideKeys, MARK, formatScore, moveText } from '../notation.js';
+import { sideKeys, MARK, formatScore, moveText, startTimeText } from '../notation.js';
 import { t } from '../i18n.js';
 
 function barText(s) {
@@ -27,6 +27,8 @@ export const shogi = {
   copiedKey: 'toast.sfencopied',
   // recordSides: the header keys of the players in a record written after a game.
   recordSides: (start) => (isHandicap(start) ? ['下手', '上手'] : ['先手', '後手']),
+  // recordDate: the header line of a played game's start (KIF's 開始日時).
+  recordDate: (d) => ({ key: '開始日時', value: startTimeText(d) }),
   terminalText: (v) => (v.checkmate ? t(v.side_to_move === 'b' ? 'terminal.gotewins' : 'terminal.sentewins') : t('terminal.nomoves')),
   field: 'sfen',
   notation: 'kif',
