@@ -109,41 +109,34 @@ func mean(ms []int64) float64 {
 func TestWeakestLevelMovesAtOnce(t *testing.T) {
 	m := New(Config{Service: svc, Lag: 5 * time.Second})
 	defer m.Close(context.Background())
-	times, v := levelGame(t, m, "weak", shogiLevels, `{"option":"Skill Level","value":"-20"}`, 40)
-	avg := mean(times)
-	t.Logf("Skill Level -20, 1 min + 5 s byoyomi: %d engine moves, mean %.0f ms, times %v", len(times), avg, times)
-	if len(times) < 10 {
-		t.Fatalf("the game ended after %d engine moves: %+v", len(times), v.Result)
+	for _, c := range []struct {
+		name, what string
+		levels     levelSetup
+		level      string
+	}{
+		{"weak", "Skill Level -20, 1 min + 5 s byoyomi", shogiLevels, `{"option":"Skill Level","value":"-20"}`},
+		// The same for a chess engine: stockfish at Skill
+		// Level 0, the bottom of the engine's own range (no bounds in
+		// client_options), with 1 min + 5 s a move, is told a time for one
+		// move (movestogo 1) of the level's.
+		{"weakchess", "stockfish Skill Level 0, 1 min + 5 s", chessLevels, `{"option":"Skill Level","value":"0"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			times, v := levelGame(t, m, c.name, c.levels, c.level, 40)
+			avg := mean(times)
+			t.Logf("%s: %d engine moves, mean %.0f ms, times %v", c.what, len(times), avg, times)
+			if len(times) < 10 {
+				t.Fatalf("the game ended after %d engine moves: %+v", len(times), v.Result)
+			}
+			if avg > 1000 {
+				t.Errorf("the engine's mean time per move at the weakest level: %.0f ms, want at most 1000", avg)
+			}
+			if v.Level == nil || v.Level.MoveTimeMS <= 0 || v.Level.MoveTimeMS > 1000 {
+				t.Errorf("the game's level %+v does not report its time per move (movetime_ms 1..1000)", v.Level)
+			}
+			waitIdle(t)
+		})
 	}
-	if avg > 1000 {
-		t.Errorf("the engine's mean time per move at the weakest level: %.0f ms, want at most 1000", avg)
-	}
-	if v.Level == nil || v.Level.MoveTimeMS <= 0 || v.Level.MoveTimeMS > 1000 {
-		t.Errorf("the game's level %+v does not report its time per move (movetime_ms 1..1000)", v.Level)
-	}
-	waitIdle(t)
-}
-
-// TestChessWeakestLevelMovesAtOnce: the same for a chess engine:
-// stockfish at Skill Level 0, the bottom of the engine's own range (no
-// bounds in client_options), with 1 min + 5 s a move, is told a time for
-// one move (movestogo 1) of the level's.
-func TestChessWeakestLevelMovesAtOnce(t *testing.T) {
-	m := New(Config{Service: svc, Lag: 5 * time.Second})
-	defer m.Close(context.Background())
-	times, v := levelGame(t, m, "weakchess", chessLevels, `{"option":"Skill Level","value":"0"}`, 40)
-	avg := mean(times)
-	t.Logf("stockfish Skill Level 0, 1 min + 5 s: %d engine moves, mean %.0f ms, times %v", len(times), avg, times)
-	if len(times) < 10 {
-		t.Fatalf("the game ended after %d engine moves: %+v", len(times), v.Result)
-	}
-	if avg > 1000 {
-		t.Errorf("the engine's mean time per move at the weakest level: %.0f ms, want at most 1000", avg)
-	}
-	if v.Level == nil || v.Level.MoveTimeMS <= 0 || v.Level.MoveTimeMS > 1000 {
-		t.Errorf("the game's level %+v does not report its time per move (movetime_ms 1..1000)", v.Level)
-	}
-	waitIdle(t)
 }
 
 // BenchmarkLevels measures the engine's mean time per move over a 40-ply
