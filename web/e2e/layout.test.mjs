@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, openBoard, screenshot, takeProblems, baseURL, SIZES, textProblems, axeViolations, clickSquare } from './lib.mjs';
+import { launch, openBoard, screenshot, takeProblems, baseURL, SIZES, SCREENSHOTS, textProblems, axeViolations, clickSquare } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const GAME = fs.readFileSync(path.join(here, '../../kifu/testdata/kfw-game-a.kif'), 'utf8'); // 38 moves
@@ -35,8 +35,9 @@ async function read(page, what, problems) {
 
 // onFirstScreen checks that each selector's element lies in the first
 // screenful of the page (the page scrolled to its top).
-async function onFirstScreen(page, what, sels, problems) {
+async function onFirstScreen(page, what, lang, sels, problems) {
   await page.evaluate(() => scrollTo(0, 0));
+  await page.screenshot({ path: path.join(SCREENSHOTS, `layout-${what.replaceAll(' ', '-')}-${lang}-screen.png`) });
   const vh = await page.evaluate(() => innerHeight);
   for (const sel of sels) {
     const b = await box(page, sel);
@@ -109,7 +110,7 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
           const col = await box(page, '.board-col');
           if (load.right > col.right + 1 || load.y < board.bottom) problems.push(`record box at x ${Math.round(load.x)}–${Math.round(load.right)} y ${Math.round(load.y)}: not under the board (column ${Math.round(col.x)}–${Math.round(col.right)})`);
         } else {
-          await onFirstScreen(page, 'phone board', ['[data-testid="board"]', '.board-area .hand.to-move', '[data-testid="pv-line"]'], problems);
+          await onFirstScreen(page, 'phone board', lang, ['[data-testid="board"]', '.board-area .hand.to-move', '[data-testid="pv-line"]'], problems);
         }
         await page.evaluate(() => scrollTo(0, 0));
         await screenshot(page, `layout-board-${name}`);
@@ -159,7 +160,14 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
         const cb = await box(page, '[data-testid="board"]');
         const vw = await page.evaluate(() => document.documentElement.clientWidth);
         if (cb.right > vw || cb.x < 0) problems.push(`chess: the board spans x ${Math.round(cb.x)}–${Math.round(cb.right)} of ${vw}`);
-        if (phone) await onFirstScreen(page, 'phone chess', ['[data-testid="board"]', '[data-testid="pv-line"]'], problems);
+        // The side to move is marked beside the board.
+        const turn = await page.evaluate(() => {
+          const a = document.querySelector('.board-area.chess-area');
+          const s = getComputedStyle(a, '::after');
+          return { turn: a.dataset.turn, content: s.content, top: s.top, bottom: s.bottom, bg: s.backgroundColor };
+        });
+        if (turn.content === 'none' || turn.turn !== 'w' || turn.bottom !== '0px' || turn.bg !== 'rgb(255, 255, 255)') problems.push(`chess: no mark of the side to move beside the board (${JSON.stringify(turn)})`);
+        if (phone) await onFirstScreen(page, 'phone chess', lang, ['[data-testid="board"]', '[data-testid="pv-line"]'], problems);
         await page.evaluate(() => scrollTo(0, 0));
         await screenshot(page, `layout-chess-${name}`);
         await page.click('[data-testid="analyze-toggle"]');
@@ -193,7 +201,7 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
         await clickSquare(page, '5h');
         await page.waitForSelector('[data-testid="try-feedback"][data-state="wrong"]', { timeout: 30_000 });
         await read(page, 'tsume, trying', problems);
-        if (phone) await onFirstScreen(page, 'phone tsume', ['[data-testid="board"]', '[data-testid="try-feedback"]'], problems);
+        if (phone) await onFirstScreen(page, 'phone tsume', lang, ['[data-testid="board"]', '[data-testid="try-feedback"]'], problems);
         await page.evaluate(() => scrollTo(0, 0));
         await screenshot(page, `layout-tsume-${name}`);
         assert.deepEqual(takeProblems(browser.context), [], 'the pages logged errors');

@@ -117,8 +117,9 @@ export async function moveTexts(page) {
 // textProblems lists the texts a reader cannot read whole, as
 // "what: text (why)": a word (a run of letters, digits or kana and kanji
 // without a space) broken over two lines; a short label (up to 12
-// characters) on more than one line; text cut by a box that hides its
-// overflow (an ellipsis too) or by the window's edge; a select whose
+// characters) on more than one line; text running out of its block, or
+// cut by a box that hides its overflow (an ellipsis too) or by the
+// window's edge; a select whose
 // chosen option is wider than the select shows. Long Japanese sentences
 // may break between any two characters, as Japanese does. Only what is
 // shown counts: hidden elements and the text inside inputs are skipped.
@@ -176,6 +177,9 @@ export async function textProblems(page) {
         const cjkSentence = /[\u3040-\u30ff\u4e00-\u9fff]/.test(m[0]) && m[0].length > 12;
         if (!cjkSentence && lines(r) > 1) { say(el, m[0], 'a word broken over two lines'); break; }
       }
+      // Text running out of its own block (a label wider than its box).
+      const own = getComputedStyle(el).display.startsWith('inline') ? null : el.getBoundingClientRect();
+      if (own && (box.left < own.left - 1 || box.right > own.right + 1)) say(el, text, `runs out of its box (${Math.round(box.right - own.right)} px)`);
       if (box.left < -0.5 || box.right > W + 0.5) say(el, text, `beyond the window's edge (${Math.round(box.left)}–${Math.round(box.right)} of ${W})`);
       if (c) {
         const cs = getComputedStyle(c);
