@@ -31,6 +31,9 @@ const box = (page, sel) => page.locator(sel).first().evaluate((el) => {
 async function read(page, what, problems) {
   for (const p of await textProblems(page)) problems.push(`${what}: ${p}`);
   for (const v of await axeViolations(page)) problems.push(`${what}: axe ${v}`);
+  // Nothing makes the page wider than the window (a phone would scroll sideways, or zoom out).
+  const w = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: document.documentElement.clientWidth }));
+  if (w.page > w.window) problems.push(`${what}: the page is ${w.page} px wide in a ${w.window} px window`);
 }
 
 // onFirstScreen checks that each selector's element lies in the first
