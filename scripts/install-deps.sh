@@ -66,7 +66,7 @@ if [ -n "$tests" ]; then
   # make check keeps THIRD_PARTY.md in step with the binary's Go modules.
   [ -x "$(go env GOPATH)/bin/go-licenses" ] || go install github.com/google/go-licenses@v1.6.0
   cd "$(dirname "$0")/.."
-  [ -d web/e2e/node_modules/playwright-core ] || (cd web/e2e && npm ci --no-audit --no-fund --loglevel=error)
+  [ -d web/e2e/node_modules/playwright-core ] && [ -d web/e2e/node_modules/axe-core ] || (cd web/e2e && npm ci --no-audit --no-fund --loglevel=error)
   # The conformance check's validating proxy (Stoplight Prism).
   [ -x conformance/node_modules/.bin/prism ] || (cd conformance && npm ci --no-audit --no-fund --loglevel=error)
 fi

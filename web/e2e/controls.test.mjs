@@ -208,7 +208,7 @@ for (const [size, opts] of Object.entries(SIZES)) {
         assert.ok(lines.x > board.x + board.width && moves.x > board.x + board.width, 'beside the board');
         assert.ok(moves.y + moves.height <= opts.height, `the move list is on screen (y ${moves.y}–${moves.y + moves.height})`);
       } else {
-        const col = await box('.board-col');
+        const col = await box('.controls'); // the board's column ends with its buttons (the record box goes last)
         assert.ok(lines.y >= col.y + col.height && lines.y - (col.y + col.height) < 40, 'the lines right under the board');
         assert.ok(moves.y - (lines.y + lines.height) < 40, 'the moves right under the lines');
         assert.ok(moves.y < opts.height * 1.2, `the move list starts at y ${moves.y}`);

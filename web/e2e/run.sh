@@ -23,7 +23,7 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
 fi
 
 cd "$here"
-if [ ! -d node_modules/playwright-core ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
 

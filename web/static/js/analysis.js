@@ -19,7 +19,7 @@ import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
 import { t } from './i18n.js';
 import {
-  $, toast, copyText, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams, settingScope,
+  $, toast, copyText, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams, settingScope, engineLabel,
 } from './dom.js';
 
 const mod = pageGame();
@@ -314,9 +314,8 @@ async function loadEngines() {
       engineInfo.set(e.name, e);
       const o = document.createElement('option');
       o.value = e.name;
-      const usiName = e.id && e.id.name ? ` — ${e.id.name}` : '';
-      o.textContent = `${e.name}${usiName}`;
-      o.title = t('engine.idle', { idle: e.idle ?? '?', n: e.instances ?? '?' });
+      o.textContent = engineLabel(e);
+      o.title = `${e.id?.name || e.name} · ${t('engine.idle', { idle: e.idle ?? '?', n: e.instances ?? '?' })}`;
       engineSelect.append(o);
     }
     const saved = loadSetting('engine', null);

@@ -74,7 +74,7 @@ export class Board {
     const frame = el('div', 'board-frame');
     this.filesEl = el('div', 'coords coords-files', { 'aria-hidden': 'true' });
     this.ranksEl = el('div', 'coords coords-ranks', { 'aria-hidden': 'true' });
-    this.boardEl = el('div', 'board', { 'data-testid': 'board', role: 'grid', 'aria-label': t('aria.shogiboard') });
+    this.boardEl = el('div', 'board', { 'data-testid': 'board', role: 'group', 'aria-label': t('aria.shogiboard') });
     // Grid lines and the four star points, drawn once at the board's aspect.
     const lines = document.createElementNS(SVG_NS, 'svg');
     lines.setAttribute('class', 'lines');
@@ -88,7 +88,7 @@ export class Board {
     this.boardEl.append(lines);
     this.squares = [];
     for (let i = 0; i < 81; i++) {
-      const sq = el('div', 'sq', { 'data-square': squareName(i), role: 'gridcell' });
+      const sq = el('div', 'sq', { 'data-square': squareName(i) });
       this.squares.push(sq);
       this.boardEl.append(sq);
     }

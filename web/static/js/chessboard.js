@@ -53,7 +53,7 @@ export class ChessBoard {
     this.grid = document.createElement('div');
     this.grid.className = 'chess-board';
     this.grid.dataset.testid = 'board';
-    this.grid.setAttribute('role', 'grid');
+    this.grid.setAttribute('role', 'group'); // squares, not a keyboard grid
     this.grid.setAttribute('aria-label', t('aria.chessboard'));
     this.squares = [];
     for (let i = 0; i < 64; i++) {
@@ -62,7 +62,6 @@ export class ChessBoard {
       cell.className = `chess-sq ${(f + r) % 2 ? 'light' : 'dark'}`;
       cell.dataset.square = nameOf(i);
       cell.dataset.testid = `sq-${nameOf(i)}`;
-      cell.setAttribute('role', 'gridcell');
       this.squares.push(cell);
       this.grid.append(cell);
     }

@@ -6,6 +6,15 @@ import { errorText } from './errwords.js';
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 
+// engineLabel is an engine's name in a chooser: usid's name and the
+// engine's own up to its first parenthesis (a build's details, such as
+// "gpsshogi (smp) vm r3033 wordsize 64", are too long for a phone's row;
+// the option's title keeps them).
+export function engineLabel(e) {
+  const id = e.id && e.id.name ? e.id.name.split(' (')[0].trim() : '';
+  return id ? `${e.name} — ${id}` : e.name;
+}
+
 export function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }

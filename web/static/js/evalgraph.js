@@ -134,7 +134,12 @@ export class EvalGraph {
     const pts = points.filter((p) => p.ply <= total).sort((a, b) => a.ply - b.ply);
     this.el.dataset.points = String(pts.length);
     this.el.dataset.total = String(total);
-    let html = `<rect class="g-gote" x="0" y="0" width="${W}" height="${H}"/>`;
+    // The area between the curve and the 0 line is filled, the first
+    // side's colour above it and the second's below (clipped halves), so a
+    // game's swings show as they are.
+    let html = `<defs><clipPath id="g-clip-up"><rect x="0" y="0" width="${W}" height="${H / 2}"/></clipPath>` +
+      `<clipPath id="g-clip-down"><rect x="0" y="${H / 2}" width="${W}" height="${H / 2}"/></clipPath></defs>` +
+      `<rect class="g-bg" x="0" y="0" width="${W}" height="${H}"/>`;
     const step = xStep(total);
     for (let p = step; p < total; p += step) {
       html += `<line class="g-grid" x1="${x(p)}" y1="0" x2="${x(p)}" y2="${H}" vector-effect="non-scaling-stroke"/>`;
@@ -152,7 +157,9 @@ export class EvalGraph {
       const ys = run.map((p) => y(p.score));
       if (run.length === 1) ys.push(ys[0]);
       const line = xs.map((px, i) => `${px.toFixed(1)},${ys[i].toFixed(1)}`);
-      html += `<polygon class="g-sente" points="${xs[0].toFixed(1)},${H} ${line.join(' ')} ${xs.at(-1).toFixed(1)},${H}"/>`;
+      const area = `${xs[0].toFixed(1)},${H / 2} ${line.join(' ')} ${xs.at(-1).toFixed(1)},${H / 2}`;
+      html += `<polygon class="g-sente" clip-path="url(#g-clip-up)" points="${area}"/>`;
+      html += `<polygon class="g-gote" clip-path="url(#g-clip-down)" points="${area}"/>`;
       html += `<polyline class="g-line" points="${line.join(' ')}" vector-effect="non-scaling-stroke"/>`;
     }
     html += `<line class="g-mid" x1="0" y1="${H / 2}" x2="${W}" y2="${H / 2}" vector-effect="non-scaling-stroke"/>`;

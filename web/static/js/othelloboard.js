@@ -26,7 +26,7 @@ export class OthelloBoard {
     this.grid = document.createElement('div');
     this.grid.className = 'othello-board';
     this.grid.dataset.testid = 'board';
-    this.grid.setAttribute('role', 'grid');
+    this.grid.setAttribute('role', 'group'); // squares, not a keyboard grid
     this.grid.setAttribute('aria-label', t('aria.othelloboard'));
     this.squares = [];
     for (let i = 0; i < 64; i++) {
@@ -34,7 +34,6 @@ export class OthelloBoard {
       cell.className = 'oth-sq';
       cell.dataset.square = nameOf(i);
       cell.dataset.testid = `sq-${nameOf(i)}`;
-      cell.setAttribute('role', 'gridcell');
       this.squares.push(cell);
       this.grid.append(cell);
     }

@@ -366,7 +366,7 @@ export class PlayPanel {
   renderClocks() {
     const s = this.state;
     for (const side of ['b', 'w']) {
-      const el = $(`#clock-${side}`, this.root);
+      const el = $(`#clock-${side}`); // beside the board, not in the panel
       if (!s) { el.hidden = true; continue; }
       el.hidden = false;
       const c = s.clock[side];

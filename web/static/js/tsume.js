@@ -11,7 +11,7 @@ import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
 import { t, lang } from './i18n.js';
 import { errorText } from './errwords.js';
-import { $, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams } from './dom.js';
+import { $, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams, engineLabel } from './dom.js';
 
 const SEED = '9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1';
 
@@ -120,7 +120,8 @@ async function loadEngines() {
       const o = document.createElement('option');
       o.value = e.name;
       const mates = e.capabilities && e.capabilities.checkmate;
-      o.textContent = `${e.name}${e.id && e.id.name ? ` — ${e.id.name}` : ''}${mates ? '' : t('tsume.nomatesearch')}`;
+      o.textContent = `${engineLabel(e)}${mates ? '' : t('tsume.nomatesearch')}`;
+      if (e.id && e.id.name) o.title = e.id.name;
       o.disabled = !mates; // its profile says it has no mate search
       sel.append(o);
     }
