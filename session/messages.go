@@ -508,6 +508,9 @@ func errorEvent(id string, err *Error) *Event {
 // MarshalJSON writes the event; a checkmate event always has "moves" (empty
 // for nomate, timeout and notimplemented) so that clients can rely on it.
 func (e *Event) MarshalJSON() ([]byte, error) {
+	if e.plainInfo() {
+		return e.appendInfo(make([]byte, 0, 256)), nil // eventjson.go
+	}
 	type plain Event
 	if e.Type != EventCheckmate {
 		return json.Marshal((*plain)(e))

@@ -562,29 +562,28 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	var reached int64         // the nodes searched, as the engine last said
 	scored := false           // some line had an evaluation
 	var last usi.Info         // the last scored line of the best move (a chess mate's line)
-	for {
-		in, ok := s.Next(bg)
-		if !ok {
-			break
-		}
+	// Each line is converted and emitted on the engine's stdout reader as
+	// it is parsed (Deliver): no hand-off to this goroutine per line. The
+	// state above is read after Wait, which returns after the last call.
+	s.Deliver(func(in *usi.Info) {
 		if (p.stopDepth > 0 && in.Has(usi.InfoPV) && in.Depth >= p.stopDepth) || (p.stopNodes > 0 && in.Nodes >= p.stopNodes) {
 			stop()
 		}
 		if nodes != nil {
-			nodes.seen(&in, time.Now(), searched)
+			nodes.seen(in, time.Now(), searched)
 		}
 		reached = max(reached, in.Nodes)
 		scored = scored || in.Has(usi.InfoScore)
 		if in.Has(usi.InfoScore) && in.MultiPV <= 1 {
-			last = in
+			last = *in
 		}
-		if ev := c.infoEvent(j, &in); ev != nil {
+		if ev := c.infoEvent(j, in); ev != nil {
 			if j.kind == jobAnalyze && len(ev.PV) > 0 && ev.Score != nil {
 				lines[ev.MultiPV] = ev
 			}
 			emit(ev)
 		}
-	}
+	})
 	res, err := s.Wait(bg)
 	if err != nil {
 		switch {

@@ -28,7 +28,12 @@ type Search struct {
 	done   chan struct{} // closed when the search has ended
 	hit    chan struct{} // closed once ponderhit is sent (a pondering search's only)
 
+	// dmu is held while deliver runs, so that Wait returns only after the
+	// last call (see Deliver).
+	dmu sync.Mutex
+
 	mu        sync.Mutex
+	deliver   func(*Info)   // set by Deliver: lines go to it, not to q
 	notify    chan struct{} // capacity 1: an info was queued
 	q         infoQueue
 	lines     map[int]Info
@@ -90,6 +95,34 @@ func (s *Search) Next(ctx context.Context) (Info, bool) {
 	}
 }
 
+// Deliver hands the search's info lines to f instead of queueing them for
+// Next: the lines queued so far at once, then each line as the engine's
+// stdout reader parses it, on that goroutine, in order. A reader that
+// converts and forwards each line that way costs no goroutine hand-off per
+// line. f must be quick and must not block: the engine's output waits while
+// it runs (it may call Stop). f is never called concurrently, nor after
+// Wait has returned, so state f keeps may be read once Wait returns. Call
+// Deliver once, from the goroutine that would have called Next, before
+// Wait; do not call Next then.
+func (s *Search) Deliver(f func(*Info)) {
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	s.mu.Lock()
+	var queued []Info
+	for {
+		in, ok := s.q.pop()
+		if !ok {
+			break
+		}
+		queued = append(queued, in)
+	}
+	s.deliver = f
+	s.mu.Unlock()
+	for i := range queued {
+		f(&queued[i])
+	}
+}
+
 // Wait blocks until the search ends or ctx is done, and returns the result:
 // the engine's bestmove or checkmate, or the error that ended the search
 // (wrapping ErrEngineExited, ErrTimeout after a stop the engine ignored, or
@@ -104,6 +137,10 @@ func (s *Search) Wait(ctx context.Context) (Result, error) {
 			return Result{}, ctx.Err()
 		}
 	}
+	// A line being delivered as the search ended is finished first: the
+	// caller may read what Deliver's function kept.
+	s.dmu.Lock()
+	s.dmu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.result, s.err
@@ -200,7 +237,10 @@ func (s *Search) push(in Info) {
 		s.mu.Unlock()
 		return
 	}
-	s.q.push(in)
+	deliver := s.deliver
+	if deliver == nil {
+		s.q.push(in)
+	}
 	if in.Has(InfoPV) {
 		k := lineKey(&in)
 		if _, ok := s.lines[k]; ok || len(s.lines) < maxLines {
@@ -211,6 +251,17 @@ func (s *Search) push(in Info) {
 		}
 	}
 	s.mu.Unlock()
+	if deliver != nil {
+		s.dmu.Lock()
+		s.mu.Lock()
+		ended := s.ended // by another goroutine (a timeout, the process's exit) meanwhile
+		s.mu.Unlock()
+		if !ended {
+			deliver(&in)
+		}
+		s.dmu.Unlock()
+		return
+	}
 	select {
 	case s.notify <- struct{}{}:
 	default:
