@@ -393,7 +393,7 @@ func (wc *wsConn) encode(evs []*session.Event) bool {
 		}
 	}
 	if infos > 0 {
-		wc.s.m.events.WithLabelValues(session.EventInfo).Add(float64(infos))
+		wc.s.m.infoEvents().Add(float64(infos))
 	}
 	return true
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/usid/usid/usi"
 )
 
 // marshalPlain is encoding/json's encoding of e, which the hand-written
@@ -84,7 +86,7 @@ func TestEventFields(t *testing.T) {
 	checked := []string{"Name", "USIName", "Restored", "Position", "Probing", "Move", "MoveKIF", "MoveSAN", "PonderMv",
 		"Emulated", "LimitedByBudget", "Book", "Result", "Moves", "MovesKIF", "MovesSAN", "Verified", "Code", "Message",
 		"MoveIndex", "Value", "Job", "Progress", "Positions", "Status", "Summary", "Play",
-		"retry"} // not in JSON
+		"retry", "held"} // not in JSON
 	var fields []string
 	for f := range reflect.TypeFor[Event]().Fields() {
 		fields = append(fields, f.Name)
@@ -101,7 +103,7 @@ func TestEventFields(t *testing.T) {
 	}
 	// Each checked field, set, makes the event go through encoding/json.
 	for _, name := range checked {
-		if name == "retry" {
+		if name == "retry" || name == "held" {
 			continue
 		}
 		e := &Event{Type: EventInfo}
@@ -184,4 +186,28 @@ func BenchmarkInfoJSON(b *testing.B) {
 			buf, _ = e.AppendJSON(buf[:0])
 		}
 	})
+}
+
+// TestInfoEventOwnsItsData: the event made of an engine's info line points
+// into nothing of the line's: the usi.Info is the engine reader's, reused
+// for the next line (usi.Search.Deliver), while the event waits in the
+// outbox and in the cache's lines.
+func TestInfoEventOwnsItsData(t *testing.T) {
+	c := &Service{}
+	j := &job{id: "a1"}
+	in := usi.Info{Fields: usi.InfoDepth | usi.InfoScore | usi.InfoWDL | usi.InfoPV, Depth: 3,
+		Score: usi.Score{Value: 31}, WDL: [3]int{95, 895, 10}, PV: []string{"e2e4"}}
+	ev := c.infoEvent(j, &in)
+	want := string(marshalPlain(t, ev))
+	in = usi.Info{Fields: usi.InfoWDL | usi.InfoScore, Score: usi.Score{Mate: true, Value: -2}, WDL: [3]int{1, 2, 3}}
+	if got := string(marshalPlain(t, ev)); got != want {
+		t.Fatalf("the event changed with the next line:\n got %s\nwant %s", got, want)
+	}
+	if !strings.Contains(want, `"score":{"cp":31}`) || !strings.Contains(want, `"wdl":[95,895,10]`) {
+		t.Fatalf("event %s: want cp 31 and wdl 95,895,10", want)
+	}
+	mate := c.infoEvent(j, &usi.Info{Fields: usi.InfoScore, Score: usi.Score{Mate: true, MateSign: '-'}})
+	if got := string(marshalPlain(t, mate)); got != `{"type":"info","id":"a1","multipv":1,"score":{"mate":0,"mate_sign":"-"}}` {
+		t.Errorf("mate - : got %s", got)
+	}
 }

@@ -474,6 +474,9 @@ type Event struct {
 	Message   string        `json:"message,omitempty"`
 	MoveIndex *int          `json:"move_index,omitempty"`
 	retry     time.Duration // the wait the message announces (REST's Retry-After)
+	// held (info): the search has another line at hand; the outbox keeps
+	// this one for it rather than have it written at once (outbox.flush).
+	held bool
 	// option
 	Value string `json:"value,omitempty"`
 	// progress and game_analysis (whole-game analysis, package games):

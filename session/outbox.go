@@ -49,13 +49,25 @@ func (o *outbox) push(e *Event) bool {
 		queued := o.pushLocked(e, false)
 		inline := o.inline
 		o.mu.Unlock()
-		if queued {
+		if queued && !e.held {
 			inline()
 		}
 		return queued
 	}
 	defer o.mu.Unlock()
 	return o.pushLocked(e, true)
+}
+
+// flush sends the info events pushed held: through inline, if set and
+// events wait (without inline, push woke the writer already).
+func (o *outbox) flush() {
+	o.mu.Lock()
+	inline := o.inline
+	waiting := len(o.queue) > 0
+	o.mu.Unlock()
+	if inline != nil && waiting {
+		inline()
+	}
 }
 
 // pushLocked is push with o.mu held; ready says whether to call o.ready.

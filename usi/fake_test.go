@@ -501,10 +501,13 @@ func TestFakeDeliver(t *testing.T) {
 		n        int64
 		returned bool
 		problems []string
+		sawMore  bool // a line came with another at hand
+		lastMore bool
 	)
-	s.Deliver(func(in *Info) {
+	s.Deliver(func(in *Info, more bool) {
 		mu.Lock()
 		defer mu.Unlock()
+		sawMore, lastMore = sawMore || more, more
 		if returned {
 			problems = append(problems, "a line after Wait returned")
 		}
@@ -536,5 +539,29 @@ func TestFakeDeliver(t *testing.T) {
 	}
 	if _, ok := s.Next(t.Context()); ok {
 		t.Error("Next after Deliver: got a line, want none queued")
+	}
+	if !sawMore || lastMore {
+		t.Errorf("more: seen %v, on the last line %v; want lines of the flood with more, the last without", sawMore, lastMore)
+	}
+}
+
+// TestInfoNext: the reader says more only when a whole info line follows.
+func TestInfoNext(t *testing.T) {
+	for _, tt := range []struct {
+		buffered string
+		want     bool
+	}{
+		{"", false},
+		{"info depth 2", false}, // not whole yet
+		{"info depth 2\n", true},
+		{"  info depth 2\r\n", true},
+		{"info\n", true},
+		{"bestmove 7g7f\ninfo depth 3\n", false},
+		{"information\n", false},
+		{"readyok\n", false},
+	} {
+		if got := infoNext([]byte(tt.buffered)); got != tt.want {
+			t.Errorf("infoNext(%q) = %v, want %v", tt.buffered, got, tt.want)
+		}
 	}
 }

@@ -201,7 +201,7 @@ func BenchmarkSearchHandoff(b *testing.B) {
 			}
 		}()
 		for b.Loop() {
-			s.push(in)
+			s.push(in, false)
 			<-got
 		}
 		s.finish(Result{}, nil)
@@ -209,9 +209,9 @@ func BenchmarkSearchHandoff(b *testing.B) {
 	b.Run("deliver", func(b *testing.B) {
 		s := newSearch(e, false)
 		n := 0
-		s.Deliver(func(*Info) { n++ })
+		s.Deliver(func(*Info, bool) { n++ })
 		for b.Loop() {
-			s.push(in)
+			s.push(in, false)
 		}
 		s.finish(Result{}, nil)
 		if n == 0 {
