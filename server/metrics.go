@@ -3,11 +3,14 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/usid/usid/session"
 )
 
 type metrics struct {
@@ -15,6 +18,10 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	events   *prometheus.CounterVec
+	// infoEvents is events' info counter: one per line a search streams,
+	// counted without a lookup by label (made at the first info, as
+	// WithLabelValues would).
+	infoEvents func() prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -33,6 +40,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "usid_ws_events_total", Help: "Events sent to WebSocket clients, by type.",
 		}, []string{"type"}),
 	}
+	m.infoEvents = sync.OnceValue(func() prometheus.Counter { return m.events.WithLabelValues(session.EventInfo) })
 	if reg != nil {
 		reg.MustRegister(m.sessions, m.requests, m.duration, m.events)
 	}

@@ -77,6 +77,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	wc := &wsConn{s: s, c: c, conn: lean.conn, client: cl, sess: s.cfg.Service.NewSession(), ctx: ctx, cancel: cancel,
 		closeCode: websocket.StatusNormalClosure}
 	wc.sess.SetReady(wc.wakeWriter)
+	wc.sess.SetInline(wc.inline)
 	wc.sess.SetCaller(s.gate.caller(cl))
 	if s.cfg.Games != nil {
 		wc.sess.SetGames(s.cfg.Games.For(s.gate.caller(cl)))
@@ -191,6 +192,47 @@ func (wc *wsConn) wakeWriter() {
 	}
 }
 
+// inline is the session's inline callback: the goroutine that queued an
+// info event (the session's worker) writes it itself when no writer runs,
+// the rate allows a batch and the socket takes all of it at once, so that
+// an engine's line reaches the client without waking another goroutine.
+// Anything else (a batch held back by the rate, a socket that is full, an
+// error) is left to a writer goroutine, started here.
+func (wc *wsConn) inline() {
+	if !wc.writing.CompareAndSwap(false, true) {
+		return // a writer runs: it takes the event
+	}
+	for {
+		evs := wc.sess.TryNext()
+		if evs == nil {
+			break
+		}
+		wc.conn.hold()
+		if !wc.encode(evs) || !wc.conn.tryRelease() {
+			wc.startWriter() // it writes the rest first
+			return
+		}
+	}
+	wc.writing.Store(false)
+	if wc.sess.Pending() && wc.writing.CompareAndSwap(false, true) {
+		wc.startWriter() // held back by the rate, or the session's end
+	}
+}
+
+// startWriter starts a writer goroutine for a caller that has set writing.
+func (wc *wsConn) startWriter() {
+	wc.wakeMu.Lock()
+	defer wc.wakeMu.Unlock()
+	if wc.ended {
+		return
+	}
+	wc.writers.Add(1)
+	go func() {
+		defer wc.writers.Done()
+		wc.write()
+	}()
+}
+
 // ping checks that the client is there (a dead peer does not answer) and
 // keeps proxies from dropping a quiet connection.
 func (wc *wsConn) ping() {
@@ -268,11 +310,16 @@ func (wc *wsConn) admit(req *session.Request, perr *session.Error) *session.Erro
 // no writer starts again.
 func (wc *wsConn) write() {
 	for {
-		if !wc.sess.Pending() && !wc.sess.Searching() {
+		// What inline left held (a full socket) goes first.
+		if wc.conn.release(wc.s.cfg.WriteTimeout) != nil {
+			wc.setClose(websocket.StatusPolicyViolation, "client too slow: write timed out")
+			break
+		}
+		if !wc.sess.Pending() {
 			// Quiet: return, unless an event came in between (its wake-up
 			// found this writer still running and started none). During a
-			// search the writer waits in Next instead: a goroutine started
-			// per info line would cost more than the wait.
+			// search too: the session's worker writes the info events
+			// itself (inline) while no writer runs.
 			wc.conn.noDeadline()
 			wc.writing.Store(false)
 			if !wc.sess.Pending() || !wc.writing.CompareAndSwap(false, true) {
@@ -304,21 +351,51 @@ func (wc *wsConn) write() {
 // WriteTimeout. It reports false when the client did not take them in time.
 func (wc *wsConn) send(evs []*session.Event) bool {
 	wc.conn.hold()
+	if !wc.encode(evs) {
+		wc.conn.release(wc.s.cfg.WriteTimeout)
+		return false
+	}
+	return wc.conn.release(wc.s.cfg.WriteTimeout) == nil
+}
+
+// encodeBufs are the buffers events are encoded into, between batches.
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// encode writes a batch of events, one message each, into the held
+// connection (wc.conn.hold first). It reports false when the connection
+// is closed.
+func (wc *wsConn) encode(evs []*session.Event) bool {
+	buf := encodeBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= 64<<10 {
+			encodeBufs.Put(buf)
+		}
+	}()
+	infos := 0
 	for _, ev := range evs {
-		// MarshalJSON directly: json.Marshal would encode the event, then
-		// copy and re-check its own output.
-		b, err := ev.MarshalJSON()
+		// AppendJSON into a reused buffer: no allocation for an info
+		// event, and not json.Marshal, which would encode the event, then
+		// copy and re-check its own output. coder/websocket copies the
+		// message into its frame before Write returns.
+		b, err := ev.AppendJSON((*buf)[:0])
+		*buf = b
 		if err != nil {
 			wc.s.log.Error("event not encodable", "err", err)
 			continue
 		}
 		if err := wc.c.Write(context.Background(), websocket.MessageText, b); err != nil {
-			wc.conn.release(wc.s.cfg.WriteTimeout)
 			return false
 		}
-		wc.s.m.events.WithLabelValues(ev.Type).Inc()
+		if ev.Type == session.EventInfo {
+			infos++
+		} else {
+			wc.s.m.events.WithLabelValues(ev.Type).Inc()
+		}
 	}
-	return wc.conn.release(wc.s.cfg.WriteTimeout) == nil
+	if infos > 0 {
+		wc.s.m.infoEvents().Add(float64(infos))
+	}
+	return true
 }
 
 // setClose records the close status; the first reason wins.

@@ -74,8 +74,9 @@ func (w *leanResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 type batchConn struct {
 	net.Conn
 	mu       sync.Mutex
-	held     *[]byte   // non-nil while held: the bytes waiting
-	deadline time.Time // the write deadline set by release, if any
+	held     *[]byte         // non-nil while held: the bytes waiting
+	deadline time.Time       // the write deadline set by release, if any
+	raw      syscall.RawConn // the socket, for tryRelease's write that does not wait
 
 	// pulled counts the bytes the WebSocket's reader has taken in: from
 	// the socket and from the handshake's packet (see waitReadable).
@@ -195,6 +196,64 @@ func (c *batchConn) release(timeout time.Duration) error {
 		batchBufs.Put(b)
 	}
 	return err
+}
+
+// tryRelease is release without waiting: it writes what was held as far as
+// the socket takes it at once. It reports true when all of it went (or
+// nothing was held), and writes are let through again; false when some is
+// left, which stays held (later writes join it, in order) for release to
+// write. The caller that gets false must see that release is called.
+func (c *batchConn) tryRelease() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.held
+	if b == nil {
+		return true
+	}
+	if len(*b) > 0 {
+		n := c.writeNow(*b)
+		if n < len(*b) {
+			*b = (*b)[:copy(*b, (*b)[n:])]
+			return false
+		}
+	}
+	c.held = nil
+	*b = (*b)[:0]
+	batchBufs.Put(b)
+	return true
+}
+
+// writeNow writes p to the socket without waiting for it to take more
+// (the socket is non-blocking) and returns how much it took: 0 when it is
+// full, errs (release then reports the error) or is not a plain socket.
+// c.mu must be held.
+func (c *batchConn) writeNow(p []byte) int {
+	if c.raw == nil {
+		sc, ok := c.Conn.(syscall.Conn)
+		if !ok {
+			return 0
+		}
+		rc, err := sc.SyscallConn()
+		if err != nil {
+			return 0
+		}
+		c.raw = rc
+	}
+	n := 0
+	c.raw.Write(func(fd uintptr) bool {
+		for n < len(p) {
+			m, err := syscall.Write(int(fd), p[n:])
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || m <= 0 {
+				break
+			}
+			n += m
+		}
+		return true // one attempt: never wait for the socket here
+	})
+	return n
 }
 
 // noDeadline clears the write deadline release set.

@@ -95,3 +95,76 @@ func readFrame(t *testing.T, br *bufio.Reader) string {
 	}
 	return string(p)
 }
+
+// TestTryReleaseFullSocket: tryRelease writes what the socket takes at once
+// and never waits; what a full socket (a client that does not read) leaves
+// stays held, later writes join it in order, and release writes it all.
+func TestTryReleaseFullSocket(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		accepted <- c
+	}()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	srv, ok := <-accepted
+	if !ok {
+		t.Fatal("accept failed")
+	}
+	defer srv.Close()
+	bc := &batchConn{Conn: srv}
+
+	// Small batches go at once while the client's buffers have room.
+	var want bytes.Buffer
+	bc.hold()
+	bc.Write([]byte("first;"))
+	want.WriteString("first;")
+	if !bc.tryRelease() {
+		t.Fatal("tryRelease of 6 bytes to an empty socket: got false, want all written")
+	}
+	// A batch far bigger than the socket's buffers (loopback's grow to a
+	// few MB): tryRelease returns at once with the rest held.
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<21) // 32 MB
+	bc.hold()
+	bc.Write(big)
+	want.Write(big)
+	start := time.Now()
+	if bc.tryRelease() {
+		t.Fatal("tryRelease of 32 MB to a client that does not read: got true, want some held")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("tryRelease waited %v for the socket", d)
+	}
+	bc.Write([]byte(";after")) // a pong, say: joins the held bytes
+	want.WriteString(";after")
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(client, int64(want.Len())))
+		got <- b
+	}()
+	if err := bc.release(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; !bytes.Equal(b, want.Bytes()) {
+		t.Fatalf("client read %d bytes, want the %d written, in order", len(b), want.Len())
+	}
+	// Writes are let through again after release.
+	bc.Write([]byte("x"))
+	client.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var one [1]byte
+	if _, err := io.ReadFull(client, one[:]); err != nil || one[0] != 'x' {
+		t.Fatalf("write after release: got %q, %v", one, err)
+	}
+}

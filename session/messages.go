@@ -474,6 +474,9 @@ type Event struct {
 	Message   string        `json:"message,omitempty"`
 	MoveIndex *int          `json:"move_index,omitempty"`
 	retry     time.Duration // the wait the message announces (REST's Retry-After)
+	// held (info): the search has another line at hand; the outbox keeps
+	// this one for it rather than have it written at once (outbox.flush).
+	held bool
 	// option
 	Value string `json:"value,omitempty"`
 	// progress and game_analysis (whole-game analysis, package games):
@@ -508,6 +511,9 @@ func errorEvent(id string, err *Error) *Event {
 // MarshalJSON writes the event; a checkmate event always has "moves" (empty
 // for nomate, timeout and notimplemented) so that clients can rely on it.
 func (e *Event) MarshalJSON() ([]byte, error) {
+	if e.plainInfo() {
+		return e.appendInfo(make([]byte, 0, 256)), nil // eventjson.go
+	}
 	type plain Event
 	if e.Type != EventCheckmate {
 		return json.Marshal((*plain)(e))

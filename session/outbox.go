@@ -26,6 +26,10 @@ type outbox struct {
 	// ready, if set, is called (with mu held) whenever events are queued or
 	// the outbox closes: see Session.SetReady.
 	ready func()
+	// inline, if set, is called instead of ready after an info event is
+	// queued, by the goroutine that queued it, with mu released: see
+	// Session.SetInline.
+	inline func()
 
 	// Token bucket for batches: at most burst at once, refilled at rate per second.
 	rate, burst float64
@@ -41,7 +45,33 @@ func newOutbox(rate float64, burst, maxKept int) *outbox {
 // client is too slow (the outbox is then closed with ErrSlowClient).
 func (o *outbox) push(e *Event) bool {
 	o.mu.Lock()
+	if e.Type == EventInfo && o.inline != nil {
+		queued := o.pushLocked(e, false)
+		inline := o.inline
+		o.mu.Unlock()
+		if queued && !e.held {
+			inline()
+		}
+		return queued
+	}
 	defer o.mu.Unlock()
+	return o.pushLocked(e, true)
+}
+
+// flush sends the info events pushed held: through inline, if set and
+// events wait (without inline, push woke the writer already).
+func (o *outbox) flush() {
+	o.mu.Lock()
+	inline := o.inline
+	waiting := len(o.queue) > 0
+	o.mu.Unlock()
+	if inline != nil && waiting {
+		inline()
+	}
+}
+
+// pushLocked is push with o.mu held; ready says whether to call o.ready.
+func (o *outbox) pushLocked(e *Event, ready bool) bool {
 	if o.closed {
 		return false
 	}
@@ -69,7 +99,11 @@ func (o *outbox) push(e *Event) bool {
 		return false
 	}
 	o.queue = append(o.queue, e)
-	o.wake()
+	if ready {
+		o.wake()
+	} else {
+		o.notifyOnly()
+	}
 	return true
 }
 
@@ -109,12 +143,17 @@ func (o *outbox) dropInfo(id string) {
 }
 
 func (o *outbox) wake() {
+	o.notifyOnly()
+	if o.ready != nil {
+		o.ready()
+	}
+}
+
+// notifyOnly wakes a next that waits, if any.
+func (o *outbox) notifyOnly() {
 	select {
 	case o.notify <- struct{}{}:
 	default:
-	}
-	if o.ready != nil {
-		o.ready()
 	}
 }
 
@@ -143,17 +182,12 @@ func (o *outbox) next(ctx context.Context) ([]*Event, error) {
 		}
 		var wait time.Duration
 		if len(o.queue) > 0 {
-			now := time.Now()
-			o.tokens = min(o.burst, o.tokens+now.Sub(o.last).Seconds()*o.rate)
-			o.last = now
-			if o.tokens >= 1 || o.mustDeliverLocked() {
-				o.tokens = max(o.tokens-1, 0)
-				batch := o.queue
-				o.queue = nil
+			batch, w := o.takeLocked()
+			if batch != nil {
 				o.mu.Unlock()
 				return batch, nil
 			}
-			wait = time.Duration((1 - o.tokens) / o.rate * float64(time.Second))
+			wait = w
 		}
 		o.mu.Unlock()
 		var timer *time.Timer
@@ -174,6 +208,34 @@ func (o *outbox) next(ctx context.Context) ([]*Event, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// takeLocked takes the queued events if the rate allows a batch now, or
+// says how long until it does. The queue must not be empty.
+func (o *outbox) takeLocked() (batch []*Event, wait time.Duration) {
+	now := time.Now()
+	o.tokens = min(o.burst, o.tokens+now.Sub(o.last).Seconds()*o.rate)
+	o.last = now
+	if o.tokens >= 1 || o.mustDeliverLocked() {
+		o.tokens = max(o.tokens-1, 0)
+		batch = o.queue
+		o.queue = nil
+		return batch, 0
+	}
+	return nil, time.Duration((1 - o.tokens) / o.rate * float64(time.Second))
+}
+
+// tryNext is next without waiting: the queued events if there are some and
+// the rate allows a batch now, else nil (also once the outbox is closed:
+// its end is next's to report).
+func (o *outbox) tryNext() []*Event {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed || len(o.queue) == 0 {
+		return nil
+	}
+	batch, _ := o.takeLocked()
+	return batch
 }
 
 // mustDeliverLocked: events other than info (a bestmove, an error) skip the rate limit.

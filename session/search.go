@@ -91,6 +91,10 @@ type job struct {
 	noCache   bool // the lease has client-set options: the cache's key would not describe it
 	noStore   bool // the lease's engine searched a repeated history: its hash may carry that answer (cache.go)
 	repeats   int8 // historyRepeats(pos), once known: 1 no, 2 yes (cache.go)
+	// flush, if set, sends the info events emitted held (Event.held): a
+	// search whose engine wrote several lines at once has them written
+	// together, after the last (a WebSocket session's outbox).
+	flush func()
 }
 
 // newJob checks a search request (analyze, go or mate) against the caps.
@@ -562,29 +566,32 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	var reached int64         // the nodes searched, as the engine last said
 	scored := false           // some line had an evaluation
 	var last usi.Info         // the last scored line of the best move (a chess mate's line)
-	for {
-		in, ok := s.Next(bg)
-		if !ok {
-			break
-		}
+	// Each line is converted and emitted on the engine's stdout reader as
+	// it is parsed (Deliver): no hand-off to this goroutine per line. The
+	// state above is read after Wait, which returns after the last call.
+	s.Deliver(func(in *usi.Info, more bool) {
 		if (p.stopDepth > 0 && in.Has(usi.InfoPV) && in.Depth >= p.stopDepth) || (p.stopNodes > 0 && in.Nodes >= p.stopNodes) {
 			stop()
 		}
 		if nodes != nil {
-			nodes.seen(&in, time.Now(), searched)
+			nodes.seen(in, time.Now(), searched)
 		}
 		reached = max(reached, in.Nodes)
 		scored = scored || in.Has(usi.InfoScore)
 		if in.Has(usi.InfoScore) && in.MultiPV <= 1 {
-			last = in
+			last = *in
 		}
-		if ev := c.infoEvent(j, &in); ev != nil {
+		if ev := c.infoEvent(j, in); ev != nil {
 			if j.kind == jobAnalyze && len(ev.PV) > 0 && ev.Score != nil {
 				lines[ev.MultiPV] = ev
 			}
+			ev.held = j.flush != nil
 			emit(ev)
 		}
-	}
+		if !more && j.flush != nil {
+			j.flush()
+		}
+	})
 	res, err := s.Wait(bg)
 	if err != nil {
 		switch {
@@ -640,10 +647,25 @@ func (c *Service) infoEvent(j *job, in *usi.Info) *Event {
 	if !in.Has(usi.InfoDepth) && !in.Has(usi.InfoPV) && !in.Has(usi.InfoScore) && !in.Has(usi.InfoNodes) && !in.Has(usi.InfoString) {
 		return nil
 	}
-	ev := &Event{Type: EventInfo, ID: j.id, MultiPV: max(in.MultiPV, 1), Depth: in.Depth, SelDepth: in.SelDepth,
+	// One allocation for the event and what it points to; in itself is
+	// the engine reader's (usi.Search.Deliver), so nothing may point into it.
+	a := new(struct {
+		ev    Event
+		score Score
+		v     int
+		wdl   [3]int
+	})
+	ev := &a.ev
+	*ev = Event{Type: EventInfo, ID: j.id, MultiPV: max(in.MultiPV, 1), Depth: in.Depth, SelDepth: in.SelDepth,
 		Nodes: in.Nodes, NPS: in.NPS, TimeMS: in.Time, Hashfull: in.Hashfull, PV: in.PV, Text: in.Text}
 	if in.Has(usi.InfoScore) {
-		ev.Score = j.scoreOf(in.Score)
+		if in.Score.Scaled {
+			ev.Score = j.scoreOf(in.Score)
+		} else {
+			a.v = in.Score.Value
+			a.score = scoreIn(in.Score, &a.v)
+			ev.Score = &a.score
+		}
 		switch in.Score.Bound {
 		case usi.LowerBound:
 			ev.Bound = "lower"
@@ -652,7 +674,8 @@ func (c *Service) infoEvent(j *job, in *usi.Info) *Event {
 		}
 	}
 	if in.Has(usi.InfoWDL) {
-		ev.WDL = in.WDL[:]
+		a.wdl = in.WDL
+		ev.WDL = a.wdl[:]
 	}
 	if j.kif && len(in.PV) > 0 {
 		j.setPVNotation(ev, in.PV) // an engine's bad move cuts the notation short
@@ -697,11 +720,24 @@ func (j *job) scoreOf(s usi.Score) *Score {
 
 func scoreOf(s usi.Score) *Score {
 	v := s.Value
+	sc := scoreIn(s, &v)
+	return &sc
+}
+
+// scoreIn is a score that is not Scaled as clients get it, its number in
+// *v (s.Value).
+func scoreIn(s usi.Score, v *int) Score {
 	if !s.Mate {
-		return &Score{CP: &v}
+		return Score{CP: v}
 	}
-	sc := &Score{Mate: &v}
-	if s.MateSign != 0 {
+	sc := Score{Mate: v}
+	switch s.MateSign {
+	case '+':
+		sc.MateSign = "+"
+	case '-':
+		sc.MateSign = "-"
+	case 0:
+	default:
 		sc.MateSign = string(s.MateSign)
 	}
 	return sc

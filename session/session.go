@@ -224,6 +224,25 @@ func (s *Session) SetReady(f func()) {
 	s.out.mu.Unlock()
 }
 
+// SetInline has f called, instead of SetReady's function, after an info
+// event is queued: by the goroutine that queued it (the session's worker,
+// during a search), with no lock of the session's held. f may take the
+// events with TryNext and write them itself, so that delivering an engine's
+// line does not wake a writer goroutine; it must not block, and must leave
+// to a writer (started as SetReady's function would) what it cannot write
+// at once. Other events and the session's end still call SetReady's
+// function. Call SetInline before Handle, Serve or Notify.
+func (s *Session) SetInline(f func()) {
+	s.out.mu.Lock()
+	s.out.inline = f
+	s.out.mu.Unlock()
+}
+
+// TryNext is Next without waiting: the events queued, if the rate of
+// batches allows sending them now; nil when there are none, when they must
+// wait for the rate, or when the session is over (Next reports the end).
+func (s *Session) TryNext() []*Event { return s.out.tryNext() }
+
 // Pending reports whether Next has something to return without waiting for
 // new events: events are queued, or the session is over.
 func (s *Session) Pending() bool { return s.out.pending() }

@@ -230,6 +230,7 @@ func (s *Session) serve(j *job, held *pool.Lease) *pool.Lease {
 		return nil
 	}
 	j.noCache, j.noStore = s.clientOpts, s.repeated
+	j.flush = s.out.flush
 	s.repeated = s.repeated || j.historyRepeats()
 	_, discard := s.svc.runSearch(ctx, lease, j, emit, func(srch *usi.Search) {
 		s.mu.Lock()

@@ -50,10 +50,12 @@
 //
 // Safe from any goroutine at any time: Stop, Kill, Close, Done, Err, PID, ID,
 // Options, OptionValue, ActiveSearch, and on a Search: Stop, Ponderhit, Hit, Done
-// and Dropped. A Search's Next and Wait are for one reading goroutine.
+// and Dropped. A Search's Next (or Deliver) and Wait are for one reading
+// goroutine.
 //
 // Inside, one goroutine owns stdout and always drains it (info lines go to
-// a bounded per-search queue that drops old lines when the reader lags;
+// a bounded per-search queue that drops old lines when the reader lags, or
+// after Search.Deliver to the reader's function on this goroutine;
 // bestmove and checkmate are never dropped), one logs stderr, and one owns
 // the process's Wait: when the engine exits, for any reason, the search in
 // flight and any IsReady fail at once with an error wrapping

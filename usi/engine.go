@@ -98,6 +98,9 @@ type Engine struct {
 	wg             sync.WaitGroup
 	closeOnce      sync.Once
 	closeErr       error
+	// readMore: the stdout reader holds another whole line after the one
+	// it handles. Only the reader goroutine touches it.
+	readMore bool
 
 	writeMu sync.Mutex // one writer of stdin at a time; taken before mu
 

@@ -3,6 +3,7 @@ package usi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -473,5 +474,94 @@ func TestFakeSetOption(t *testing.T) {
 	}
 	if err := e.IsReady(t.Context()); err != nil {
 		t.Errorf("IsReady: %v", err)
+	}
+}
+
+// TestFakeDeliver: lines handed to Deliver's function come in order on the
+// engine's reader, the ones queued before Deliver first; every line the
+// engine printed is either delivered or counted dropped (only while queued,
+// before Deliver); none comes after Wait has returned.
+func TestFakeDeliver(t *testing.T) {
+	cfg, _ := fakeConfig(t, fakeengine.Flood)
+	cfg.InfoBuffer = 64
+	e := startEngine(t, cfg)
+	s, err := e.Go(t.Context(), Position{}, Go{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Let lines pile up in the queue first.
+	testwait.For(t, "lines queued", 10*time.Second, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.q.tail > 0
+	})
+	var (
+		mu       sync.Mutex
+		last     = map[int]int64{} // multipv -> nodes of the last line delivered
+		n        int64
+		returned bool
+		problems []string
+		sawMore  bool // a line came with another at hand
+		lastMore bool
+	)
+	s.Deliver(func(in *Info, more bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		sawMore, lastMore = sawMore || more, more
+		if returned {
+			problems = append(problems, "a line after Wait returned")
+		}
+		if in.Nodes <= last[in.MultiPV] {
+			problems = append(problems, fmt.Sprintf("multipv %d: nodes %d after %d", in.MultiPV, in.Nodes, last[in.MultiPV]))
+		}
+		last[in.MultiPV] = in.Nodes
+		n++
+	})
+	res, err := s.Wait(ctxTimeout(t, 30*time.Second))
+	mu.Lock()
+	returned = true
+	got := n
+	mu.Unlock()
+	if err != nil || res.BestMove == nil || res.BestMove.Move != "7g7f" {
+		t.Fatalf("Wait: got %+v, %v, want bestmove 7g7f", res, err)
+	}
+	if len(problems) > 0 {
+		t.Fatalf("delivery out of order: %v", problems[:min(len(problems), 5)])
+	}
+	if got+s.Dropped() != 200000 {
+		t.Errorf("lines delivered %d + dropped %d: want the 200000 the engine printed", got, s.Dropped())
+	}
+	if s.Dropped() > 200000-int64(cfg.InfoBuffer) || got < int64(cfg.InfoBuffer) {
+		t.Errorf("delivered %d, dropped %d: want the lines after Deliver all delivered", got, s.Dropped())
+	}
+	if last[1] != 200000 || last[2] != 199999 {
+		t.Errorf("last line delivered per multipv: got %v, want 1:200000 2:199999", last)
+	}
+	if _, ok := s.Next(t.Context()); ok {
+		t.Error("Next after Deliver: got a line, want none queued")
+	}
+	if !sawMore || lastMore {
+		t.Errorf("more: seen %v, on the last line %v; want lines of the flood with more, the last without", sawMore, lastMore)
+	}
+}
+
+// TestInfoNext: the reader says more only when a whole info line follows.
+func TestInfoNext(t *testing.T) {
+	for _, tt := range []struct {
+		buffered string
+		want     bool
+	}{
+		{"", false},
+		{"info depth 2", false}, // not whole yet
+		{"info depth 2\n", true},
+		{"  info depth 2\r\n", true},
+		{"info\n", true},
+		{"bestmove 7g7f\ninfo depth 3\n", false},
+		{"information\n", false},
+		{"readyok\n", false},
+	} {
+		if got := infoNext([]byte(tt.buffered)); got != tt.want {
+			t.Errorf("infoNext(%q) = %v, want %v", tt.buffered, got, tt.want)
+		}
 	}
 }

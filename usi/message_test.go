@@ -1,6 +1,7 @@
 package usi
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -174,4 +175,47 @@ func BenchmarkCommandPosition(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSearchHandoff: an info line from the engine's stdout reader to
+// the search's reader, one line at a time as they come in a live analysis
+// (each line arrives at an idle reader). next: queued, the reader's
+// goroutine woken in Next (and, to pace the lines, the pusher woken back
+// once it has the line); deliver: Deliver's function called on the
+// pusher's goroutine.
+//
+//	go test -run '^$' -bench SearchHandoff ./usi/
+func BenchmarkSearchHandoff(b *testing.B) {
+	m, err := ParseMessage(typicalInfo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := m.(Info)
+	e := &Engine{cfg: Config{InfoBuffer: 128}}
+	b.Run("next", func(b *testing.B) {
+		s := newSearch(e, false)
+		got := make(chan struct{})
+		go func() {
+			for _, ok := s.Next(context.Background()); ok; _, ok = s.Next(context.Background()) {
+				got <- struct{}{}
+			}
+		}()
+		for b.Loop() {
+			s.push(in, false)
+			<-got
+		}
+		s.finish(Result{}, nil)
+	})
+	b.Run("deliver", func(b *testing.B) {
+		s := newSearch(e, false)
+		n := 0
+		s.Deliver(func(*Info, bool) { n++ })
+		for b.Loop() {
+			s.push(in, false)
+		}
+		s.finish(Result{}, nil)
+		if n == 0 {
+			b.Fatal("nothing delivered")
+		}
+	})
 }

@@ -120,12 +120,27 @@ func (e *Engine) readStdout() {
 		if discarding {
 			discarding = false // b is the end of the long line
 		} else if len(b) > 0 {
+			buffered, _ := r.Peek(r.Buffered())
+			e.readMore = infoNext(buffered)
 			e.handle(string(bytes.TrimRight(b, "\r\n")))
 		}
 		if err != nil {
 			return // EOF, or closed after the process exited
 		}
 	}
+}
+
+// infoNext reports whether buffered (what the reader holds after the line
+// it handles) starts with a whole info line: the engine wrote faster than
+// its lines are delivered, and the next one will reach the search too (see
+// Search.Deliver's more).
+func infoNext(buffered []byte) bool {
+	end := bytes.IndexByte(buffered, '\n')
+	if end < 0 {
+		return false
+	}
+	line := bytes.TrimLeft(buffered[:end], " \t")
+	return bytes.HasPrefix(line, []byte("info")) && (len(line) == 4 || line[4] <= ' ')
 }
 
 // firstToken returns the first word of a line.
@@ -161,7 +176,7 @@ func (e *Engine) handle(line string) {
 					m.Score = sc.Clamp(m.Score)
 				}
 			}
-			s.push(m)
+			s.push(m, e.readMore)
 		}
 		return
 	case ScoreScale:

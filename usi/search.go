@@ -28,8 +28,16 @@ type Search struct {
 	done   chan struct{} // closed when the search has ended
 	hit    chan struct{} // closed once ponderhit is sent (a pondering search's only)
 
+	// dmu is held while deliver runs, so that Wait returns only after the
+	// last call (see Deliver); it is taken before mu. delivered is the line
+	// being delivered: a field, so that passing its address to deliver
+	// does not move every line to the heap.
+	dmu       sync.Mutex
+	delivered Info
+
 	mu        sync.Mutex
-	notify    chan struct{} // capacity 1: an info was queued
+	deliver   func(*Info, bool) // set by Deliver: lines go to it, not to q
+	notify    chan struct{}     // capacity 1: an info was queued
 	q         infoQueue
 	lines     map[int]Info
 	stopping  bool
@@ -90,6 +98,39 @@ func (s *Search) Next(ctx context.Context) (Info, bool) {
 	}
 }
 
+// Deliver hands the search's info lines to f instead of queueing them for
+// Next: the lines queued so far at once, then each line as the engine's
+// stdout reader parses it, on that goroutine, in order. A reader that
+// converts and forwards each line that way costs no goroutine hand-off per
+// line. more says that another info line of the search is already at hand
+// (the engine wrote faster than f took them, or lines were queued): f may
+// keep this one to send with the next, and send what it kept once more is
+// false (or once the search has ended: a line may be the last one then).
+// f must be quick and must not block: the engine's output waits while it
+// runs (it may call Stop). f is never called concurrently, nor after
+// Wait has returned, so state f keeps may be read once Wait returns. The
+// Info f gets is valid during the call only (its slices stay valid). Call
+// Deliver once, from the goroutine that would have called Next, before
+// Wait; do not call Next then.
+func (s *Search) Deliver(f func(in *Info, more bool)) {
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	s.mu.Lock()
+	var queued []Info
+	for {
+		in, ok := s.q.pop()
+		if !ok {
+			break
+		}
+		queued = append(queued, in)
+	}
+	s.deliver = f
+	s.mu.Unlock()
+	for i := range queued {
+		f(&queued[i], i < len(queued)-1)
+	}
+}
+
 // Wait blocks until the search ends or ctx is done, and returns the result:
 // the engine's bestmove or checkmate, or the error that ended the search
 // (wrapping ErrEngineExited, ErrTimeout after a stop the engine ignored, or
@@ -104,6 +145,10 @@ func (s *Search) Wait(ctx context.Context) (Result, error) {
 			return Result{}, ctx.Err()
 		}
 	}
+	// A line being delivered as the search ended is finished first: the
+	// caller may read what Deliver's function kept.
+	s.dmu.Lock()
+	s.dmu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.result, s.err
@@ -193,14 +238,20 @@ func (s *Search) send(line string, ok func() bool) error {
 	return err
 }
 
-// push queues an info line; called by the engine's stdout reader.
-func (s *Search) push(in Info) {
+// push queues an info line, or delivers it; called by the engine's stdout
+// reader. more: another line is at hand (see Deliver).
+func (s *Search) push(in Info, more bool) {
+	s.dmu.Lock()
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
+		s.dmu.Unlock()
 		return
 	}
-	s.q.push(in)
+	deliver := s.deliver
+	if deliver == nil {
+		s.q.push(in)
+	}
 	if in.Has(InfoPV) {
 		k := lineKey(&in)
 		if _, ok := s.lines[k]; ok || len(s.lines) < maxLines {
@@ -211,6 +262,16 @@ func (s *Search) push(in Info) {
 		}
 	}
 	s.mu.Unlock()
+	if deliver != nil {
+		// Under dmu: a search that ends meanwhile (a timeout, the
+		// process's exit) has its Wait return after this call.
+		s.delivered = in
+		deliver(&s.delivered, more)
+		s.delivered = Info{}
+		s.dmu.Unlock()
+		return
+	}
+	s.dmu.Unlock()
 	select {
 	case s.notify <- struct{}{}:
 	default:

@@ -55,15 +55,17 @@ func benchInfoLatency(ctx context.Context, b *bench) error {
 			return fmt.Errorf("%d sessions: %w", n, err)
 		}
 		worstP99, worstShare := time.Duration(0), 2.0
-		var p99s []string
+		var p99s, perLine []string
 		for i, r := range runs {
 			b.rep.add(fmt.Sprintf("info latency, %d session(s), run %d/%d", n, i+1, len(runs)), r.String(), "", "")
 			worstP99 = max(worstP99, r.p99)
 			worstShare = min(worstShare, r.share())
 			p99s = append(p99s, ms(r.p99))
+			perLine = append(perLine, us(r.perLine()))
 		}
 		what := fmt.Sprintf("info latency, %d session(s), %d run(s)", n, len(runs))
-		summary := fmt.Sprintf("p99 %s; worst p99 %s; lines delivered ≥ %.1f%% of expected in every run", strings.Join(p99s, ", "), ms(worstP99), 100*worstShare)
+		summary := fmt.Sprintf("p99 %s; worst p99 %s; lines delivered ≥ %.1f%% of expected in every run; usid CPU per delivered line %s",
+			strings.Join(p99s, ", "), ms(worstP99), 100*worstShare, strings.Join(perLine, ", "))
 		switch n {
 		case b.infoTarget:
 			ok := worstP99 <= 2*time.Millisecond
@@ -121,10 +123,21 @@ func (r *infoRun) String() string {
 	cpu := func(d time.Duration) string {
 		return fmt.Sprintf("%.0f%%", 100*d.Seconds()/(r.window.Seconds()*float64(runtime.NumCPU())))
 	}
-	return fmt.Sprintf("p50 %s, p99 %s, max %s; lines %d of %d expected (%.1f%%; engines printed %d); CPU usid %s, engines %s, clients %s; load %s",
+	return fmt.Sprintf("p50 %s, p99 %s, max %s; lines %d of %d expected (%.1f%%; engines printed %d); CPU usid %s (%s per delivered line), engines %s, clients %s; load %s",
 		ms(r.p50), ms(r.p99), ms(r.pmax), r.delivered, r.expected, 100*r.share(), r.printed,
-		cpu(r.usid), cpu(r.engines), cpu(r.bcpu), r.load)
+		cpu(r.usid), us(r.perLine()), cpu(r.engines), cpu(r.bcpu), r.load)
 }
+
+// perLine is usid's CPU time in the window per line delivered to a client:
+// what the per-session path costs (issue 38: ≤ 15 µs).
+func (r *infoRun) perLine() time.Duration {
+	if r.delivered == 0 {
+		return 0
+	}
+	return r.usid / time.Duration(r.delivered)
+}
+
+func us(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond)) }
 
 // infoRuns starts usid with n engines and measures b.infoRepeat windows.
 func (b *bench) infoRuns(ctx context.Context, n int) (runs []*infoRun, err error) {
