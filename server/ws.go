@@ -202,6 +202,13 @@ func (wc *wsConn) inline() {
 	if !wc.writing.CompareAndSwap(false, true) {
 		return // a writer runs: it takes the event
 	}
+	if wc.conn.direct.Load() > 0 {
+		// A pong or ping is being written: a writer waits behind it,
+		// not the engine's goroutine (a client that reads nothing holds
+		// it until the ping fails).
+		wc.startWriter()
+		return
+	}
 	for {
 		evs := wc.sess.TryNext()
 		if evs == nil {

@@ -77,6 +77,11 @@ type batchConn struct {
 	held     *[]byte         // non-nil while held: the bytes waiting
 	deadline time.Time       // the write deadline set by release, if any
 	raw      syscall.RawConn // the socket, for tryRelease's write that does not wait
+	// direct counts writes outside a batch under way (a pong, a ping, a
+	// close: not held to a deadline): the engine's goroutine does not
+	// write inline behind one, which a client that reads nothing can hold
+	// up until the ping fails.
+	direct atomic.Int32
 
 	// pulled counts the bytes the WebSocket's reader has taken in: from
 	// the socket and from the handshake's packet (see waitReadable).
@@ -151,6 +156,8 @@ func (c *batchConn) Write(p []byte) (int, error) {
 		*c.held = append(*c.held, p...)
 		return len(p), nil
 	}
+	c.direct.Add(1)
+	defer c.direct.Add(-1)
 	if !c.deadline.IsZero() {
 		// A pong, ping or close outside a batch: not held to the batches'
 		// deadline, which may have passed while the writer waited.
