@@ -107,6 +107,19 @@ type Config struct {
 		RedisPrefix string        `yaml:"redis_prefix"`
 		Lease       time.Duration `yaml:"lease"`
 	} `yaml:"play"`
+	// Broadcast configures broadcasts: one live analysis, many viewers
+	// (package broadcast).
+	Broadcast struct {
+		MaxPerClient        int           `yaml:"max_per_client"`
+		MaxBroadcasts       int           `yaml:"max_broadcasts"`
+		MaxViewersPerClient int           `yaml:"max_viewers_per_client"`
+		MaxViewers          int           `yaml:"max_viewers"`
+		Keep                time.Duration `yaml:"keep"`
+		Redis               string        `yaml:"redis"`
+		RedisPrefix         string        `yaml:"redis_prefix"`
+		Lease               time.Duration `yaml:"lease"`
+		Check               time.Duration `yaml:"check"`
+	} `yaml:"broadcast"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
 		Hosts         []string      `yaml:"hosts"`
