@@ -15,6 +15,7 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	events   *prometheus.CounterVec
+	viewers  prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -32,9 +33,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "usid_ws_events_total", Help: "Events sent to WebSocket clients, by type.",
 		}, []string{"type"}),
+		viewers: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "usid_broadcast_viewers", Help: "Open viewer WebSockets of broadcasts.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.sessions, m.requests, m.duration, m.events)
+		reg.MustRegister(m.sessions, m.requests, m.duration, m.events, m.viewers)
 	}
 	return m
 }
