@@ -340,7 +340,9 @@ profile_dir: %s
 	for i, m := range moves {
 		for _, w := range ws {
 			testwait.For(t, "lines of both multipv", 10*time.Second, func() bool {
-				a, _ := w.find(0, func(ev map[string]any) bool { return ev["type"] == "info" && num(ev["search"]) == i+1 && num(ev["multipv"]) == 2 })
+				a, _ := w.find(0, func(ev map[string]any) bool {
+					return ev["type"] == "info" && num(ev["search"]) == i+1 && num(ev["multipv"]) == 2
+				})
 				return a >= 0
 			})
 		}

@@ -26,9 +26,9 @@ type runner struct {
 
 	mu       sync.Mutex
 	st       *State
-	silent   bool                // the lease was lost: another instance speaks for the search now
+	silent   bool                 // the lease was lost: another instance speaks for the search now
 	searches map[string]*searchOf // by request id
-	snap     map[int]item        // for the backend's snapshot: position, lines, terminal
+	snap     map[int]item         // for the backend's snapshot: position, lines, terminal
 	snapPos  *item
 	snapTerm *item
 }
