@@ -79,6 +79,15 @@ type Config struct {
 	Logger  *slog.Logger
 }
 
+// RedisPrefix is the default prefix of the broadcasts' Redis keys.
+const RedisPrefix = "usid:bc:"
+
+// WithDefaults returns c with its zero fields set to the defaults.
+func (c Config) WithDefaults() Config {
+	c.defaults()
+	return c
+}
+
 func (c *Config) defaults() {
 	if c.MaxPerClient <= 0 {
 		c.MaxPerClient = 2

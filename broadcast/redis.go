@@ -41,7 +41,7 @@ type redisBackend struct {
 
 func openRedis(m *Manager, c RedisConfig) (*redisBackend, error) {
 	c.Lease, c.Check = m.cfg.Lease, m.cfg.Check
-	rdb, cfg, pod, err := redislease.Open(c, "usid:bc:", "broadcast")
+	rdb, cfg, pod, err := redislease.Open(c, RedisPrefix, "broadcast")
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,10 @@ func benchBroadcast(ctx context.Context, b *bench) (err error) {
 	return nil
 }
 
-func runtimeCPUs() int { n, _ := strconv.Atoi(strings.TrimSpace(string(must(exec.Command("nproc").Output())))); return n }
+func runtimeCPUs() int {
+	n, _ := strconv.Atoi(strings.TrimSpace(string(must(exec.Command("nproc").Output()))))
+	return n
+}
 
 func must(b []byte, _ error) []byte { return b }
 

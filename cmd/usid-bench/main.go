@@ -16,8 +16,8 @@
 //     warm: positions per second, searches saved (games.go)
 //  9. fair sharing of one engine: a light client's wait among four heavy
 //     clients (fair.go)
-// 10. REST /v1/analyze on stockfish (UCI) against stockfish over its pipes
-// 11. a broadcast: N viewers of one search on one usid, and on three usid
+//  10. REST /v1/analyze on stockfish (UCI) against stockfish over its pipes
+//  11. a broadcast: N viewers of one search on one usid, and on three usid
 //     sharing one redis-server behind a round-robin TCP proxy: lines
 //     delivered against expected, latency engine line -> viewer, usid CPU per
 //     delivered message, RSS per viewer (broadcast.go)
