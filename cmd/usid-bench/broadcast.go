@@ -38,11 +38,14 @@ const envProxy = "USID_BENCH_PROXY" // "listen,backend1,backend2,...": run as th
 
 func benchBroadcast(ctx context.Context, b *bench) (err error) {
 	maxV := slices.Max(b.bcViewers)
-	// The proxy holds two descriptors per viewer; so does the tool, at most.
-	limit, lerr := raiseNoFile(uint64(3*maxV) + 1024)
-	if limit < uint64(2*maxV)+256 {
+	// The tool holds a descriptor per viewer, a proxy two per viewer it
+	// carries: with a hard limit below that, the viewers are spread over
+	// several proxy processes (each round-robin over the three usid).
+	limit, lerr := raiseNoFile(uint64(2*maxV) + 1024)
+	if limit < uint64(maxV)+256 {
 		return fmt.Errorf("open-file limit %d is too low for %d viewers (%v)", limit, maxV, lerr)
 	}
+	proxies := int((2*uint64(maxV))/(limit-512)) + 1
 	rs, err := b.startRedis()
 	if err != nil {
 		return err
@@ -67,7 +70,7 @@ func benchBroadcast(ctx context.Context, b *bench) (err error) {
 	}
 	var p99one []time.Duration
 	for _, n := range b.bcViewers {
-		r, err := b.broadcastRun(ctx, []*usidProc{one}, one.addr, n, nil)
+		r, err := b.broadcastRun(ctx, []*usidProc{one}, []string{one.addr}, n, nil)
 		if err != nil {
 			stopUsid(one, &err)
 			return fmt.Errorf("one usid, %d viewers: %w", n, err)
@@ -92,13 +95,21 @@ func benchBroadcast(ctx context.Context, b *bench) (err error) {
 		}
 		pods = append(pods, u)
 	}
-	proxy, err := b.startProxy(pods)
-	if err != nil {
-		return err
+	var addrs []string
+	var procs []*exec.Cmd
+	for range proxies {
+		proxy, err := b.startProxy(pods)
+		if err != nil {
+			return err
+		}
+		defer proxy.stop()
+		addrs, procs = append(addrs, proxy.addr), append(procs, proxy.cmd)
 	}
-	defer proxy.stop()
+	if proxies > 1 {
+		b.rep.note("(11) the open-file limit (%d) holds %d proxy connections at most: the viewers are spread over %d proxy processes, each round-robin over the three usid.", limit, (limit-512)/2, proxies)
+	}
 	for i, n := range b.bcViewers {
-		r, err := b.broadcastRun(ctx, pods, proxy.addr, n, proxy.cmd)
+		r, err := b.broadcastRun(ctx, pods, addrs, n, procs)
 		if err != nil {
 			return fmt.Errorf("three usid, %d viewers: %w", n, err)
 		}
@@ -148,7 +159,7 @@ func (b *bench) addBroadcastRow(what string, r *bcRun, target bool, p99one time.
 
 // broadcastRun creates a broadcast on pods[0], has n viewers watch it
 // through addr, and measures one window.
-func (b *bench) broadcastRun(ctx context.Context, pods []*usidProc, addr string, n int, proxy *exec.Cmd) (*bcRun, error) {
+func (b *bench) broadcastRun(ctx context.Context, pods []*usidProc, addrs []string, n int, proxies []*exec.Cmd) (*bcRun, error) {
 	body := []byte(`{"engine":"stamp","position":{"sfen":"startpos","moves":[]}}`)
 	status, raw, err := post(ctx, b.http, pods[0].url("/v1/broadcasts"), body)
 	if err != nil {
@@ -175,11 +186,16 @@ func (b *bench) broadcastRun(ctx context.Context, pods []*usidProc, addr string,
 		return t
 	}
 	r := &bcRun{viewers: n, rssBase: rss()}
-	conns, err := dialRawMany(addr, "/v1/broadcasts/"+v.ID+"/ws", n, 64)
-	if err != nil {
-		return nil, err
+	var conns []*rawWS
+	defer func() { closeRaw(conns) }()
+	for i, addr := range addrs {
+		k := n/len(addrs) + btoi(i < n%len(addrs))
+		cs, err := dialRawMany(addr, "/v1/broadcasts/"+v.ID+"/ws", k, 64)
+		if err != nil {
+			return nil, err
+		}
+		conns = append(conns, cs...)
 	}
-	defer closeRaw(conns)
 	r.rssViewers = rss()
 	r.rssPerViewer = float64(r.rssViewers-r.rssBase) / float64(n)
 
@@ -236,14 +252,14 @@ func (b *bench) broadcastRun(ctx context.Context, pods []*usidProc, addr string,
 	tick := func(now time.Time) {
 		if sampled == 0 && !now.Before(start) {
 			cpu0, sampled, from = cpu(), 1, seen+1
-			if proxy != nil {
-				pcpu0 = cpuOf(proxy.Process.Pid)
+			for _, p := range proxies {
+				pcpu0 += cpuOf(p.Process.Pid)
 			}
 		}
 		if sampled == 1 && !now.Before(end) {
 			cpu1, sampled, to = cpu(), 2, seen
-			if proxy != nil {
-				pcpu1 = cpuOf(proxy.Process.Pid)
+			for _, p := range proxies {
+				pcpu1 += cpuOf(p.Process.Pid)
 			}
 			r.window = now.Sub(start)
 			end = now.Add(time.Second) // for the lines still on their way
@@ -380,13 +396,22 @@ func proxyChild(spec string) int {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
-			return 1
+			fmt.Fprintln(os.Stderr, "proxy: accept:", err)
+			time.Sleep(10 * time.Millisecond) // out of descriptors for a moment: not the end
+			continue
 		}
 		be := backends[next%len(backends)]
 		next++
 		go func() {
-			u, err := net.Dial("tcp", be)
+			var u net.Conn
+			var err error
+			for try := 0; try < 3; try++ {
+				if u, err = net.DialTimeout("tcp", be, 10*time.Second); err == nil {
+					break
+				}
+			}
 			if err != nil {
+				fmt.Fprintln(os.Stderr, "proxy: dial:", err)
 				c.Close()
 				return
 			}
