@@ -77,6 +77,8 @@ type Config struct {
 	// Workers write a batch to a hub's viewers in parallel (GOMAXPROCS).
 	Workers int
 	Logger  *slog.Logger
+
+	noSearch bool // tests: no runner starts (they feed batches themselves)
 }
 
 // RedisPrefix is the default prefix of the broadcasts' Redis keys.
@@ -416,7 +418,7 @@ func (m *Manager) view(st *State) *View {
 // take runs broadcast id's search here if this instance gets its lease.
 func (m *Manager) take(id string) {
 	m.mu.Lock()
-	if m.closed || m.runners[id] != nil {
+	if m.closed || m.runners[id] != nil || m.cfg.noSearch {
 		m.mu.Unlock()
 		return
 	}
