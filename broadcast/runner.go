@@ -94,7 +94,9 @@ func (r *runner) run() {
 		r.sess.Serve(&session.Request{Type: session.TypeSetOption, ID: "option", Engine: r.st.Engine, Name: k, Value: r.st.Options[k]})
 	}
 	version := r.st.Version
-	r.start(r.st)
+	if !r.start(r.st) {
+		version = 0 // the next poke (within a Check) tries again
+	}
 	send, ended := true, false
 loop:
 	for {
@@ -114,9 +116,8 @@ loop:
 				ended = true
 				break loop
 			}
-			if st.Version != version {
+			if st.Version != version && r.start(st) {
 				version = st.Version
-				r.start(st)
 			}
 		}
 	}
@@ -136,12 +137,12 @@ loop:
 }
 
 // start asks the session for the analysis of st's position: the search
-// that runs supersedes the one before.
-func (r *runner) start(st *State) {
+// that runs supersedes the one before. False: the store did not answer.
+func (r *runner) start(st *State) bool {
 	m := r.m
 	n := m.be.nextSearch(m.ctx, r.id)
 	if n <= 0 {
-		return // the store did not answer: the next poke or take-over tries again
+		return false
 	}
 	req := "s" + strconv.Itoa(n)
 	pos := st.Position
@@ -163,13 +164,14 @@ func (r *runner) start(st *State) {
 	}{"position", r.id, n, pos, len(pos.Moves), st.Engine, st.MultiPV}
 	js, err := json.Marshal(ev)
 	if err != nil {
-		return
+		return false
 	}
 	var b batch
 	b.add(kindPosition, n, 0, js)
 	r.publish(b.bytes(), []item{{kind: kindPosition, search: n, json: js}})
 	p := st.Position
 	r.sess.Serve(&session.Request{Type: session.TypeAnalyze, ID: req, Position: &p, Engine: st.Engine, MultiPV: st.MultiPV, Notation: st.Notation})
+	return true
 }
 
 // read takes the session's batches of events until it is closed, and
