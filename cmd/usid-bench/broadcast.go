@@ -214,7 +214,7 @@ func (b *bench) broadcastRun(ctx context.Context, pods []*usidProc, addrs []stri
 	// end, by their depth (it counts up): from the depth after the highest
 	// any viewer had seen at the start to the highest seen at the end.
 	// Each viewer's lines of that range are counted whenever they come
-	// (a second is waited for the late ones), their latency taken.
+	// (3 s are waited for the late ones), their latency taken.
 	stats := make([]sessionStats, n)
 	warmed := 0
 	never := time.Now().Add(time.Hour)
@@ -273,7 +273,7 @@ func (b *bench) broadcastRun(ctx context.Context, pods []*usidProc, addrs []stri
 				pcpu1 += cpuOf(p.Process.Pid)
 			}
 			r.window = now.Sub(start)
-			end = now.Add(time.Second) // for the lines still on their way
+			end = now.Add(3 * time.Second) // for the lines still on their way
 		}
 	}
 	if err := epollLoop(conns, time.Now().Add(b.bcWindow+2*time.Minute), onFrame, tick,
