@@ -195,7 +195,7 @@ func (s *Server) watchBroadcast(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	if _, err := s.cfg.Broadcasts.Get(id); err != nil {
+	if err := s.cfg.Broadcasts.Live(id); err != nil {
 		s.problem(w, r, err)
 		return
 	}
