@@ -329,7 +329,9 @@ func (v *viewer) flush() {
 		if err != nil || werr != nil {
 			v.dead, v.pending, v.flushing = true, nil, false
 			v.mu.Unlock()
-			v.c.CloseNow()
+			if v.c != nil {
+				v.c.CloseNow()
+			}
 			return
 		}
 		v.pending = v.pending[n:]
