@@ -22,6 +22,7 @@ type metrics struct {
 	// counted without a lookup by label (made at the first info, as
 	// WithLabelValues would).
 	infoEvents func() prometheus.Counter
+	viewers  prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -39,10 +40,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "usid_ws_events_total", Help: "Events sent to WebSocket clients, by type.",
 		}, []string{"type"}),
+		viewers: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "usid_broadcast_viewers", Help: "Open viewer WebSockets of broadcasts.",
+		}),
 	}
 	m.infoEvents = sync.OnceValue(func() prometheus.Counter { return m.events.WithLabelValues(session.EventInfo) })
 	if reg != nil {
-		reg.MustRegister(m.sessions, m.requests, m.duration, m.events)
+		reg.MustRegister(m.sessions, m.requests, m.duration, m.events, m.viewers)
 	}
 	return m
 }

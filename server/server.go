@@ -31,6 +31,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/usid/usid/broadcast"
 	"github.com/usid/usid/games"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
@@ -78,6 +79,9 @@ type Config struct {
 	// Play runs games against the engine (play_* over the WebSocket); nil:
 	// refused as unsupported.
 	Play *play.Manager
+	// Broadcasts runs broadcasts (one search, many viewers); nil: no
+	// /v1/broadcasts routes.
+	Broadcasts *broadcast.Manager
 }
 
 // Server routes requests. Create it with New.
@@ -163,6 +167,9 @@ func New(cfg Config) *Server {
 			r.Post("/games/analysis", s.startGameAnalysis)
 			r.With(s.readGuard).Get("/games/analysis/{id}", s.getGameAnalysis)
 			r.Delete("/games/analysis/{id}", s.cancelGameAnalysis)
+		}
+		if cfg.Broadcasts != nil {
+			s.broadcastRoutes(r)
 		}
 	})
 	if cfg.Web != nil {
@@ -375,6 +382,9 @@ var statusOf = map[string]int{
 	codeInternal:                 http.StatusInternalServerError,
 	codeUpgradeRequired:          http.StatusUpgradeRequired,
 	codeOriginNotAllowed:         http.StatusForbidden,
+	broadcast.CodeNotOwner:       http.StatusForbidden,
+	broadcast.CodeConflict:       http.StatusConflict,
+	broadcast.CodeEnded:          http.StatusConflict,
 }
 
 // Problem is an RFC 9457 problem document with usid's stable code.

@@ -16,6 +16,11 @@
 //     warm: positions per second, searches saved (games.go)
 //  9. fair sharing of one engine: a light client's wait among four heavy
 //     clients (fair.go)
+//  10. REST /v1/analyze on stockfish (UCI) against stockfish over its pipes
+//  11. a broadcast: N viewers of one search on one usid, and on three usid
+//     sharing one redis-server behind a round-robin TCP proxy: lines
+//     delivered against expected, latency engine line -> viewer, usid CPU per
+//     delivered message, RSS per viewer (broadcast.go)
 //
 // usage:
 //
@@ -81,6 +86,9 @@ func childMain() (code int, ok bool) {
 	if iv := os.Getenv(envHub); iv != "" {
 		return hubChild(iv), true
 	}
+	if spec := os.Getenv(envProxy); spec != "" {
+		return proxyChild(spec), true
+	}
 	if os.Getenv(envServe) != "" {
 		os.Unsetenv(envServe) // not for the engines it starts
 		return serveChild(os.Args[1:], os.Stderr), true
@@ -102,6 +110,10 @@ type plan struct {
 	idleConns      []int         // (5) idle connection counts, reached in turn
 	idleTarget     int           // (5) the count the memory target applies to
 	validateWindow time.Duration // (6) time per rate
+	bcViewers      []int         // (11) viewers of one broadcast
+	bcTarget       int           // (11) the viewer count the targets apply to
+	bcInterval     time.Duration // (11) the fake engine's info interval
+	bcWindow       time.Duration // (11) measured time per run
 }
 
 var (
@@ -112,12 +124,14 @@ var (
 		stampInterval: 20 * time.Millisecond,
 		startRuns:     20, tputWindow: 5 * time.Second,
 		idleConns: []int{1000, 5000, 10000}, idleTarget: 10000, validateWindow: 3 * time.Second,
+		bcViewers: []int{1000, 10000}, bcTarget: 10000, bcInterval: 100 * time.Millisecond, bcWindow: 5 * time.Second,
 	}
 	shortPlan = plan{
 		restRuns: 5, infoSessions: []int{1, 4}, infoRepeat: 2, infoTarget: 4, infoTarget200: -1, infoWindow: 300 * time.Millisecond,
 		stampInterval: 20 * time.Millisecond,
 		startRuns:     2, tputWindow: 300 * time.Millisecond,
 		idleConns: []int{100}, idleTarget: 100, validateWindow: 300 * time.Millisecond,
+		bcViewers: []int{30}, bcTarget: 30, bcInterval: 50 * time.Millisecond, bcWindow: 500 * time.Millisecond,
 	}
 )
 
@@ -156,6 +170,7 @@ var measurements = []measurement{
 	{"whole-game analysis with the evaluation cache, cold and warm", benchGameCache},
 	{"fair sharing: a light client among heavy ones on one engine", benchFair},
 	{"REST /v1/analyze on stockfish (UCI) vs stockfish over its pipes", benchRESTChess},
+	{"broadcast: one search, many viewers, on one usid and on three behind a proxy", benchBroadcast},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

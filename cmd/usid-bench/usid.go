@@ -44,7 +44,13 @@ type usidConfig struct {
 		MaxSessions    int         `yaml:"max_sessions"`
 		MaxPerAddress  int         `yaml:"max_sessions_per_address"`
 		AnonymousQuota benchQuota  `yaml:"anonymous_quota"`
+		Redis          string      `yaml:"redis,omitempty"`
 	} `yaml:"access"`
+	// Broadcast is set by (11) only.
+	Broadcast *struct {
+		MaxViewersPerClient int `yaml:"max_viewers_per_client"`
+		MaxViewers          int `yaml:"max_viewers"`
+	} `yaml:"broadcast,omitempty"`
 	// Cache is off in these benchmarks: they repeat positions on purpose to
 	// time searches, which the evaluation cache would answer instead.
 	Cache struct {

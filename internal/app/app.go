@@ -19,6 +19,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,6 +27,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/usid/usid"
+	"github.com/usid/usid/broadcast"
 	"github.com/usid/usid/evalcache"
 	_ "github.com/usid/usid/game/builtin" // the games usid serves
 	"github.com/usid/usid/games"
@@ -108,6 +110,19 @@ type Config struct {
 		RedisPrefix string        `yaml:"redis_prefix"`
 		Lease       time.Duration `yaml:"lease"`
 	} `yaml:"play"`
+	// Broadcast configures broadcasts: one live analysis, many viewers
+	// (package broadcast).
+	Broadcast struct {
+		MaxPerClient        int           `yaml:"max_per_client"`
+		MaxBroadcasts       int           `yaml:"max_broadcasts"`
+		MaxViewersPerClient int           `yaml:"max_viewers_per_client"`
+		MaxViewers          int           `yaml:"max_viewers"`
+		Keep                time.Duration `yaml:"keep"`
+		Redis               string        `yaml:"redis"`
+		RedisPrefix         string        `yaml:"redis_prefix"`
+		Lease               time.Duration `yaml:"lease"`
+		Check               time.Duration `yaml:"check"`
+	} `yaml:"broadcast"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
 		Hosts         []string      `yaml:"hosts"`
@@ -336,16 +351,18 @@ type Main struct {
 	Addr   string // --addr, overriding Config.Listen
 	Logger *slog.Logger
 
-	pool      *pool.Pool
-	cache     *evalcache.Cache // nil when cache.enabled is false
-	quotas    io.Closer        // the Redis budget store, if any
-	playRedis *play.RedisStore // the games' Redis store, if any
-	games     *games.Manager
-	play      *play.Manager
-	server    *server.Server
-	http      *http.Server
-	served    chan error // Serve's result, taken by Close
-	failed    chan error // Serve's error when it failed on its own
+	pool       *pool.Pool
+	cache      *evalcache.Cache // nil when cache.enabled is false
+	quotas     io.Closer        // the Redis budget store, if any
+	playRedis  *play.RedisStore // the games' Redis store, if any
+	games      *games.Manager
+	play       *play.Manager
+	broadcasts *broadcast.Manager
+	srv        atomic.Pointer[server.Server] // for the broadcasts' callers
+	server     *server.Server
+	http       *http.Server
+	served     chan error // Serve's result, taken by Close
+	failed     chan error // Serve's error when it failed on its own
 }
 
 // Run starts the engines and the HTTP server and returns once it listens.
@@ -420,12 +437,40 @@ func (m *Main) Run() error {
 	m.play = play.New(play.Config{Service: svc, Store: playStore, Grace: c.Play.Grace, Idle: c.Play.Idle, Keep: c.Play.Keep,
 		MaxPerClient: c.Play.MaxPerClient, MaxPerNetwork: c.Play.MaxPerNetwork, MaxGames: c.Play.MaxGames, MaxKept: c.Play.MaxKept, MaxPlies: c.Play.MaxPlies,
 		Lag: c.Play.Lag, EngineMargin: c.Play.EngineMargin, Logger: m.Logger.With("component", "play")})
+	bcRedis, err := m.orAccessRedis(c.Broadcast.Redis)
+	if err == nil {
+		bcc := broadcast.Config{Service: svc, MaxPerClient: c.Broadcast.MaxPerClient, MaxBroadcasts: c.Broadcast.MaxBroadcasts,
+			MaxViewersPerClient: c.Broadcast.MaxViewersPerClient, MaxViewers: c.Broadcast.MaxViewers, Keep: c.Broadcast.Keep,
+			Lease: c.Broadcast.Lease, Check: c.Broadcast.Check, Logger: m.Logger.With("component", "broadcast")}
+		if bcRedis != "" {
+			bcc.Redis = &broadcast.RedisConfig{URL: bcRedis, Prefix: c.Broadcast.RedisPrefix}
+		}
+		// Searches are charged to their owners, on whichever instance
+		// runs them: the server's callers, once it exists.
+		bcc.Callers = func(id string) session.Caller {
+			if s := m.srv.Load(); s != nil {
+				return s.CallerFor(id)
+			}
+			return session.Caller{Client: id}
+		}
+		m.broadcasts, err = broadcast.New(bcc)
+	}
+	if err != nil {
+		m.games.Close(context.Background())
+		m.play.Close(context.Background())
+		p.Close(context.Background())
+		m.closeCache()
+		m.closeBudgets()
+		return fmt.Errorf("broadcast.redis: %w", err)
+	}
 	m.server = server.New(server.Config{
-		Service: svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
+		Broadcasts: m.broadcasts,
+		Service:    svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
 	m.games.SetCallers(m.server.CallerFor) // jobs taken over are charged to their owners
+	m.srv.Store(m.server)
 	addr := m.Addr
 	if addr == "" {
 		addr = c.Listen
@@ -473,6 +518,7 @@ func (m *Main) Close(ctx context.Context) error {
 	go func() {
 		m.games.Close(ctx)
 		m.play.Close(ctx) // games against the engine end aborted
+		m.broadcasts.Close(ctx)
 		close(gamesDrained)
 	}()
 	m.server.Drain(ctx)

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/usid/usid"
+	"github.com/usid/usid/broadcast"
 	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/games"
 	"github.com/usid/usid/play"
@@ -172,6 +173,10 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	if g.MaxBytesPerClient%(1<<10) != 0 || g.MaxBytes%(1<<20) != 0 {
 		t.Errorf("games' default byte bounds %d, %d are no whole number of KiB, MiB", g.MaxBytesPerClient, g.MaxBytes)
 	}
+	bc := broadcast.Config{}.WithDefaults()
+	want.Broadcast.MaxPerClient, want.Broadcast.MaxBroadcasts = bc.MaxPerClient, bc.MaxBroadcasts
+	want.Broadcast.MaxViewersPerClient, want.Broadcast.MaxViewers, want.Broadcast.Keep = bc.MaxViewersPerClient, bc.MaxViewers, bc.Keep
+	want.Broadcast.RedisPrefix, want.Broadcast.Lease, want.Broadcast.Check = broadcast.RedisPrefix, bc.Lease, bc.Check
 	s := server.Config{}.WithDefaults()
 	want.Server.ShutdownGrace, want.Server.MaxBody, want.Server.MaxMessage = DefaultShutdownGrace, s.MaxBody, s.MaxMessage
 	a := (&server.Access{Anonymous: true}).WithDefaults()

@@ -1,0 +1,260 @@
+package broadcast
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/usid/usid/session"
+)
+
+// backend keeps broadcasts and carries their batches: memory (this
+// process) or Redis (every instance sharing it).
+type backend interface {
+	// create stores a new broadcast within the bounds (per owner, in all).
+	create(ctx context.Context, st *State, maxPer, maxAll int) *session.Error
+	load(ctx context.Context, id string) (*State, *session.Error)
+	// update changes a broadcast with f, atomically.
+	update(ctx context.Context, id string, f func(*State) *session.Error) (*State, *session.Error)
+	// ended takes an ended broadcast out of the bounds; it is forgotten after keep.
+	ended(ctx context.Context, st *State, keep time.Duration)
+	// poke tells the instance running id's search that it changed.
+	poke(ctx context.Context, id string)
+	// publishState sends batch b to every instance's viewers of id and
+	// stores state (a batch of the position and lines it leaves).
+	publishState(ctx context.Context, id string, b, state []byte)
+	publish(ctx context.Context, id string, b []byte)
+	snapshot(ctx context.Context, id string) []byte
+	addEval(ctx context.Context, id string, ply int, js []byte)
+	evals(ctx context.Context, id string) []json.RawMessage
+	// nextSearch numbers the next search of id (0 on failure); searches
+	// returns the last number given and the last whose terminal event went
+	// out; claimTerm reports whether the caller is the one to send search
+	// n's terminal event (once per search, whoever asks).
+	nextSearch(ctx context.Context, id string) int
+	searches(ctx context.Context, id string) (n, term int)
+	claimTerm(ctx context.Context, id string, n int) bool
+	// The lease on running id's search.
+	acquire(ctx context.Context, id string) bool
+	renew(ctx context.Context, id string) bool
+	release(ctx context.Context, id string)
+	held(ctx context.Context, id string) bool
+	// active lists the live broadcasts.
+	active(ctx context.Context) []string
+	close()
+}
+
+// memory keeps broadcasts in this process.
+type memory struct {
+	m  *Manager
+	mu sync.Mutex
+	bs map[string]*memEntry
+}
+
+type memEntry struct {
+	st       State
+	search   int
+	term     int
+	snap     []byte
+	evals    map[int]json.RawMessage
+	held     bool
+	live     bool
+	forgetAt *time.Timer
+}
+
+func newMemory(m *Manager) *memory { return &memory{m: m, bs: map[string]*memEntry{}} }
+
+func notFound(id string) *session.Error {
+	return errorf(CodeNotFound, "no broadcast %q", clip(id))
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+func (b *memory) create(_ context.Context, st *State, maxPer, maxAll int) *session.Error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	all, per := 0, 0
+	for _, e := range b.bs {
+		if e.live {
+			all++
+			if e.st.Owner == st.Owner {
+				per++
+			}
+		}
+	}
+	if all >= maxAll {
+		return errorf(session.CodeQueueFull, "the server runs as many broadcasts as it takes")
+	}
+	if per >= maxPer {
+		return errorf(session.CodeTooManyRequests, "this client runs as many broadcasts as it may")
+	}
+	b.bs[st.ID] = &memEntry{st: *st, live: true, evals: map[int]json.RawMessage{}}
+	return nil
+}
+
+func (b *memory) load(_ context.Context, id string) (*State, *session.Error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil {
+		return nil, notFound(id)
+	}
+	st := e.st
+	return &st, nil
+}
+
+func (b *memory) update(_ context.Context, id string, f func(*State) *session.Error) (*State, *session.Error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil {
+		return nil, notFound(id)
+	}
+	st := e.st
+	if err := f(&st); err != nil {
+		return nil, err
+	}
+	e.st = st
+	return &st, nil
+}
+
+func (b *memory) ended(_ context.Context, st *State, keep time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[st.ID]
+	if e == nil || !e.live {
+		return
+	}
+	e.live = false
+	id := st.ID
+	e.forgetAt = time.AfterFunc(keep, func() {
+		b.mu.Lock()
+		delete(b.bs, id)
+		b.mu.Unlock()
+	})
+}
+
+func (b *memory) poke(_ context.Context, id string) { b.m.poked(id) }
+
+func (b *memory) publishState(ctx context.Context, id string, batch, state []byte) {
+	b.mu.Lock()
+	if e := b.bs[id]; e != nil {
+		e.snap = state
+	}
+	b.mu.Unlock()
+	b.publish(ctx, id, batch)
+}
+
+func (b *memory) publish(_ context.Context, id string, batch []byte) { b.m.deliver(id, batch) }
+
+func (b *memory) snapshot(_ context.Context, id string) []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.bs[id]; e != nil {
+		return e.snap
+	}
+	return nil
+}
+
+func (b *memory) addEval(_ context.Context, id string, ply int, js []byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.bs[id]; e != nil {
+		e.evals[ply] = js
+	}
+}
+
+func (b *memory) evals(_ context.Context, id string) []json.RawMessage {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil {
+		return nil
+	}
+	return sortedEvals(e.evals)
+}
+
+func sortedEvals(m map[int]json.RawMessage) []json.RawMessage {
+	plies := make([]int, 0, len(m))
+	for p := range m {
+		plies = append(plies, p)
+	}
+	slices.Sort(plies)
+	out := make([]json.RawMessage, 0, len(plies))
+	for _, p := range plies {
+		out = append(out, m[p])
+	}
+	return out
+}
+
+func (b *memory) nextSearch(_ context.Context, id string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil {
+		return 0
+	}
+	e.search++
+	return e.search
+}
+
+func (b *memory) searches(_ context.Context, id string) (int, int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.bs[id]; e != nil {
+		return e.search, e.term
+	}
+	return 0, 0
+}
+
+func (b *memory) claimTerm(_ context.Context, id string, n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil || e.term >= n {
+		return false
+	}
+	e.term = n
+	return true
+}
+
+func (b *memory) acquire(_ context.Context, id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil || e.held {
+		return false
+	}
+	e.held = true
+	return true
+}
+
+func (b *memory) renew(_ context.Context, id string) bool { return b.held(nil, id) }
+
+func (b *memory) release(_ context.Context, id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.bs[id]; e != nil {
+		e.held = false
+	}
+}
+
+func (b *memory) held(_ context.Context, id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	return e != nil && e.held
+}
+
+// active is empty: in one process the runner starts with its broadcast,
+// and a runner that stops (a drain) has no other instance to go to.
+func (b *memory) active(context.Context) []string { return nil }
+
+func (b *memory) close() {}

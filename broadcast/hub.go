@@ -1,0 +1,425 @@
+package broadcast
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/usid/usid/session"
+)
+
+// A batch is what a runner publishes: the events of one turn of its
+// session's outbox, each encoded once, with what a hub needs to keep the
+// current state without decoding them: per item its kind, its search and
+// its multipv line, then the JSON event.
+//
+//	kind byte | search uint32 | multipv uint8 | length uint32 | JSON ...
+
+const (
+	kindPosition = 'P' // a new position: its search starts
+	kindInfo     = 'I' // a line of the current search
+	kindTerm     = 'T' // the search's terminal event
+	kindEnded    = 'E' // the broadcast is over
+)
+
+type item struct {
+	kind   byte
+	search int
+	mpv    int
+	json   []byte
+	frame  []byte // the WebSocket frame of json (hub only)
+}
+
+type batch struct{ b []byte }
+
+func (b *batch) add(kind byte, search, mpv int, js []byte) {
+	b.b = append(b.b, kind)
+	b.b = binary.BigEndian.AppendUint32(b.b, uint32(search))
+	b.b = append(b.b, byte(min(mpv, 255)))
+	b.b = binary.BigEndian.AppendUint32(b.b, uint32(len(js)))
+	b.b = append(b.b, js...)
+}
+
+func (b *batch) bytes() []byte { return b.b }
+
+// parseBatch reads a batch; a malformed tail is dropped.
+func parseBatch(b []byte) []item {
+	var items []item
+	for len(b) >= 10 {
+		n := int(binary.BigEndian.Uint32(b[6:10]))
+		if n > len(b)-10 {
+			break
+		}
+		items = append(items, item{kind: b[0], search: int(binary.BigEndian.Uint32(b[1:5])), mpv: int(b[5]), json: b[10 : 10+n]})
+		b = b[10+n:]
+	}
+	return items
+}
+
+// appendFrame appends payload as one unmasked WebSocket text frame (RFC
+// 6455 section 5.2), as a server sends it: the same bytes for every viewer.
+func appendFrame(dst, payload []byte) []byte {
+	n := len(payload)
+	switch {
+	case n < 126:
+		dst = append(dst, 0x81, byte(n))
+	case n < 1<<16:
+		dst = append(dst, 0x81, 126)
+		dst = binary.BigEndian.AppendUint16(dst, uint16(n))
+	default:
+		dst = append(dst, 0x81, 127)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(n))
+	}
+	return append(dst, payload...)
+}
+
+// Viewer is one watching connection, as a hub writes to it.
+type Viewer interface {
+	// Send writes b (WebSocket frames; shared by every viewer, never
+	// changed) or queues it, without blocking. False: the viewer cannot
+	// take it (too slow, or gone); the hub drops it and calls Close.
+	Send(b []byte) bool
+	// Close closes the connection, for why.
+	Close(why CloseReason)
+}
+
+// CloseReason says why a hub closes a viewer.
+type CloseReason int
+
+const (
+	Ended     CloseReason = iota // the broadcast is over (a normal close)
+	TooSlow                      // the viewer could not take a batch
+	GoingAway                    // this instance is shutting down: watch on another
+)
+
+// hub fans a broadcast's batches out to this instance's viewers of it.
+// One dispatcher goroutine runs while batches wait: batches that arrive
+// while it writes are written together, in one Send per viewer.
+type hub struct {
+	m  *Manager
+	id string
+
+	mu      sync.Mutex
+	viewers []Viewer // appended in place; a removal makes a new slice (readers keep theirs)
+	queue   []item
+	running bool
+	ended   bool
+	// The current state, for a late joiner and for GET: the position of
+	// the newest search, its latest line per multipv, its terminal event.
+	search int
+	pos    *item
+	lines  map[int]*item
+	term   *item
+	loaded bool // the state came from the backend or a batch
+}
+
+func (m *Manager) hubOf(id string, create bool) *hub {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.hubs[id]
+	if h == nil && create && !m.closed {
+		h = &hub{m: m, id: id, lines: map[int]*item{}}
+		m.hubs[id] = h
+	}
+	return h
+}
+
+// deliver takes a published batch of broadcast id (from this instance's
+// runner or, with Redis, from any instance's).
+func (m *Manager) deliver(id string, b []byte) {
+	items := parseBatch(b)
+	if len(items) == 0 {
+		return
+	}
+	h := m.hubOf(id, true)
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.queue = append(h.queue, items...)
+	start := !h.running
+	h.running = true
+	h.mu.Unlock()
+	if start {
+		go h.dispatch()
+	}
+}
+
+// keep records it in the hub's state; h.mu is held.
+func (h *hub) keep(it *item) {
+	h.loaded = true
+	if it.search < h.search && it.kind != kindEnded {
+		return // a late event of a search before the current one
+	}
+	switch it.kind {
+	case kindPosition:
+		h.search, h.pos, h.term = it.search, it, nil
+		clear(h.lines)
+	case kindInfo:
+		h.search = it.search
+		h.lines[it.mpv] = it
+	case kindTerm:
+		h.term = it
+	case kindEnded:
+		h.ended = true
+	}
+}
+
+func (h *hub) dispatch() {
+	for {
+		h.mu.Lock()
+		items := h.queue
+		h.queue = nil
+		if len(items) == 0 {
+			h.running = false
+			h.mu.Unlock()
+			return
+		}
+		// One encoding of the frames for every viewer.
+		size := 0
+		for i := range items {
+			size += len(items[i].json) + 10
+		}
+		buf := make([]byte, 0, size)
+		for i := range items {
+			start := len(buf)
+			buf = appendFrame(buf, items[i].json)
+			items[i].frame = buf[start:len(buf):len(buf)]
+		}
+		for i := range items {
+			h.keep(&items[i])
+		}
+		viewers, ended := h.viewers, h.ended
+		h.mu.Unlock()
+		h.fanout(viewers, buf)
+		if ended {
+			h.end()
+			return
+		}
+	}
+}
+
+// fanout writes buf to viewers, in parallel over Workers goroutines for a
+// large audience, and drops those that cannot take it.
+func (h *hub) fanout(viewers []Viewer, buf []byte) {
+	w := h.m.cfg.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	const minChunk = 512
+	w = max(min(w, len(viewers)/minChunk), 1)
+	var dropped []Viewer
+	var mu sync.Mutex
+	send := func(vs []Viewer) {
+		var d []Viewer
+		for _, v := range vs {
+			if !v.Send(buf) {
+				d = append(d, v)
+			}
+		}
+		if len(d) > 0 {
+			mu.Lock()
+			dropped = append(dropped, d...)
+			mu.Unlock()
+		}
+	}
+	if w == 1 {
+		send(viewers)
+	} else {
+		var wg sync.WaitGroup
+		chunk := (len(viewers) + w - 1) / w
+		for i := 0; i < len(viewers); i += chunk {
+			vs := viewers[i:min(i+chunk, len(viewers))]
+			if i+chunk >= len(viewers) {
+				send(vs) // the last chunk on this goroutine
+				break
+			}
+			wg.Go(func() { send(vs) })
+		}
+		wg.Wait()
+	}
+	for _, v := range dropped {
+		h.remove(v)
+		v.Close(TooSlow)
+	}
+	h.m.delivered.Add(int64(len(viewers) - len(dropped)))
+}
+
+// end closes every viewer (the broadcast is over) and forgets the hub.
+func (h *hub) end() {
+	h.m.mu.Lock()
+	if h.m.hubs[h.id] == h {
+		delete(h.m.hubs, h.id)
+	}
+	h.m.mu.Unlock()
+	h.closeAll(Ended)
+}
+
+func (h *hub) closeAll(why CloseReason) {
+	h.mu.Lock()
+	vs := h.viewers
+	h.viewers = nil
+	h.mu.Unlock()
+	for _, v := range vs {
+		v.Close(why)
+	}
+}
+
+// snapshot is the current state's items in order: position, lines, terminal.
+func (h *hub) snapshot() []item {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.snapshotLocked()
+}
+
+func (h *hub) snapshotLocked() []item {
+	var its []item
+	if h.pos != nil {
+		its = append(its, *h.pos)
+	}
+	keys := make([]int, 0, len(h.lines))
+	for k := range h.lines {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		its = append(its, *h.lines[k])
+	}
+	if h.term != nil {
+		its = append(its, *h.term)
+	}
+	return its
+}
+
+func (h *hub) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.viewers)
+}
+
+// add takes viewer v and sends it the current state at once.
+func (h *hub) add(v Viewer) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ended {
+		return false
+	}
+	var buf []byte
+	for _, it := range h.snapshotLocked() {
+		buf = appendFrame(buf, it.json)
+	}
+	if len(buf) > 0 && !v.Send(buf) {
+		return false
+	}
+	h.viewers = append(h.viewers, v)
+	return true
+}
+
+// remove forgets v; it reports whether v was there.
+func (h *hub) remove(v Viewer) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	i := slices.Index(h.viewers, v)
+	if i < 0 {
+		return false
+	}
+	vs := make([]Viewer, 0, len(h.viewers)-1)
+	vs = append(vs, h.viewers[:i]...)
+	h.viewers = append(vs, h.viewers[i+1:]...)
+	return true
+}
+
+// Watch adds viewer v of client to broadcast id on this instance; it
+// returns the function that removes it (call it when the connection ends).
+func (m *Manager) Watch(client, id string, v Viewer) (func(), *session.Error) {
+	st, err := m.be.load(m.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if st.Ended {
+		return nil, errorf(CodeEnded, "broadcast %s has ended", id)
+	}
+	m.mu.Lock()
+	switch {
+	case m.closed:
+		m.mu.Unlock()
+		return nil, errorf(session.CodeShuttingDown, "the server is shutting down")
+	case m.total >= m.cfg.MaxViewers:
+		m.mu.Unlock()
+		return nil, errorf(session.CodeTooManyRequests, "this instance has as many viewers as it takes")
+	case m.viewers[client] >= m.cfg.MaxViewersPerClient:
+		m.mu.Unlock()
+		return nil, errorf(session.CodeTooManyRequests, "this client has as many viewers as it may")
+	}
+	m.total++
+	m.viewers[client]++
+	m.mu.Unlock()
+	release := func() {
+		m.mu.Lock()
+		m.total--
+		if m.viewers[client]--; m.viewers[client] <= 0 {
+			delete(m.viewers, client)
+		}
+		m.mu.Unlock()
+	}
+	h := m.hubOf(id, true)
+	if h == nil {
+		release()
+		return nil, errorf(session.CodeShuttingDown, "the server is shutting down")
+	}
+	h.mu.Lock()
+	if !h.loaded {
+		// This instance has seen no batch of it yet: the state as the
+		// search's instance last stored it.
+		h.mu.Unlock()
+		snap := parseBatch(m.be.snapshot(m.ctx, id))
+		h.mu.Lock()
+		if !h.loaded {
+			for i := range snap {
+				h.keep(&snap[i])
+			}
+		}
+	}
+	h.mu.Unlock()
+	if !h.add(v) {
+		release()
+		return nil, errorf(CodeEnded, "broadcast %s has ended", id)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.remove(v)
+			release()
+		})
+	}, nil
+}
+
+// lineOf turns an info event into GET's line (the Line schema: pv always there).
+func lineOf(js []byte) json.RawMessage {
+	var ev struct {
+		MultiPV  int             `json:"multipv"`
+		Depth    int             `json:"depth"`
+		SelDepth int             `json:"seldepth,omitempty"`
+		Score    json.RawMessage `json:"score,omitempty"`
+		Bound    string          `json:"bound,omitempty"`
+		Nodes    int64           `json:"nodes,omitempty"`
+		TimeMS   int64           `json:"time_ms,omitempty"`
+		PV       []string        `json:"pv"`
+		PVKIF    []string        `json:"pv_kif,omitempty"`
+		PVSAN    []string        `json:"pv_san,omitempty"`
+		WDL      []int           `json:"wdl,omitempty"`
+	}
+	if json.Unmarshal(js, &ev) != nil {
+		return nil
+	}
+	if ev.PV == nil {
+		ev.PV = []string{}
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil
+	}
+	return b
+}
