@@ -22,7 +22,7 @@ type metrics struct {
 	// counted without a lookup by label (made at the first info, as
 	// WithLabelValues would).
 	infoEvents func() prometheus.Counter
-	viewers  prometheus.Gauge
+	viewers    prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
