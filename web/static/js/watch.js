@@ -167,6 +167,13 @@ function onInfo(m) {
   for (const k of ['depth', 'seldepth', 'nodes', 'nps', 'time_ms', 'hashfull']) if (m[k] !== undefined) s[k] = m[k];
   if (Array.isArray(m.pv) && m.pv.length && m.score) {
     const mpv = m.multipv || 1;
+    // A report cut short (the last one of a stopped search) often carries
+    // only the start of the line given in full before: keep the full line.
+    const old = st.lines.get(mpv);
+    if (old && m.pv.length < old.pv.length && m.pv.every((mv, i) => mv === old.pv[i])) {
+      m = { ...m, pv: old.pv };
+      if (mod.pvField) m[mod.pvField] = old[mod.pvField];
+    }
     const score = blackScore(m.score, turnAt(st.ply));
     st.lines.set(mpv, { ...m, blackScore: score });
     if (mpv === 1 && score) {
