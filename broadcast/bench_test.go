@@ -16,7 +16,7 @@ func (v *sinkViewer) Send(b []byte) bool {
 	return true
 }
 
-func (v *sinkViewer) Close(bool) {}
+func (v *sinkViewer) Close(CloseReason) {}
 
 // BenchmarkFanout: one info line to 10,000 viewers, usid's own work
 // without the system calls: the hub framing the batch once for all

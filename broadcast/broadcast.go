@@ -234,7 +234,7 @@ func (m *Manager) Close(ctx context.Context) {
 	m.stop()
 	m.wg.Wait()
 	for _, h := range hubs {
-		h.closeAll()
+		h.closeAll(GoingAway)
 	}
 	m.be.close()
 }

@@ -384,3 +384,37 @@ profile_dir: %s
 		}
 	}
 }
+
+// TestBroadcasterPays: the search is charged to the engine-time budget of
+// the client that created the broadcast: with one engine-second in it, the
+// analysis of the position stops once it is spent (bestmove
+// limited_by_budget), viewers or not.
+func TestBroadcasterPays(t *testing.T) {
+	p := startPod(t, fmt.Sprintf(`engines:
+  - name: stamp
+    path: %s
+    env: ["%s=%s=50ms"]
+    instances: 1
+profile_dir: %s
+cache: {enabled: false}
+access:
+  anonymous_quota: {engine_time: {seconds: 1, period: 1h, burst: 1}}
+`, os.Args[0], fakeengine.EnvMode, fakeengine.StampedInfo, t.TempDir()))
+	code, v := call(t, p, "POST", "/v1/broadcasts", map[string]any{"engine": "stamp"})
+	if code != http.StatusCreated {
+		t.Fatalf("create: %d %v", code, v)
+	}
+	w := watch(t, p, v["id"].(string))
+	watch(t, p, v["id"].(string))
+	testwait.For(t, "the search stopped by the owner's budget", 10*time.Second, func() bool {
+		i, _ := w.find(0, func(ev map[string]any) bool { return ev["type"] == "bestmove" && ev["limited_by_budget"] == true })
+		return i >= 0
+	})
+	start, _ := w.find(0, isType("position", 1))
+	end, _ := w.find(0, isType("bestmove", 1))
+	_, t0 := w.find(start, isType("position", 1))
+	_, t1 := w.find(end, isType("bestmove", 1))
+	if d := t1.Sub(t0); d < 500*time.Millisecond || d > 5*time.Second {
+		t.Errorf("the search ran %v on a budget of 1 engine-second", d)
+	}
+}

@@ -81,10 +81,18 @@ type Viewer interface {
 	// changed) or queues it, without blocking. False: the viewer cannot
 	// take it (too slow, or gone); the hub drops it and calls Close.
 	Send(b []byte) bool
-	// Close closes the connection: normally after the broadcast ended,
-	// else as a viewer too slow to keep up.
-	Close(normal bool)
+	// Close closes the connection, for why.
+	Close(why CloseReason)
 }
+
+// CloseReason says why a hub closes a viewer.
+type CloseReason int
+
+const (
+	Ended     CloseReason = iota // the broadcast is over (a normal close)
+	TooSlow                      // the viewer could not take a batch
+	GoingAway                    // this instance is shutting down: watch on another
+)
 
 // hub fans a broadcast's batches out to this instance's viewers of it.
 // One dispatcher goroutine runs while batches wait: batches that arrive
@@ -234,7 +242,7 @@ func (h *hub) fanout(viewers []Viewer, buf []byte) {
 	}
 	for _, v := range dropped {
 		h.remove(v)
-		v.Close(false)
+		v.Close(TooSlow)
 	}
 	h.m.delivered.Add(int64(len(viewers) - len(dropped)))
 }
@@ -246,16 +254,16 @@ func (h *hub) end() {
 		delete(h.m.hubs, h.id)
 	}
 	h.m.mu.Unlock()
-	h.closeAll()
+	h.closeAll(Ended)
 }
 
-func (h *hub) closeAll() {
+func (h *hub) closeAll(why CloseReason) {
 	h.mu.Lock()
 	vs := h.viewers
 	h.viewers = nil
 	h.mu.Unlock()
 	for _, v := range vs {
-		v.Close(true)
+		v.Close(why)
 	}
 }
 

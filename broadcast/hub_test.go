@@ -32,11 +32,11 @@ func (v *fakeViewer) Send(b []byte) bool {
 	return true
 }
 
-func (v *fakeViewer) Close(normal bool) {
+func (v *fakeViewer) Close(why CloseReason) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.closed = 2
-	if normal {
+	if why != TooSlow {
 		v.closed = 1
 	}
 }

@@ -344,12 +344,16 @@ func (v *viewer) flush() {
 	}
 }
 
-// Close ends the connection: a normal close once the broadcast is over,
-// else at once (a viewer too slow to keep up).
-func (v *viewer) Close(normal bool) {
-	if normal {
+// Close ends the connection: a normal close once the broadcast is over, a
+// going-away close when the server drains, and at once for a viewer too
+// slow to keep up (its socket takes nothing more, a close frame included).
+func (v *viewer) Close(why broadcast.CloseReason) {
+	switch why {
+	case broadcast.Ended:
 		go v.c.Close(websocket.StatusNormalClosure, "broadcast ended")
-		return
+	case broadcast.GoingAway:
+		go v.c.Close(websocket.StatusGoingAway, "server shutting down")
+	default:
+		v.c.CloseNow()
 	}
-	v.c.CloseNow()
 }

@@ -1,0 +1,150 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/usid/usid/broadcast"
+	"github.com/usid/usid/internal/testwait"
+)
+
+// TestBroadcastRoutes (issue 38): the broadcast routes answer as
+// openapi.yaml says (every answer checked against it), with fairy-stockfish
+// searching; a viewer's WebSocket gets the position, the lines and the end;
+// a viewer that never reads does not hold the other up.
+func TestBroadcastRoutes(t *testing.T) {
+	bm, err := broadcast.New(broadcast.Config{Service: shared.srv.cfg.Service})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bm.Close(context.Background())
+	hs := ownServer(t, func(c *Config) { c.Broadcasts = bm })
+	do := func(method, path string, body any) (int, map[string]any) {
+		t.Helper()
+		var rd *bytes.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		var req *http.Request
+		if rd != nil {
+			req, _ = http.NewRequestWithContext(t.Context(), method, hs.URL+path, rd)
+			req.Header.Set("Content-Type", "application/json")
+		} else {
+			req, _ = http.NewRequestWithContext(t.Context(), method, hs.URL+path, nil)
+		}
+		resp, err := checkedClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	code, v := do("POST", "/v1/broadcasts", map[string]any{"engine": "fairy", "multipv": 2, "position": map[string]any{"sfen": "startpos", "moves": []string{"7g7f"}}})
+	if code != http.StatusCreated {
+		t.Fatalf("create: %d %v", code, v)
+	}
+	id := v["id"].(string)
+	if code, _ := do("GET", "/v1/broadcasts/0123", nil); code != http.StatusNotFound {
+		t.Errorf("GET of an unknown broadcast: %d", code)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http")+"/v1/broadcasts/"+id+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	// A viewer that reads nothing, on a socket with a small receive buffer.
+	slow := dialStalled(t, hs.URL, "/v1/broadcasts/"+id+"/ws")
+	defer slow.Close()
+	events := make(chan map[string]any, 10000)
+	go func() {
+		defer close(events)
+		for {
+			_, b, err := c.Read(context.Background())
+			if err != nil {
+				return
+			}
+			var ev map[string]any
+			json.Unmarshal(b, &ev)
+			events <- ev
+		}
+	}()
+	next := func(what string, match func(map[string]any) bool) map[string]any {
+		t.Helper()
+		deadline := time.After(20 * time.Second)
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					t.Fatalf("connection closed waiting for %s", what)
+				}
+				if match(ev) {
+					return ev
+				}
+			case <-deadline:
+				t.Fatalf("no %s", what)
+			}
+		}
+	}
+	pos := next("the position", func(ev map[string]any) bool { return ev["type"] == "position" })
+	if num(pos["search"]) != 1 || num(pos["ply"]) != 1 || pos["id"] != id {
+		t.Errorf("position event %v", pos)
+	}
+	next("a line of multipv 2", func(ev map[string]any) bool { return ev["type"] == "info" && num(ev["multipv"]) == 2 && ev["id"] == id })
+
+	if code, v := do("POST", "/v1/broadcasts/"+id+"/moves", map[string]any{"moves": []string{"3c3d"}, "ply": 1}); code != http.StatusOK || num(v["search"]) < 1 {
+		t.Errorf("moves: %d %v", code, v)
+	}
+	if code, v := do("POST", "/v1/broadcasts/"+id+"/moves", map[string]any{"moves": []string{"3c3d"}, "ply": 1}); code != http.StatusConflict || v["code"] != "conflict" {
+		t.Errorf("moves for a stale ply: %d %v", code, v)
+	}
+	if code, v := do("POST", "/v1/broadcasts/"+id+"/moves", map[string]any{"moves": []string{"2g2f", "2g2f"}}); code != http.StatusUnprocessableEntity || num(v["move_index"]) != 3 {
+		t.Errorf("an illegal move: %d %v", code, v)
+	}
+	next("the first search's bestmove", func(ev map[string]any) bool { return ev["type"] == "bestmove" && num(ev["search"]) == 1 })
+	if code, v := do("PUT", "/v1/broadcasts/"+id+"/position", map[string]any{"position": map[string]any{"sfen": "startpos", "moves": []string{"2g2f"}}}); code != http.StatusOK || num(v["ply"]) != 1 {
+		t.Errorf("a new position: %d %v", code, v)
+	}
+	next("the third search's line", func(ev map[string]any) bool { return ev["type"] == "info" && num(ev["search"]) == 3 })
+	testwait.For(t, "GET's lines", 10*time.Second, func() bool {
+		code, v := do("GET", "/v1/broadcasts/"+id, nil)
+		lines, _ := v["lines"].([]any)
+		return code == http.StatusOK && len(lines) == 2
+	})
+	if code, v := do("DELETE", "/v1/broadcasts/"+id, nil); code != http.StatusOK || v["status"] != "ended" {
+		t.Errorf("DELETE: %d %v", code, v)
+	}
+	next("ended", func(ev map[string]any) bool { return ev["type"] == "ended" })
+	if code, _ := do("POST", "/v1/broadcasts/"+id+"/moves", map[string]any{"moves": []string{"8c8d"}}); code != http.StatusConflict {
+		t.Errorf("moves after the end: %d", code)
+	}
+}
+
+// dialStalled opens a viewer's WebSocket by hand and never reads from it.
+func dialStalled(t *testing.T, base, path string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Control: nil}
+	c, err := d.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).SetReadBuffer(4096)
+	_, err = c.Write([]byte("GET " + path + " HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
