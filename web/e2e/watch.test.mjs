@@ -9,6 +9,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { launch, screenshot, takeProblems, baseURL, SIZES } from './lib.mjs';
 import { checkLanguage } from './lang.mjs';
 
@@ -175,3 +181,130 @@ for (const [size, dims] of Object.entries(SIZES)) {
     });
   }
 }
+
+// --- a dropped socket and a search taken over -----------------------------
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.join(here, '../..');
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+async function waitFor(what, check, ms = 120_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms / 1000}s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const searchShown = (page) => page.evaluate(() => {
+  const box = document.querySelector('[data-testid="pv-lines"]');
+  return { search: Number(box.dataset.search), lines: box.querySelectorAll('[data-testid="pv-line"]').length };
+});
+
+// Two usid on one real redis-server: the broadcast's search runs on A, the
+// viewer watches through B. A is killed: B takes the search over and the
+// viewer shows the new search. Then B is killed and started again on its
+// port: the page's socket comes back by itself with the current lines.
+test('watch page: a search taken over by another instance, a socket that drops and comes back', { timeout: 240_000 }, async () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'usid-e2e-watch-'));
+  const procs = [];
+  const run = (cmd, args, name) => {
+    const log = fs.openSync(path.join(tmp, `${name}.log`), 'w');
+    const p = spawn(cmd, args, { cwd: root, stdio: ['ignore', log, log] });
+    p.exited = new Promise((r) => p.on('exit', r));
+    procs.push(p);
+    return p;
+  };
+  let bin = process.env.USID_BIN;
+  if (!bin) {
+    bin = path.join(tmp, 'usid');
+    assert.equal(spawnSync('go', ['build', '-o', bin, './cmd/usid'], { cwd: root, stdio: 'inherit' }).status, 0);
+  }
+  const redisPort = await freePort();
+  run(process.env.REDIS_SERVER || '/usr/bin/redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmp], 'redis');
+  const conf = path.join(tmp, 'usid.yaml');
+  const shared = fs.readFileSync(path.join(here, 'testdata/usid.yaml'), 'utf8').replace(/^engines:\n(?:[ #].*\n|\n)*/m, '');
+  fs.writeFileSync(conf, `${shared}
+engines:
+  - {name: fairy, path: /usr/games/fairy-stockfish, instances: 1, options: {USI_Hash: 16, Threads: 1}}
+access:
+  redis: redis://127.0.0.1:${redisPort}/0
+`);
+  const [portA, portB] = [await freePort(), await freePort()];
+  const start = (port, name) => run(bin, ['--addr', `127.0.0.1:${port}`, '--config', conf], name);
+  const ready = (port, p) => waitFor(`usid on ${port}`, () => {
+    if (p.exitCode !== null) throw new Error(`usid on ${port} exited: ${fs.readFileSync(path.join(tmp, `${port}.log`), 'utf8').slice(-1500)}`);
+    return fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+  });
+  const a = start(portA, String(portA));
+  let b = start(portB, String(portB));
+  await ready(portA, a);
+  await ready(portB, b);
+  const viewer = await launch({ ...SIZES.desktop, locale: 'en-US' });
+  try {
+    const res = await fetch(`http://127.0.0.1:${portA}/v1/broadcasts`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ position: { sfen: 'startpos', moves: ['7g7f'] }, engine: 'fairy', notation: 'kif' }),
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+    const { id } = await res.json();
+    const page = await viewer.context.newPage();
+    await page.goto(`http://127.0.0.1:${portB}/watch/${id}`);
+    await page.waitForSelector('[data-testid="pv-line"]', { timeout: 30_000 });
+    const first = (await searchShown(page)).search;
+    assert.ok(first >= 1);
+
+    // A, running the search, dies: B takes it over; the viewer says the
+    // search was cut, then shows the new one's lines.
+    a.kill('SIGKILL');
+    await a.exited;
+    const cut = Date.now();
+    await page.waitForFunction((n) => {
+      const box = document.querySelector('[data-testid="pv-lines"]');
+      return Number(box.dataset.search) > n && box.querySelector('[data-testid="pv-line"]');
+    }, first, { timeout: 30_000 });
+    console.log(`# the viewer showed the taken-over search's lines ${Date.now() - cut} ms after A was killed`);
+    const second = (await searchShown(page)).search;
+    await page.waitForSelector('[data-testid="connection"][data-state="open"]');
+
+    // B dies too: the page waits and retries; B comes back on its port
+    // and the page, reconnected, shows the search running again.
+    b.kill('SIGKILL');
+    await b.exited;
+    await page.waitForSelector('[data-testid="connection"][data-state="waiting"]');
+    await page.waitForSelector('[data-testid="analysis-status"][data-state="connecting"]');
+    b = start(portB, `${portB}-again`);
+    await ready(portB, b);
+    await page.waitForSelector('[data-testid="connection"][data-state="open"]', { timeout: 30_000 });
+    await page.waitForFunction((n) => {
+      const box = document.querySelector('[data-testid="pv-lines"]');
+      return Number(box.dataset.search) > n && box.querySelector('[data-testid="pv-line"]');
+    }, second, { timeout: 30_000 });
+    // And goes on following the game.
+    const moved = await fetch(`http://127.0.0.1:${portB}/v1/broadcasts/${id}/moves`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ moves: ['3c3d'], ply: 1 }),
+    });
+    assert.equal(moved.status, 200, await moved.text());
+    await page.waitForSelector('[data-testid="move-list"] [data-testid="move"][data-ply="2"]');
+    await page.waitForSelector('[data-testid="pv-lines"][data-ply="2"] [data-testid="pv-line"]', { timeout: 30_000 });
+    await screenshot(page, 'watch-reconnected-desktop-en');
+    // Failed reconnection attempts while no usid listened are expected.
+    const left = problems(viewer).filter((p) => !/WebSocket connection to .*\/v1\/broadcasts\/.*failed|ERR_CONNECTION_REFUSED/.test(p));
+    assert.deepEqual(left, []);
+  } finally {
+    await viewer.close();
+    for (const p of procs.reverse()) {
+      if (p.exitCode === null) p.kill('SIGTERM');
+      const t = setTimeout(() => p.kill('SIGKILL'), 20_000);
+      await p.exited;
+      clearTimeout(t);
+    }
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
