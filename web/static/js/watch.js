@@ -106,6 +106,11 @@ async function sync(position) {
     return;
   }
   const keep = game.cursor === game.length;
+  // The evaluations past the moves the new game shares with the old one
+  // were of other positions.
+  let same = 0;
+  if (root === loadedRoot) while (same < mine.length && same < moves.length && mine[same] === moves[same]) same++;
+  for (const p of [...evals.keys()]) if (p > same && loadedRoot !== null) evals.delete(p);
   const res = await game.load(root, moves);
   loadedRoot = root;
   if (!res.ok) showErrors($('#analysis-error'), res.errors, { title: t('err.refused') });
