@@ -294,18 +294,19 @@ access:
     await page.waitForSelector('[data-testid="move-list"] [data-testid="move"][data-ply="2"]');
     await page.waitForSelector('[data-testid="pv-lines"][data-ply="2"] [data-testid="pv-line"]', { timeout: 30_000 });
     await screenshot(page, 'watch-reconnected-desktop-en');
-    // A take-back (a whole new position): the page shows the shorter game,
-    // and the graph forgets the position taken back.
-    const back = await fetch(`http://127.0.0.1:${portB}/v1/broadcasts/${id}/position`, {
-      method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ position: { sfen: 'startpos', moves: ['7g7f'] } }),
+    // A correction (a whole new position: the second move was another,
+    // and a third came): the page shows the new game, and the graph keeps
+    // no evaluation of the position corrected away (ply 2 was 3c3d's).
+    const fixed = await fetch(`http://127.0.0.1:${portB}/v1/broadcasts/${id}/position`, {
+      method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ position: { sfen: 'startpos', moves: ['7g7f', '8c8d', '2g2f'] } }),
     });
-    assert.equal(back.status, 200, await back.text());
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === 1);
-    await page.waitForSelector('[data-testid="pv-lines"][data-ply="1"][data-live="true"] [data-testid="pv-line"]', { timeout: 30_000 });
+    assert.equal(fixed.status, 200, await fixed.text());
+    await page.waitForSelector('[data-testid="move-list"] [data-testid="move"][data-ply="2"][data-usi="8c8d"]');
+    await page.waitForSelector('[data-testid="pv-lines"][data-ply="3"][data-live="true"] [data-testid="pv-line"]', { timeout: 30_000 });
     assert.deepEqual(await page.evaluate(() => {
       const g = document.querySelector('[data-testid="eval-graph"]').dataset;
       return [g.total, g.points];
-    }), ['1', '1']);
+    }), ['3', '2'], 'plies 1 and 3 evaluated, 2 not');
     // Failed reconnection attempts while no usid listened are expected.
     const left = problems(viewer).filter((p) => !/WebSocket connection to .*\/v1\/broadcasts\/.*failed|ERR_CONNECTION_REFUSED/.test(p));
     assert.deepEqual(left, []);
