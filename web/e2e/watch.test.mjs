@@ -145,6 +145,10 @@ for (const [size, dims] of Object.entries(SIZES)) {
             await rest('POST', `/v1/broadcasts/${id}/moves`, { moves: [g.next[1]], ply: 2 });
             for (const p of [a, b, c]) await p.waitForSelector('[data-testid="move-list"] [data-testid="move"][data-ply="3"]');
             assert.equal(await a.getAttribute('[data-testid="pv-lines"]', 'data-ply'), '1', 'the viewer who stepped back stays there');
+            // The line shown there is in the game's notation, not the engine's moves.
+            const pastMove = await a.textContent('[data-testid="pv-lines"] [data-testid="pv-move"]');
+            assert.doesNotMatch(pastMove, /^[☗☖]?\S*\d[a-z]\d[a-z]|^[a-h][1-8][a-h][1-8]/, `the past line reads ${pastMove}`);
+            if (name === 'shogi') await screenshot(a, `watch-behind-${size}-${lang}`);
             const third = await sameLines([b, c], second.search);
             await c.waitForFunction((n) => Number(document.querySelector('[data-testid="eval-graph"]').dataset.points) > n, before);
             await a.click('[data-testid="watch-live"]');
@@ -152,6 +156,13 @@ for (const [size, dims] of Object.entries(SIZES)) {
             assert.equal(await a.isEnabled('[data-testid="watch-live"]'), false);
             assert.equal((await sameLines([a, b, c], second.search)).search, third.search);
 
+            // The late viewer's first position was searched before it came
+            // (its evaluation from GET, without notation): usid writes it.
+            await c.click('[data-testid="nav-first"]');
+            await c.click('[data-testid="nav-next"]');
+            await c.waitForSelector('[data-testid="pv-lines"][data-live="false"][data-ply="1"] [data-testid="pv-move"]');
+            await c.waitForFunction(() => !/^[☗☖]?\S*\d[a-z]\d[a-z]|^[a-h][1-8][a-h][1-8]/.test(document.querySelector('[data-testid="pv-move"]').textContent));
+            await c.click('[data-testid="watch-live"]');
             for (const p of [a, c]) await checkLanguage(p, lang, `watch ${name} ${size}`);
             await screenshot(a, `watch-${name}-${size}-${lang}`);
             if (name === 'shogi' && size === 'desktop') await screenshot(c, `watch-late-${size}-${lang}`);

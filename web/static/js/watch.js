@@ -184,11 +184,25 @@ function onInfo(m) {
     if (mpv === 1 && score) {
       const prev = evals.get(st.ply);
       if (!prev || prev.search !== st.search || (m.depth || 0) >= prev.depth || !m.bound) {
-        evals.set(st.ply, { score, depth: m.depth || 0, pv: m.pv, search: st.search });
+        evals.set(st.ply, { score, depth: m.depth || 0, pv: m.pv, notes: mod.pvField ? m[mod.pvField] : null, search: st.search });
       }
     }
   }
   renderSoon();
+}
+
+// notate asks usid once for the notation (KIF, SAN) of a past position's
+// line that came without it (the evaluations of GET /v1/broadcasts/{id}).
+function notate(ply, e) {
+  if (e.asked) return;
+  e.asked = true;
+  const moves = [...game.moves.slice(0, ply), ...e.pv];
+  game.verdictOf({ [mod.field]: game.root, moves }).then((v) => {
+    const notes = v[mod.notationField];
+    if (!v.valid || !Array.isArray(notes)) return;
+    e.notes = notes.slice(ply);
+    if (game.cursor === ply) renderLines();
+  }, () => { e.asked = false; });
 }
 
 let frame = 0;
@@ -213,7 +227,13 @@ function renderLines() {
     else state = lines.length ? 'searching' : 'waiting';
   } else {
     const e = evals.get(ply);
-    if (e && e.pv?.length) lines = [{ multipv: 1, depth: e.depth, pv: e.pv, blackScore: e.score }];
+    if (e && e.pv?.length) {
+      lines = [{ multipv: 1, depth: e.depth, pv: e.pv, blackScore: e.score }];
+      if (mod.pvField) {
+        if (e.notes) lines[0][mod.pvField] = e.notes;
+        else notate(ply, e);
+      }
+    }
     state = e ? 'past' : 'nopast';
   }
   const status = $('#analysis-status');
