@@ -195,7 +195,7 @@ func (s *Server) watchBroadcast(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	if _, err := s.cfg.Broadcasts.Get(id); err != nil {
+	if err := s.cfg.Broadcasts.Live(id); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -329,7 +329,9 @@ func (v *viewer) flush() {
 		if err != nil || werr != nil {
 			v.dead, v.pending, v.flushing = true, nil, false
 			v.mu.Unlock()
-			v.c.CloseNow()
+			if v.c != nil {
+				v.c.CloseNow()
+			}
 			return
 		}
 		v.pending = v.pending[n:]

@@ -144,6 +144,10 @@ type bcRun struct {
 	window              time.Duration
 	rssPerViewer        float64 // bytes
 	rssBase, rssViewers int64
+	// unsent: lines of the window that no viewer got (merged before the
+	// fan-out: the search's outbox keeps the latest line of a multipv);
+	// partial: lines some viewers got and others not.
+	unsent, partial int
 }
 
 func (b *bench) addBroadcastRow(what string, r *bcRun, target bool, p99one time.Duration) {
@@ -152,6 +156,9 @@ func (b *bench) addBroadcastRow(what string, r *bcRun, target bool, p99one time.
 	res := fmt.Sprintf("%d of %d lines delivered (%.3f%%); p50 %s, p99 %s, max %s; usid CPU %s per delivered message (%.0f%% of a core); RSS %.1f KB per viewer (%s with viewers over %s)",
 		r.delivered, r.printed, 100*share, ms(r.p50), ms(r.p99), ms(r.pmax), perMsg, 100*r.usidCPU.Seconds()/r.window.Seconds(),
 		r.rssPerViewer/1024, mb(r.rssViewers), mb(r.rssBase))
+	if r.unsent > 0 || r.partial > 0 {
+		res += fmt.Sprintf("; of the lines printed, %d reached no viewer and %d only some", r.unsent, r.partial)
+	}
 	if r.proxyCPU > 0 {
 		res += fmt.Sprintf("; the proxy %.0f%% of a core", 100*r.proxyCPU.Seconds()/r.window.Seconds())
 	}
@@ -221,6 +228,7 @@ func (b *bench) broadcastRun(ctx context.Context, pods []*usidProc, addrs []stri
 	start, end := never, never
 	sampled := 0
 	seen, from, to := 0, 0, -1
+	got := map[int]int{} // deliveries per depth in the window
 	var cpu0, cpu1, pcpu0, pcpu1 time.Duration
 	cpu := func() (t time.Duration) {
 		for _, u := range pods {
@@ -259,6 +267,7 @@ func (b *bench) broadcastRun(ctx context.Context, pods []*usidProc, addrs []stri
 		}
 		s.lat = append(s.lat, now.Sub(time.Unix(0, int64(stamp))))
 		s.delivered++
+		got[depth]++
 	}
 	tick := func(now time.Time) {
 		if sampled == 0 && !now.Before(start) {
@@ -291,6 +300,15 @@ func (b *bench) broadcastRun(ctx context.Context, pods []*usidProc, addrs []stri
 		lat = append(lat, stats[i].lat...)
 		r.delivered += stats[i].delivered
 		r.printed += to - from + 1
+	}
+	for d := from; d <= to; d++ {
+		switch got[d] {
+		case 0:
+			r.unsent++
+		case n:
+		default:
+			r.partial++
+		}
 	}
 	slices.Sort(lat)
 	r.p50, r.p99, r.pmax = pct(lat, .5), pct(lat, .99), pct(lat, 1)
