@@ -399,7 +399,11 @@ async function start() {
   // Events are taken one at a time: a new position may need usid's word
   // (a game loaded afresh) before the lines that follow it are shown.
   let queue = Promise.resolve();
-  sock.addEventListener('message', (e) => { queue = queue.then(() => onEvent(e.detail)).catch((err) => console.warn('watch:', err)); });
+  sock.addEventListener('message', (e) => {
+    // The end stops the socket at once: its close that follows is no drop to retry.
+    if (e.detail.type === 'ended') sock.stop();
+    queue = queue.then(() => onEvent(e.detail)).catch((err) => console.warn('watch:', err));
+  });
   sock.addEventListener('state', (e) => {
     const { state, retryIn } = e.detail;
     const c = $('#connection');
