@@ -176,6 +176,12 @@ for (const [size, dims] of Object.entries(SIZES)) {
             await p.waitForSelector('[data-testid="connection"][hidden]', { state: 'attached' });
           }
           if (name === 'chess') await screenshot(pages[1], `watch-ended-${size}-${lang}`);
+          // Opened after the end: the game and the end, no socket.
+          const after = await openViewer(viewers[0], id);
+          await after.waitForSelector('[data-testid="watch-status"][data-state="ended"]');
+          await after.waitForSelector('[data-testid="move-list"] [data-testid="move"][data-ply="3"]');
+          assert.equal(await after.isHidden('[data-testid="connection"]'), true);
+          pages.push(after);
           for (const p of pages) await p.close();
           for (const v of viewers) assert.deepEqual(problems(v), [], `${name} ${size} ${lang}: the page ran cleanly`);
         }
