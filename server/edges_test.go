@@ -55,6 +55,7 @@ func TestMethodsAndFraming(t *testing.T) {
 		{"HEAD", "/healthz", 200, false}, {"HEAD", "/readyz", 200, false},
 		{"GET", "/static/nope.js", 404, true}, {"GET", "/static/", 404, true},
 		{"GET", "/", 200, false}, {"GET", "/tsume", 200, false}, {"GET", "/chess", 200, false}, {"GET", "/othello", 200, false},
+		{"GET", "/watch/0f1e2d3c4b5a69788796a5b4c3d2e1f0", 200, false}, {"GET", "/watch/nope", 404, true}, {"GET", "/watch/", 404, true},
 	} {
 		req, _ := http.NewRequest(tt.method, hs.URL+tt.path, nil)
 		resp, err := http.DefaultClient.Do(req)

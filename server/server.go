@@ -179,6 +179,7 @@ func New(cfg Config) *Server {
 		r.Handle("/tsume", cfg.Web)
 		r.Handle("/chess", cfg.Web)
 		r.Handle("/othello", cfg.Web)
+		r.Handle("/watch/{id}", s.problemNotFound(cfg.Web)) // a broadcast's watch page (a path that cannot be one: 404)
 		r.Handle("/static/*", s.problemNotFound(cfg.Web))
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 // Package web serves usid's browser pages: the board application for
 // shogi at /, chess at /chess and othello at /othello (one controller, a
-// module per game), the tsume (mate problem) solver at /tsume, with their scripts, styles and fonts
+// module per game), the tsume (mate problem) solver at /tsume, the watch
+// page of a broadcast at /watch/{id}, with their scripts, styles and fonts
 // under /static/. Everything is embedded in the binary with go:embed; the
 // pages are plain ES modules, CSS and SVG, so there is no build step.
 //
@@ -68,6 +69,7 @@ type asset struct {
 type site struct {
 	hash   string            // content hash of all static files
 	pages  map[string]*asset // by URL path: "/", "/tsume"
+	watch  *asset            // /watch/{id}: one page for every broadcast
 	static map[string]*asset // by path below /static/: "js/board.js"
 }
 
@@ -121,7 +123,8 @@ func load(fsys fs.FS) (*site, error) {
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil))[:hashLen]
 
-	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/chess": "pages/chess.html", "/othello": "pages/othello.html"} {
+	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/chess": "pages/chess.html", "/othello": "pages/othello.html",
+		"/watch/": "pages/watch.html"} {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
@@ -134,6 +137,8 @@ func load(fsys fs.FS) (*site, error) {
 		}
 		s.pages[route] = a
 	}
+	s.watch = s.pages["/watch/"]
+	delete(s.pages, "/watch/")
 	return s, nil
 }
 
@@ -166,6 +171,8 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case s.pages[p] != nil:
 		a, cache, page = s.pages[p], "no-cache", true
+	case strings.HasPrefix(p, "/watch/") && isBroadcastID(strings.TrimPrefix(p, "/watch/")):
+		a, cache, page = s.watch, "no-cache", true
 	case p == "/index.html":
 		http.Redirect(w, r, "/", http.StatusMovedPermanently)
 		return
@@ -217,6 +224,20 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func isHash(s string) bool {
 	if len(s) != hashLen {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// isBroadcastID reports whether s can be a broadcast's id (32 lower-case
+// hex digits): any other /watch/ path is 404 without reaching the page.
+func isBroadcastID(s string) bool {
+	if len(s) != 32 {
 		return false
 	}
 	for _, c := range s {

@@ -41,6 +41,7 @@ func TestPages(t *testing.T) {
 	}{
 		{"/", "analysis board"},
 		{"/tsume", "tsume solver"},
+		{"/watch/0f1e2d3c4b5a69788796a5b4c3d2e1f0", "broadcast"}, // any id: the page asks usid for it
 	} {
 		res := get(t, h, "GET", tc.path, nil)
 		if res.StatusCode != 200 {
@@ -102,7 +103,7 @@ func TestReferencesExist(t *testing.T) {
 		".svg": "image/svg+xml", ".woff2": "font/woff2", ".html": "text/html; charset=utf-8",
 	}
 	seen := map[string]bool{}
-	queue := []string{"/", "/tsume"}
+	queue := []string{"/", "/tsume", "/watch/0123456789abcdef0123456789abcdef"}
 	reached := map[string]bool{}
 	for len(queue) > 0 {
 		p := queue[0]
@@ -234,6 +235,10 @@ func TestNotServed(t *testing.T) {
 		{"POST", "/", 405},
 		{"HEAD", "/tsume", 200},
 		{"GET", "/tsume/", 301},
+		{"GET", "/watch/", 404},
+		{"GET", "/watch", 404},
+		{"GET", "/watch/0F1E2D3C4B5A69788796A5B4C3D2E1F0", 404}, // ids are lower-case
+		{"GET", "/watch/0f1e2d3c4b5a69788796a5b4c3d2e1f0/x", 404},
 	} {
 		res := get(t, h, tc.method, tc.path, nil)
 		if res.StatusCode != tc.status {
