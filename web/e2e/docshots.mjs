@@ -15,7 +15,7 @@ const SHOTS = {
   'editor-board-desktop': 640, 'editor-board-phone': 220, 'tsume-ja-desktop': 640, 'tsume-ja-phone': 220,
   'tsume-try-desktop': 640, 'tsume-try-phone': 220, 'promotion-phone': 220, 'play-desktop': 640, 'play-ended-phone': 220,
   'chess-lines-en-desktop': 640, 'chess-lines-ja-phone': 220, 'chess-game-en-desktop': 640, 'othello-end-en-desktop': 640, 'othello-moves-ja-phone': 220,
-  'watch-shogi-desktop-ja': 640, 'watch-chess-phone-en': 220,
+  'watch-shogi-desktop-ja': 640, 'watch-chess-phone-en': 220, 'othello-lines-ja-desktop': 640,
 };
 
 fs.mkdirSync(OUT, { recursive: true });
