@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -35,19 +34,9 @@ func (s *Server) broadcastRoutes(r chi.Router) {
 
 func (s *Server) createBroadcast(w http.ResponseWriter, r *http.Request) {
 	var req broadcast.Request
-	if err := s.decode(w, r, &req); err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	if s.refuseWhileDraining(w, r) {
-		return
-	}
-	c := clientOf(r)
-	// Charged once to the client's search rate, and refused while its
-	// engine-time budget is spent; the search itself takes from the budget
-	// as it runs.
-	if err := s.gate.allow(r.Context(), c); err != nil {
-		s.problem(w, r, err)
+	// The search itself takes from the owner's budget as it runs.
+	c := s.admitWork(w, r, &req)
+	if c == nil {
 		return
 	}
 	v, err := s.cfg.Broadcasts.Create(c.id, &req)
@@ -154,36 +143,23 @@ type viewerResponse struct {
 }
 
 func (w *viewerResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	bc, left, err := hijackLean(w.ResponseWriter)
 	if err != nil {
 		return nil, nil, err
 	}
-	if brw.Writer.Buffered() > 0 {
-		if err := brw.Writer.Flush(); err != nil {
-			nc.Close()
-			return nil, nil, err
-		}
-	}
-	sc, ok := nc.(syscall.Conn)
+	sc, ok := bc.Conn.(syscall.Conn)
 	if !ok {
-		nc.Close()
+		bc.Close()
 		return nil, nil, errors.New("viewer connection has no file descriptor")
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {
-		nc.Close()
+		bc.Close()
 		return nil, nil, err
 	}
-	left, _ := brw.Reader.Peek(brw.Reader.Buffered())
-	bc := &batchConn{Conn: nc}
-	bc.pulled.Store(int64(len(left)))
 	vc := &viewerConn{batchConn: bc, v: w.v}
 	w.v.conn, w.v.raw = vc, raw
-	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(left)), bc), max(wsReadBuffer, len(left)))
-	if len(left) > 0 {
-		br.Peek(len(left))
-	}
-	return vc, bufio.NewReadWriter(br, bufio.NewWriterSize(vc, wsWriteBuffer)), nil
+	return vc, leanReadWriter(bc, vc, left), nil
 }
 
 func (s *Server) watchBroadcast(w http.ResponseWriter, r *http.Request) {

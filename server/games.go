@@ -15,20 +15,33 @@ import (
 // A job belongs to the client identity that started it (an API key, or an
 // anonymous client's address): to any other its id is not_found.
 
-func (s *Server) startGameAnalysis(w http.ResponseWriter, r *http.Request) {
-	var req games.Request
-	if err := s.decode(w, r, &req); err != nil {
+// admitWork decodes into req the request of a handler that starts work
+// for its client (a game analysis, a broadcast) and admits it: refused
+// while draining, charged once to the client's search rate, refused while
+// its engine-time budget is spent. It returns the client, or nil when it
+// has answered with the refusal.
+func (s *Server) admitWork(w http.ResponseWriter, r *http.Request, req any) *client {
+	if err := s.decode(w, r, req); err != nil {
 		s.problem(w, r, err)
-		return
+		return nil
 	}
 	if s.refuseWhileDraining(w, r) {
-		return
+		return nil
 	}
 	c := clientOf(r)
-	// A job is charged to the client's search rate once; it holds no lease
-	// slot (it runs in the background, bounded per client by games).
 	if err := s.gate.allow(r.Context(), c); err != nil {
 		s.problem(w, r, err)
+		return nil
+	}
+	return c
+}
+
+func (s *Server) startGameAnalysis(w http.ResponseWriter, r *http.Request) {
+	var req games.Request
+	// A job is charged to the client's search rate once; it holds no lease
+	// slot (it runs in the background, bounded per client by games).
+	c := s.admitWork(w, r, &req)
+	if c == nil {
 		return
 	}
 	v, err := s.cfg.Games.Start(s.gate.caller(c), &req)

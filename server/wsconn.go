@@ -44,11 +44,21 @@ type leanResponse struct {
 }
 
 // Hijack takes the connection from net/http and returns it with small
-// buffers. Bytes the client sent right after its handshake (already in
-// net/http's reader) are kept: websocket.Accept reads what the returned
-// reader has buffered first.
+// buffers (hijackLean, leanReadWriter).
 func (w *leanResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	bc, left, err := hijackLean(w.ResponseWriter)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.conn = bc
+	return bc, leanReadWriter(bc, bc, left), nil
+}
+
+// hijackLean takes the connection from net/http as a batchConn, with the
+// bytes the client sent right after its handshake (already in net/http's
+// reader), which the caller must pass on to leanReadWriter.
+func hijackLean(rw http.ResponseWriter) (bc *batchConn, left []byte, err error) {
+	nc, brw, err := http.NewResponseController(rw).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,15 +68,22 @@ func (w *leanResponse) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 			return nil, nil, err
 		}
 	}
-	left, _ := brw.Reader.Peek(brw.Reader.Buffered())
-	bc := &batchConn{Conn: nc}
+	left, _ = brw.Reader.Peek(brw.Reader.Buffered())
+	left = bytes.Clone(left)
+	bc = &batchConn{Conn: nc}
 	bc.pulled.Store(int64(len(left)))
-	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(left)), bc), max(wsReadBuffer, len(left)))
+	return bc, left, nil
+}
+
+// leanReadWriter is the small-buffered reader (of bc, the handshake's
+// left bytes first: websocket.Accept reads what the reader has buffered
+// first) and writer (into w) that websocket.Accept takes.
+func leanReadWriter(bc *batchConn, w io.Writer, left []byte) *bufio.ReadWriter {
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(left), bc), max(wsReadBuffer, len(left)))
 	if len(left) > 0 {
 		br.Peek(len(left)) // into br's buffer, where Accept looks for it
 	}
-	w.conn = bc
-	return bc, bufio.NewReadWriter(br, bufio.NewWriterSize(bc, wsWriteBuffer)), nil
+	return bufio.NewReadWriter(br, bufio.NewWriterSize(w, wsWriteBuffer))
 }
 
 // batchConn is a net.Conn whose writes can be held and sent as one. Safe
