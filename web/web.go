@@ -23,6 +23,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"net/http"
 	"path"
@@ -123,12 +124,27 @@ func load(fsys fs.FS) (*site, error) {
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil))[:hashLen]
 
-	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/chess": "pages/chess.html", "/othello": "pages/othello.html",
-		"/watch/": "pages/watch.html"} {
+	pages := map[string][]byte{}
+	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/watch/": "pages/watch.html"} {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
+		pages[route] = b
+	}
+	board, err := template.ParseFS(fsys, "pages/board.html")
+	if err != nil {
+		return nil, err
+	}
+	for route, p := range boardPages {
+		var b bytes.Buffer
+		if err := board.Execute(&b, p); err != nil {
+			return nil, fmt.Errorf("pages/board.html for %s: %w", route, err)
+		}
+		pages[route] = b.Bytes()
+	}
+	for route, b := range pages {
+		name := "pages" + route + ".html"
 		// Point every asset reference at the versioned prefix.
 		b = bytes.ReplaceAll(b, []byte(`"/static/`), []byte(`"/static/`+s.hash+`/`))
 		a, err := newAsset(name, b)
@@ -140,6 +156,21 @@ func load(fsys fs.FS) (*site, error) {
 	s.watch = s.pages["/watch/"]
 	delete(s.pages, "/watch/")
 	return s, nil
+}
+
+// boardPage is what differs between the board pages of pages/board.html:
+// the game (its module, its i18n keys: "<game>.copy", ...), the files the
+// record picker offers, the sides in the play panel's order (the side a
+// player usually takes first), and the side the graph's top means.
+type boardPage struct {
+	Game, Accept, Ahead string
+	Sides               []string
+}
+
+// boardPages are the pages served from pages/board.html, by route.
+var boardPages = map[string]boardPage{
+	"/chess":   {Game: "chess", Accept: ".pgn,.fen,.txt", Ahead: "White", Sides: []string{"w", "b"}},
+	"/othello": {Game: "othello", Accept: ".txt", Ahead: "Black", Sides: []string{"b", "w"}},
 }
 
 func newAsset(name string, body []byte) (*asset, error) {
