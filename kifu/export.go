@@ -110,10 +110,18 @@ func oneLine(s string) string {
 	}, s)
 }
 
+// hasTimes tells whether a move of line or of its variations has a time:
+// KIF writes times for every move or for none, so a time known only in a
+// variation must still be written (a record read back would lose it).
 func hasTimes(line []Move) bool {
 	for _, m := range line {
 		if m.TimeMS >= 0 {
 			return true
+		}
+		for _, v := range m.Variations {
+			if hasTimes(v) {
+				return true
+			}
 		}
 	}
 	return false
