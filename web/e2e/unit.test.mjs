@@ -354,8 +354,12 @@ function usedKeys() {
   const keys = new Map(); // key -> file
   const families = new Set();
   for (const f of files) {
-    const s = fs.readFileSync(f, 'utf8');
-    for (const m of s.matchAll(/data-(?:i18n(?:-[a-z-]+)?|title-key)="([^"$]+)"/g)) keys.set(m[1], f.pathname);
+    let s = fs.readFileSync(f, 'utf8');
+    // pages/board.html is a template web.go renders for /chess and
+    // /othello: its keys are the games' (a key made of other template
+    // data, the play panel's sides, is also written out in index.html).
+    if (s.includes('{{.Game}}')) s = ['chess', 'othello'].map((g) => s.replaceAll('{{.Game}}', g)).join('\n');
+    for (const m of s.matchAll(/data-(?:i18n(?:-[a-z-]+)?|title-key)="([^"$]+)"/g)) if (!m[1].includes('{{')) keys.set(m[1], f.pathname);
     // Keys are written whole in the scripts ('tsume.matein'), also where a
     // choice picks one (t(mate ? 'a.b' : 'a.c')).
     for (const m of s.matchAll(/(?<!Setting\()'((?:[a-z]+)(?:\.[A-Za-z0-9]+)+)'/g)) if (NAMESPACES.includes(m[1].split('.')[0])) keys.set(m[1], f.pathname);
