@@ -223,6 +223,9 @@ let axeSource;
 export async function axeViolations(page) {
   axeSource ??= fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
   if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ content: axeSource });
+  // Colours are judged at rest: a toast fading out is a blend of its own
+  // and the page's (axe saw 1.26:1 mid-fade).
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity));
   const found = await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
