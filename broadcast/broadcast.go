@@ -375,20 +375,6 @@ func (m *Manager) finish(id string) {
 	m.be.publish(m.ctx, id, b.bytes())
 }
 
-// Live reports whether broadcast id can be watched: not_found, ended, or
-// nil. One read of the store (a viewer's handshake asks it before the
-// upgrade; GET's whole view costs several).
-func (m *Manager) Live(id string) *session.Error {
-	st, err := m.be.load(m.ctx, id)
-	if err != nil {
-		return err
-	}
-	if st.Ended {
-		return errorf(CodeEnded, "broadcast %s has ended", id)
-	}
-	return nil
-}
-
 // Get answers GET /v1/broadcasts/{id}.
 func (m *Manager) Get(id string) (*View, *session.Error) {
 	st, err := m.be.load(m.ctx, id)

@@ -331,9 +331,20 @@ func (h *hub) remove(v Viewer) bool {
 	return true
 }
 
-// Watch adds viewer v of client to broadcast id on this instance; it
-// returns the function that removes it (call it when the connection ends).
-func (m *Manager) Watch(client, id string, v Viewer) (func(), *session.Error) {
+// Seat is a viewer's place on this instance, taken before its handshake is
+// answered (so that a refusal is an HTTP status, not a closed socket) and
+// given back by Release or by the function Watch returns. Safe for
+// concurrent use.
+type Seat struct {
+	m          *Manager
+	client, id string
+	once       sync.Once
+}
+
+// Reserve takes a place for a viewer of client on broadcast id: not_found,
+// ended, too_many_requests (the client's or this instance's viewers are
+// as many as they may be) or shutting_down otherwise.
+func (m *Manager) Reserve(client, id string) (*Seat, *session.Error) {
 	st, err := m.be.load(m.ctx, id)
 	if err != nil {
 		return nil, err
@@ -342,31 +353,52 @@ func (m *Manager) Watch(client, id string, v Viewer) (func(), *session.Error) {
 		return nil, errorf(CodeEnded, "broadcast %s has ended", id)
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	switch {
 	case m.closed:
-		m.mu.Unlock()
 		return nil, errorf(session.CodeShuttingDown, "the server is shutting down")
 	case m.total >= m.cfg.MaxViewers:
-		m.mu.Unlock()
 		return nil, errorf(session.CodeTooManyRequests, "this instance has as many viewers as it takes")
 	case m.viewers[client] >= m.cfg.MaxViewersPerClient:
-		m.mu.Unlock()
 		return nil, errorf(session.CodeTooManyRequests, "this client has as many viewers as it may")
 	}
 	m.total++
 	m.viewers[client]++
-	m.mu.Unlock()
-	release := func() {
+	return &Seat{m: m, client: client, id: id}, nil
+}
+
+// Release gives the place back (once; later calls do nothing).
+func (s *Seat) Release() {
+	s.once.Do(func() {
+		m := s.m
 		m.mu.Lock()
 		m.total--
-		if m.viewers[client]--; m.viewers[client] <= 0 {
-			delete(m.viewers, client)
+		if m.viewers[s.client]--; m.viewers[s.client] <= 0 {
+			delete(m.viewers, s.client)
 		}
 		m.mu.Unlock()
+	})
+}
+
+// Watch adds viewer v of client to broadcast id on this instance; it
+// returns the function that removes it (call it when the connection ends).
+func (m *Manager) Watch(client, id string, v Viewer) (func(), *session.Error) {
+	seat, err := m.Reserve(client, id)
+	if err != nil {
+		return nil, err
 	}
+	return seat.Watch(v)
+}
+
+// Watch puts viewer v in the seat: it gets the broadcast's current state at
+// once, then every batch. The function returned removes it and gives the
+// seat back (call it when the connection ends); on an error the seat is
+// given back already.
+func (s *Seat) Watch(v Viewer) (func(), *session.Error) {
+	m, id := s.m, s.id
 	h := m.hubOf(id, true)
 	if h == nil {
-		release()
+		s.Release()
 		return nil, errorf(session.CodeShuttingDown, "the server is shutting down")
 	}
 	h.mu.Lock()
@@ -384,14 +416,14 @@ func (m *Manager) Watch(client, id string, v Viewer) (func(), *session.Error) {
 	}
 	h.mu.Unlock()
 	if !h.add(v) {
-		release()
+		s.Release()
 		return nil, errorf(CodeEnded, "broadcast %s has ended", id)
 	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			h.remove(v)
-			release()
+			s.Release()
 		})
 	}, nil
 }

@@ -141,6 +141,43 @@ async function gameJobEnded() {
 }
 const noGame = '/v1/games/analysis/00000000000000000000000000000000';
 
+// A broadcast of the anonymous client: created by its 201 case (got sets
+// the id), read, changed, watched, then ended by its DELETE case; the cases
+// after that see it ended (409). Its search runs until then.
+let bcast = '';
+const bcPath = (tail = '') => () => '/v1/broadcasts/' + bcast + tail;
+const noBroadcast = '/v1/broadcasts/00000000000000000000000000000000';
+const hugeMoves = JSON.stringify({ moves: Array(20000).fill('7g7f') }); // > 64 KiB
+// Viewers held straight on usid (set-up): the anonymous client may have 16.
+let viewers = [];
+function openViewer() {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(direct.replace(/^http/, 'ws') + bcPath('/ws')());
+    const events = [];
+    ws.onmessage = (m) => events.push(JSON.parse(m.data));
+    ws.onopen = () => resolve({ ws, events });
+    ws.onerror = () => reject(new Error('viewer WebSocket failed'));
+  });
+}
+async function holdViewers() {
+  // One at a time: a viewer of an earlier case may not be given back yet
+  // (its close is on its way), so a refused one is tried again.
+  const end = Date.now() + 10000;
+  while (viewers.length < 16) {
+    try {
+      viewers.push(await openViewer());
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await sleep(50);
+    }
+  }
+}
+async function releaseViewers() {
+  for (const v of viewers) v.ws.close();
+  viewers = [];
+  await sleep(300);
+}
+
 // op, status, request, and bad: the request violates the spec on purpose.
 const cases = [
   { op: 'get /healthz', status: 200 },
@@ -250,6 +287,58 @@ const cases = [
   { op: 'delete /v1/games/analysis/{id}', status: 403, url: gamePath, headers: foreign },
   { op: 'delete /v1/games/analysis/{id}', status: 421, url: gamePath, ...misdirected },
 
+  { op: 'post /v1/broadcasts', status: 201, body: 'example', got: (v) => { bcast = v.id; } },
+  { op: 'post /v1/broadcasts', status: 400, body: { position: {}, extra: 1 }, bad: true },
+  { op: 'post /v1/broadcasts', status: 401, body: 'example', headers: wrongKey, bad: true },
+  { op: 'post /v1/broadcasts', status: 403, body: 'example', headers: foreign },
+  { op: 'post /v1/broadcasts', status: 413, body: huge, bad: true },
+  { op: 'post /v1/broadcasts', status: 415, body: '{}', headers: textPlain, bad: true },
+  { op: 'post /v1/broadcasts', status: 421, body: 'example', ...misdirected },
+  { op: 'post /v1/broadcasts', status: 422, body: { position: { sfen: nifu } } },
+  { op: 'post /v1/broadcasts', status: 429, body: 'example', headers: keyed, before: spendRate },
+  { op: 'get /v1/broadcasts/{id}', status: 200, url: bcPath() },
+  { op: 'get /v1/broadcasts/{id}', status: 404, url: noBroadcast },
+  { op: 'get /v1/broadcasts/{id}', status: 401, url: bcPath(), headers: wrongKey, bad: true },
+  { op: 'get /v1/broadcasts/{id}', status: 403, url: bcPath(), headers: foreign },
+  { op: 'get /v1/broadcasts/{id}', status: 421, url: bcPath(), ...misdirected },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 200, url: bcPath('/moves'), body: 'example' },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 409, url: bcPath('/moves'), body: 'example', note: 'the same move again: another ply' },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 422, url: bcPath('/moves'), body: { moves: ['7g7f'] }, note: 'an illegal move' },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 400, url: bcPath('/moves'), body: { moves: ['2g2f'], extra: 1 }, bad: true },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 401, url: bcPath('/moves'), body: 'example', headers: wrongKey, bad: true },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 403, url: bcPath('/moves'), body: 'example', headers: foreign },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 404, url: noBroadcast + '/moves', body: 'example' },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 413, url: bcPath('/moves'), body: hugeMoves, bad: true },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 415, url: bcPath('/moves'), body: '{"moves":["2g2f"]}', headers: textPlain, bad: true },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 421, url: bcPath('/moves'), body: 'example', ...misdirected },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 429, url: bcPath('/moves'), body: 'example', headers: keyed, before: spendRate },
+  { op: 'put /v1/broadcasts/{id}/position', status: 200, url: bcPath('/position'), body: 'example' },
+  { op: 'put /v1/broadcasts/{id}/position', status: 422, url: bcPath('/position'), body: { position: { sfen: nifu } } },
+  { op: 'put /v1/broadcasts/{id}/position', status: 400, url: bcPath('/position'), body: { position: {}, extra: 1 }, bad: true },
+  { op: 'put /v1/broadcasts/{id}/position', status: 401, url: bcPath('/position'), body: 'example', headers: wrongKey, bad: true },
+  { op: 'put /v1/broadcasts/{id}/position', status: 403, url: bcPath('/position'), body: 'example', headers: foreign },
+  { op: 'put /v1/broadcasts/{id}/position', status: 404, url: noBroadcast + '/position', body: 'example' },
+  { op: 'put /v1/broadcasts/{id}/position', status: 413, url: bcPath('/position'), body: huge, bad: true },
+  { op: 'put /v1/broadcasts/{id}/position', status: 415, url: bcPath('/position'), body: '{"position":{}}', headers: textPlain, bad: true },
+  { op: 'put /v1/broadcasts/{id}/position', status: 421, url: bcPath('/position'), body: 'example', ...misdirected },
+  { op: 'put /v1/broadcasts/{id}/position', status: 429, url: bcPath('/position'), body: 'example', headers: keyed, before: spendRate },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 101, direct: 'viewer' },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 426, url: bcPath('/ws'), note: 'a plain GET' },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 400, url: bcPath('/ws'), headers: { ...handshake, 'Sec-WebSocket-Version': '8' } },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 401, url: bcPath('/ws'), headers: { ...handshake, ...wrongKey }, bad: true },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 403, url: bcPath('/ws'), headers: { ...handshake, ...foreign } },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 404, url: noBroadcast + '/ws', headers: handshake },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 421, url: bcPath('/ws'), ...misdirected, headers: { ...handshake, ...rebound } },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 429, url: bcPath('/ws'), headers: handshake, before: holdViewers, after: releaseViewers },
+  { op: 'delete /v1/broadcasts/{id}', status: 401, url: bcPath(), headers: wrongKey, bad: true },
+  { op: 'delete /v1/broadcasts/{id}', status: 403, url: bcPath(), headers: foreign },
+  { op: 'delete /v1/broadcasts/{id}', status: 403, url: bcPath(), headers: { 'X-API-Key': apiKey }, note: 'not its creator' },
+  { op: 'delete /v1/broadcasts/{id}', status: 404, url: noBroadcast },
+  { op: 'delete /v1/broadcasts/{id}', status: 421, url: bcPath(), ...misdirected },
+  { op: 'delete /v1/broadcasts/{id}', status: 200, url: bcPath() },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 409, url: bcPath('/ws'), headers: handshake, note: 'ended' },
+  { op: 'put /v1/broadcasts/{id}/position', status: 409, url: bcPath('/position'), body: 'example', note: 'ended' },
+
   { op: 'post /v1/ws-ticket', status: 200, headers: { Authorization: 'Bearer ' + apiKey } },
   { op: 'post /v1/ws-ticket', status: 401, bad: true, note: 'anonymous' },
   // RFC 9110 makes the scheme case-insensitive; Prism compares it exactly
@@ -278,6 +367,10 @@ const cases = [
   { op: 'post /v1/mate', status: 503, body: 'example' },
   { op: 'post /v1/games/analysis', status: 503, body: 'example' },
   { op: 'get /v1/ws', status: 503, headers: handshake },
+  { op: 'post /v1/broadcasts', status: 503, body: 'example' },
+  { op: 'post /v1/broadcasts/{id}/moves', status: 503, url: bcPath('/moves'), body: 'example' },
+  { op: 'put /v1/broadcasts/{id}/position', status: 503, url: bcPath('/position'), body: 'example' },
+  { op: 'get /v1/broadcasts/{id}/ws', status: 503, url: bcPath('/ws'), headers: handshake },
 ];
 
 // Statuses of the spec no case here reaches, and why.
@@ -295,6 +388,10 @@ const notDriven = {
   'get /v1/games/analysis/{id} 429': "needs the client's flood guard of reads spent and kept spent while the proxy forwards; TestReadsAreCheap (server/reads_test.go) spends it and checks the answer against openapi.yaml",
   'get /v1/engines 429': 'as for get /v1/games/analysis/{id}: TestReadsAreCheap',
   'get /v1/limits 429': 'as for get /v1/games/analysis/{id}: TestReadsAreCheap',
+  'post /v1/broadcasts 408': 'as for /v1/validate; TestBroadcastAnswersBeyondConformance (server/broadcast_test.go) stalls one and checks the answer against openapi.yaml',
+  'get /v1/broadcasts/{id} 429': 'as for get /v1/games/analysis/{id}; TestBroadcastAnswersBeyondConformance spends the reads and checks the answer against openapi.yaml',
+  'get /v1/broadcasts/{id} 503': 'needs broadcasts in a Redis that does not answer; TestBroadcastAnswersBeyondConformance makes one and checks every route\'s 503 against openapi.yaml',
+  'delete /v1/broadcasts/{id} 503': 'as for get: TestBroadcastAnswersBeyondConformance',
 };
 
 let failures = 0;
@@ -306,6 +403,15 @@ async function runCase(c) {
   const name = `${c.op} → ${c.status}${c.note ? ' (' + c.note + ')' : ''}`;
   try {
     if (c.before) await c.before();
+    if (c.direct === 'viewer') {
+      // A viewer gets the broadcast's state at once: its position event.
+      const v = await openViewer();
+      await until(v, (e) => e.type === 'position' && e.id === bcast, 10000, "the broadcast's position event");
+      v.ws.close();
+      covered.add(`${c.op} ${c.status}`);
+      console.log('  ok   ' + name);
+      return;
+    }
     if (c.direct) {
       // Prism proxies HTTP, not the upgrade: the 101 goes straight to usid.
       const s = await openSocket(direct);
@@ -341,6 +447,7 @@ async function runCase(c) {
       fail(`${name}: an error that is not problem JSON`);
       ok = false;
     }
+    if (ok && c.got) c.got(JSON.parse(text));
     if (ok) {
       covered.add(`${c.op} ${c.status}`);
       console.log('  ok   ' + name);

@@ -71,11 +71,13 @@ func (s *Server) broadcastMoves(w http.ResponseWriter, r *http.Request) {
 		Moves []string `json:"moves"`
 		Ply   *int     `json:"ply"`
 	}
-	if err := s.decode(w, r, &req); err != nil {
-		s.problem(w, r, err)
+	// A new position starts a search: it passes the owner's flood guard
+	// (429) and is refused while the instance drains (503), as creating does.
+	c := s.admitWork(w, r, &req)
+	if c == nil {
 		return
 	}
-	v, err := s.cfg.Broadcasts.Moves(clientOf(r).id, chi.URLParam(r, "id"), req.Moves, req.Ply)
+	v, err := s.cfg.Broadcasts.Moves(c.id, chi.URLParam(r, "id"), req.Moves, req.Ply)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -87,11 +89,11 @@ func (s *Server) broadcastPosition(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Position *session.Position `json:"position"`
 	}
-	if err := s.decode(w, r, &req); err != nil {
-		s.problem(w, r, err)
+	c := s.admitWork(w, r, &req) // as for moves
+	if c == nil {
 		return
 	}
-	v, err := s.cfg.Broadcasts.SetPosition(clientOf(r).id, chi.URLParam(r, "id"), req.Position)
+	v, err := s.cfg.Broadcasts.SetPosition(c.id, chi.URLParam(r, "id"), req.Position)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -170,9 +172,11 @@ func (s *Server) watchBroadcast(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, perr)
 		return
 	}
-	id := chi.URLParam(r, "id")
-	if err := s.cfg.Broadcasts.Live(id); err != nil {
-		s.problem(w, r, err)
+	// The seat is taken before the upgrade: not_found, ended and a full
+	// house are HTTP answers a client can read.
+	seat, perr := s.cfg.Broadcasts.Reserve(clientOf(r).id, chi.URLParam(r, "id"))
+	if perr != nil {
+		s.problem(w, r, perr)
 		return
 	}
 	v := &viewer{s: s}
@@ -182,12 +186,13 @@ func (s *Server) watchBroadcast(w http.ResponseWriter, r *http.Request) {
 		c.CloseNow()
 	}
 	if err != nil {
+		seat.Release()
 		s.log.Warn("viewer refused by Accept after checkHandshake passed", "err", err)
 		return
 	}
 	v.c = c
 	c.SetReadLimit(4 << 10)
-	unwatch, perr := s.cfg.Broadcasts.Watch(clientOf(r).id, id, v)
+	unwatch, perr := seat.Watch(v)
 	if perr != nil {
 		code := websocket.StatusTryAgainLater
 		if perr.Code == broadcast.CodeEnded || perr.Code == broadcast.CodeNotFound {
