@@ -15,6 +15,7 @@ if [ -n "$tests" ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)   # driven by npm playwright-core; never a browser download
   command -v npm >/dev/null || need+=(npm)
   command -v websocketd >/dev/null || need+=(websocketd)   # usid-bench compares usid with it
+  command -v haproxy >/dev/null || need+=(haproxy)   # usid-bench's round-robin proxy in front of three usid
   command -v stress-ng >/dev/null || need+=(stress-ng)   # make stress-test loads both cores while the suite runs
   command -v redis-server >/dev/null || need+=(redis-server)   # the evaluation cache's shared tier (tests start their own)
   [ -x /usr/games/stockfish ] || need+=(stockfish)   # the chess perft benchmark's reference (BenchmarkPerft5VsStockfish)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -29,12 +28,9 @@ import (
 // viewer (over its RSS with the broadcast running and no viewer).
 //
 // Then the same with the viewers spread over three usid sharing one
-// redis-server, behind a round-robin TCP proxy (a child process of this
-// binary, envProxy): the search runs on the first, its lines reach the
-// others over Redis pub/sub. CPU is the three usid's together (the proxy's
+// redis-server, behind a round-robin TCP proxy (haproxy): the search runs
+// on the first, its lines reach the others over Redis pub/sub. CPU is the three usid's together (the proxy's
 // is shown apart), RSS per viewer is the three's growth over all viewers.
-
-const envProxy = "USID_BENCH_PROXY" // "listen,backend1,backend2,...": run as the proxy
 
 func benchBroadcast(ctx context.Context, b *bench) (err error) {
 	maxV := slices.Max(b.bcViewers)
@@ -46,6 +42,7 @@ func benchBroadcast(ctx context.Context, b *bench) (err error) {
 		return fmt.Errorf("open-file limit %d is too low for %d viewers (%v)", limit, maxV, lerr)
 	}
 	proxies := int((2*uint64(maxV))/(limit-512)) + 1
+	perProxy := int((limit - 512) / 2)
 	rs, err := b.startRedis()
 	if err != nil {
 		return err
@@ -98,7 +95,7 @@ func benchBroadcast(ctx context.Context, b *bench) (err error) {
 	var addrs []string
 	var procs []*exec.Cmd
 	for range proxies {
-		proxy, err := b.startProxy(pods)
+		proxy, err := b.startProxy(pods, perProxy)
 		if err != nil {
 			return err
 		}
@@ -377,19 +374,37 @@ func (p *proxyProc) stop() {
 	p.cmd.Wait()
 }
 
-func (b *bench) startProxy(pods []*usidProc) (*proxyProc, error) {
+// startProxy starts haproxy (Debian's haproxy: what a deployment puts in
+// front of its pods), in TCP mode, round-robin over pods, in the
+// foreground, for at most maxconn connections.
+func (b *bench) startProxy(pods []*usidProc, maxconn int) (*proxyProc, error) {
+	bin, err := exec.LookPath("haproxy")
+	if err != nil {
+		return nil, fmt.Errorf("haproxy is missing (the round-robin proxy of (11)): apt-get install haproxy, or scripts/install-deps.sh --test")
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	addr := l.Addr().String()
 	l.Close()
-	spec := []string{addr}
-	for _, u := range pods {
-		spec = append(spec, u.addr)
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "global\n  maxconn %d\n  nbthread 1\n", maxconn)
+	// Connections live for the whole run; a viewer's data flows one way.
+	cfg.WriteString("defaults\n  mode tcp\n  timeout connect 10s\n  timeout client 1h\n  timeout server 1h\n")
+	fmt.Fprintf(&cfg, "frontend viewers\n  bind %s\n  maxconn %d\n  default_backend pods\n", addr, maxconn)
+	cfg.WriteString("backend pods\n  balance roundrobin\n")
+	for i, u := range pods {
+		fmt.Fprintf(&cfg, "  server pod%d %s\n", i+1, u.addr)
 	}
-	cmd := exec.Command(b.self)
-	cmd.Env = append(os.Environ(), envProxy+"="+strings.Join(spec, ","))
+	f, err := os.CreateTemp("", "usid-bench-haproxy-*.cfg")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name()) // read once at the start
+	f.WriteString(cfg.String())
+	f.Close()
+	cmd := exec.Command(bin, "-db", "-f", f.Name())
 	cmd.Stderr = os.Stderr
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
@@ -407,52 +422,5 @@ func (b *bench) startProxy(pods []*usidProc) (*proxyProc, error) {
 			return nil, err
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// proxyChild is a round-robin TCP proxy: each accepted connection goes to
-// the next backend, bytes copied both ways.
-func proxyChild(spec string) int {
-	parts := strings.Split(spec, ",")
-	ln, err := net.Listen("tcp", parts[0])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "proxy:", err)
-		return 1
-	}
-	backends := parts[1:]
-	next := 0
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "proxy: accept:", err)
-			time.Sleep(10 * time.Millisecond) // out of descriptors for a moment: not the end
-			continue
-		}
-		be := backends[next%len(backends)]
-		next++
-		go func() {
-			var u net.Conn
-			var err error
-			for try := 0; try < 3; try++ {
-				if u, err = net.DialTimeout("tcp", be, 10*time.Second); err == nil {
-					break
-				}
-			}
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "proxy: dial:", err)
-				c.Close()
-				return
-			}
-			// Plain reads and writes through a small buffer: io.Copy
-			// between TCP connections splices through a pipe, two more
-			// descriptors per direction, which 10,000 viewers cannot have.
-			go func() {
-				io.CopyBuffer(struct{ io.Writer }{u}, struct{ io.Reader }{c}, make([]byte, 1024))
-				u.(*net.TCPConn).CloseWrite()
-			}()
-			io.CopyBuffer(struct{ io.Writer }{c}, struct{ io.Reader }{u}, make([]byte, 4096))
-			c.Close()
-			u.Close()
-		}()
 	}
 }

@@ -86,9 +86,6 @@ func childMain() (code int, ok bool) {
 	if iv := os.Getenv(envHub); iv != "" {
 		return hubChild(iv), true
 	}
-	if spec := os.Getenv(envProxy); spec != "" {
-		return proxyChild(spec), true
-	}
 	if os.Getenv(envServe) != "" {
 		os.Unsetenv(envServe) // not for the engines it starts
 		return serveChild(os.Args[1:], os.Stderr), true
