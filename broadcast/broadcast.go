@@ -68,6 +68,9 @@ type Config struct {
 	MaxViewersPerClient int           // viewers per client on this instance (16)
 	MaxViewers          int           // viewers on this instance (20000)
 	Keep                time.Duration // an ended broadcast stays readable (10m)
+	// Idle ends a broadcast sent no move or position for this long (6h):
+	// a forgotten one would hold a place of MaxBroadcasts for ever.
+	Idle time.Duration
 	// Lease and Check: how long a search stays with an instance that
 	// stopped renewing its lease (1.5s), and how often leases are renewed
 	// and free ones taken over (250ms). Redis only.
@@ -106,6 +109,9 @@ func (c *Config) defaults() {
 	if c.Keep <= 0 {
 		c.Keep = 10 * time.Minute
 	}
+	if c.Idle <= 0 {
+		c.Idle = 6 * time.Hour
+	}
 	if c.Lease <= 0 {
 		c.Lease = 1500 * time.Millisecond
 	}
@@ -143,6 +149,17 @@ type State struct {
 	Version int       `json:"version"`
 	Ended   bool      `json:"ended,omitempty"`
 	Created time.Time `json:"created_at"`
+	// Changed is when the owner last sent a position (Created at first).
+	Changed time.Time `json:"changed_at"`
+}
+
+// idle reports whether st was sent nothing for longer than d.
+func (st *State) idle(d time.Duration, now time.Time) bool {
+	last := st.Changed
+	if last.IsZero() {
+		last = st.Created
+	}
+	return now.Sub(last) > d
 }
 
 // View is a broadcast as GET answers it.
@@ -266,6 +283,7 @@ func (m *Manager) Create(owner string, req *Request) (*View, *session.Error) {
 	}
 	st := &State{ID: randomID(), Owner: owner, Engine: req.Engine, MultiPV: max(req.MultiPV, 1), Options: req.Options,
 		Notation: req.Notation, Position: *req.Position, Version: 1, Created: time.Now().UTC().Truncate(time.Millisecond)}
+	st.Changed = st.Created
 	if req.MultiPV < 0 {
 		return nil, errorf(session.CodeInvalidField, "multipv %d: want 1 or more", req.MultiPV)
 	}
@@ -333,6 +351,7 @@ func (m *Manager) change(owner, id string, f func(*State) *session.Error) (*View
 			return err
 		}
 		st.Version++
+		st.Changed = time.Now().UTC().Truncate(time.Millisecond)
 		return nil
 	})
 	if err != nil {
@@ -354,6 +373,30 @@ func (m *Manager) End(owner, id string) (*View, *session.Error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.ended(st), nil
+}
+
+// expire ends broadcast id if it is still idle (Config.Idle), as its owner
+// would; it reports whether the broadcast has ended.
+func (m *Manager) expire(id string) bool {
+	st, err := m.be.update(m.ctx, id, func(st *State) *session.Error {
+		if !st.idle(m.cfg.Idle, time.Now()) {
+			return errorf(CodeConflict, "broadcast %s was sent a position meanwhile", id)
+		}
+		st.Ended = true
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	m.log.Info("broadcast ended: idle", "broadcast", id, "idle", m.cfg.Idle)
+	m.ended(st)
+	return true
+}
+
+// ended stores st's end and tells every instance.
+func (m *Manager) ended(st *State) *View {
+	id := st.ID
 	m.be.ended(m.ctx, st, m.cfg.Keep)
 	m.be.poke(m.ctx, id)
 	if !m.be.held(m.ctx, id) {
@@ -361,7 +404,7 @@ func (m *Manager) End(owner, id string) (*View, *session.Error) {
 		// yet): end it here.
 		m.finish(id)
 	}
-	return m.view(st), nil
+	return m.view(st)
 }
 
 // finish sends the end of a broadcast whose search runs nowhere: the

@@ -418,3 +418,60 @@ access:
 		t.Errorf("the search ran %v on a budget of 1 engine-second", d)
 	}
 }
+
+// TestForgottenBroadcastEnds: a broadcast sent no move for broadcast.idle
+// ends by itself, as if its owner had ended it (its search's one terminal
+// event, then ended, its place given back); one kept sending moves lives on.
+func TestForgottenBroadcastEnds(t *testing.T) {
+	p := startPod(t, fmt.Sprintf(`engines:
+  - name: fairy
+    path: /usr/games/fairy-stockfish
+    instances: 2
+    options: {USI_Hash: 16, Threads: 1}
+broadcast: {idle: 1500ms, check: 50ms, max_per_client: 2}
+profile_dir: %s
+`, t.TempDir()))
+	create := func() string {
+		code, v := call(t, p, "POST", "/v1/broadcasts", map[string]any{"engine": "fairy", "position": map[string]any{"sfen": "startpos"}})
+		if code != http.StatusCreated {
+			t.Fatalf("create: %d %v", code, v)
+		}
+		return v["id"].(string)
+	}
+	forgotten, kept := create(), create()
+	w := watch(t, p, forgotten)
+	start := time.Now()
+	moves := []string{"7g7f", "3c3d", "2g2f", "8c8d", "2f2e", "8d8e", "6i7h", "4a3b"}
+	for i := 0; ; i++ {
+		if i, _ := w.find(0, isType("ended", 0)); i >= 0 {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the forgotten broadcast did not end within 10 s of an idle limit of 1.5 s")
+		}
+		// The other one is sent a move every 0.5 s.
+		if code, v := call(t, p, "POST", "/v1/broadcasts/"+kept+"/moves", map[string]any{"moves": []string{moves[i%len(moves)]}}); code != http.StatusOK {
+			if i < len(moves) {
+				t.Fatalf("move to the kept broadcast: %d %v", code, v)
+			}
+		}
+		time.Sleep(500 * time.Millisecond) // the pace of the kept game's moves
+	}
+	took := time.Since(start)
+	if took < 1500*time.Millisecond {
+		t.Errorf("the forgotten broadcast ended after %v, before its idle limit of 1.5 s", took)
+	}
+	evs, _ := w.snapshot()
+	if n := terminals(evs); n[1] != 1 {
+		t.Errorf("the forgotten broadcast's search: %v terminal events, want 1", n)
+	}
+	if code, v := call(t, p, "GET", "/v1/broadcasts/"+forgotten, nil); code != http.StatusOK || v["status"] != "ended" {
+		t.Errorf("GET the forgotten broadcast: %d %v", code, v["status"])
+	}
+	if code, v := call(t, p, "GET", "/v1/broadcasts/"+kept, nil); code != http.StatusOK || v["status"] != "live" {
+		t.Errorf("GET the kept broadcast: %d %v, want live", code, v["status"])
+	}
+	// Its place is free again: a client with two at most may start another.
+	create()
+	t.Logf("the forgotten broadcast ended %v after it was created", took.Round(10*time.Millisecond))
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/usid/usid/session"
 )
@@ -112,7 +113,7 @@ loop:
 				}
 				continue
 			}
-			if st.Ended {
+			if st.Ended || st.idle(m.cfg.Idle, time.Now()) && m.expire(r.id) {
 				ended = true
 				break loop
 			}

@@ -118,6 +118,7 @@ type Config struct {
 		MaxViewersPerClient int           `yaml:"max_viewers_per_client"`
 		MaxViewers          int           `yaml:"max_viewers"`
 		Keep                time.Duration `yaml:"keep"`
+		Idle                time.Duration `yaml:"idle"`
 		Redis               string        `yaml:"redis"`
 		RedisPrefix         string        `yaml:"redis_prefix"`
 		Lease               time.Duration `yaml:"lease"`
@@ -440,7 +441,7 @@ func (m *Main) Run() error {
 	bcRedis, err := m.orAccessRedis(c.Broadcast.Redis)
 	if err == nil {
 		bcc := broadcast.Config{Service: svc, MaxPerClient: c.Broadcast.MaxPerClient, MaxBroadcasts: c.Broadcast.MaxBroadcasts,
-			MaxViewersPerClient: c.Broadcast.MaxViewersPerClient, MaxViewers: c.Broadcast.MaxViewers, Keep: c.Broadcast.Keep,
+			MaxViewersPerClient: c.Broadcast.MaxViewersPerClient, MaxViewers: c.Broadcast.MaxViewers, Keep: c.Broadcast.Keep, Idle: c.Broadcast.Idle,
 			Lease: c.Broadcast.Lease, Check: c.Broadcast.Check, Logger: m.Logger.With("component", "broadcast")}
 		if bcRedis != "" {
 			bcc.Redis = &broadcast.RedisConfig{URL: bcRedis, Prefix: c.Broadcast.RedisPrefix}

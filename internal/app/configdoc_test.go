@@ -176,6 +176,7 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	bc := broadcast.Config{}.WithDefaults()
 	want.Broadcast.MaxPerClient, want.Broadcast.MaxBroadcasts = bc.MaxPerClient, bc.MaxBroadcasts
 	want.Broadcast.MaxViewersPerClient, want.Broadcast.MaxViewers, want.Broadcast.Keep = bc.MaxViewersPerClient, bc.MaxViewers, bc.Keep
+	want.Broadcast.Idle = bc.Idle
 	want.Broadcast.RedisPrefix, want.Broadcast.Lease, want.Broadcast.Check = broadcast.RedisPrefix, bc.Lease, bc.Check
 	s := server.Config{}.WithDefaults()
 	want.Server.ShutdownGrace, want.Server.MaxBody, want.Server.MaxMessage = DefaultShutdownGrace, s.MaxBody, s.MaxMessage
