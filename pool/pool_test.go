@@ -35,8 +35,18 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	profileDir = dir
-	defer os.RemoveAll(dir)
-	goleak.VerifyTestMain(m)
+	// goleak.VerifyTestMain exits at once, so a deferred RemoveAll would
+	// never run (each run left its directory in /tmp): the same check, then
+	// the clean-up, then the exit.
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak: errors on successful test run:", err)
+			code = 1
+		}
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 const (
