@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -160,12 +158,7 @@ func dialStalled(t *testing.T, base, path string) net.Conn {
 // creation whose body stalls, 429 for a read once the client's reads are
 // spent.
 func TestBroadcastAnswersBeyondConformance(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "redis://" + l.Addr().String() + "/0"
-	l.Close() // nothing listens there now
+	dead := deadRedis(t)
 	bm, err := broadcast.New(broadcast.Config{Service: shared.srv.cfg.Service,
 		Redis: &broadcast.RedisConfig{URL: dead, Timeout: 200 * time.Millisecond}})
 	if err != nil {
@@ -221,19 +214,7 @@ func TestBroadcastAnswersBeyondConformance(t *testing.T) {
 		t.Errorf("GET %s with the reads spent: %d, want 429", id, code)
 	}
 
-	stalled, err := net.Dial("tcp", strings.TrimPrefix(hs.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stalled.Close()
-	stalled.Write([]byte("POST /v1/broadcasts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"engine\":"))
-	stalled.SetDeadline(time.Now().Add(5 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(stalled), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := stalledPOST(t, hs.URL, "/v1/broadcasts", `{"engine":`)
 	if resp.StatusCode != http.StatusRequestTimeout {
 		t.Fatalf("stalled POST /v1/broadcasts: %d %s, want 408", resp.StatusCode, body)
 	}

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,17 +20,42 @@ import (
 	"github.com/usid/usid/session"
 )
 
+// deadRedis is a Redis URL where nothing listens.
+func deadRedis(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return "redis://" + l.Addr().String() + "/0"
+}
+
+// stalledPOST sends a request to srv whose body stops after its first
+// bytes (start, of the 100 Content-Length says) and reads the answer.
+func stalledPOST(t *testing.T, srv, path, start string) (*http.Response, []byte) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(srv, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n%s", path, start)
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, body
+}
+
 // TestGameStoreUnreachable (issue 30): with game jobs in a Redis that does
 // not answer, POST, GET and DELETE of /v1/games/analysis answer 503
 // queue_full with Retry-After, as openapi.yaml says (conformance's
 // notDriven names this test), and nothing reaches an engine.
 func TestGameStoreUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "redis://" + l.Addr().String() + "/0"
-	l.Close() // nothing listens there now
+	dead := deadRedis(t)
 	svc := session.NewService(session.Config{Pool: shared.pool, AcquireTimeout: time.Second})
 	gm, err := games.Open(games.Config{Service: svc, Redis: &games.RedisConfig{URL: dead, Timeout: 200 * time.Millisecond}})
 	if err != nil {

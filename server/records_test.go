@@ -1,12 +1,8 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
-	"io"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -106,19 +102,7 @@ func TestRecordsBodyTimeout(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	defer srv.Drain(context.Background())
-	c, err := net.Dial("tcp", strings.TrimPrefix(hs.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.Write([]byte("POST /v1/records/parse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"record\":"))
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := stalledPOST(t, hs.URL, "/v1/records/parse", `{"record":`)
 	if resp.StatusCode != 408 {
 		t.Fatalf("%d %s, want 408", resp.StatusCode, body)
 	}
