@@ -61,6 +61,26 @@ func benchBroadcast(ctx context.Context, b *bench) (err error) {
 	b.rep.note("(11) fake engine (mode %s): one info line every %v, multipv 1; %v measured after every viewer had a line; viewers read by one epoll loop in the tool; machine: %d cores shared by usid, the engine, redis, the proxy and the viewers.",
 		fakeengine.StampedInfo, b.bcInterval, b.bcWindow, runtimeCPUs())
 
+	// The floor first, each viewer count: what one write(2) per viewer costs.
+	floor, err := b.startFanFloor()
+	if err != nil {
+		return err
+	}
+	floorPerMsg := map[int]time.Duration{}
+	for _, n := range b.bcViewers {
+		r, err := b.broadcastRun(ctx, []*usidProc{floor}, []string{floor.addr}, n, nil)
+		if err != nil {
+			floor.cmd.Process.Kill()
+			floor.cmd.Wait()
+			return fmt.Errorf("the fan-out floor, %d viewers: %w", n, err)
+		}
+		floorPerMsg[n] = r.usidCPU / time.Duration(max(r.delivered, 1))
+		b.rep.add(fmt.Sprintf("broadcast floor, %d viewers: one process writing one frame to each socket (no usid)", n), r.summary("the floor"), "", "")
+	}
+	floor.cmd.Process.Kill()
+	floor.cmd.Wait()
+	b.floorPerMsg = floorPerMsg
+
 	one, err := b.startUsid(ctx, "bc-one", config(""))
 	if err != nil {
 		return err
@@ -147,17 +167,28 @@ type bcRun struct {
 	unsent, partial int
 }
 
-func (b *bench) addBroadcastRow(what string, r *bcRun, target bool, p99one time.Duration) {
+// summary is a run's figures; who is whose CPU and RSS they are.
+func (r *bcRun) summary(who string) string {
 	share := float64(r.delivered) / float64(max(r.printed, 1))
 	perMsg := r.usidCPU / time.Duration(max(r.delivered, 1))
-	res := fmt.Sprintf("%d of %d lines delivered (%.3f%%); p50 %s, p99 %s, max %s; usid CPU %s per delivered message (%.0f%% of a core); RSS %.1f KB per viewer (%s with viewers over %s)",
-		r.delivered, r.printed, 100*share, ms(r.p50), ms(r.p99), ms(r.pmax), perMsg, 100*r.usidCPU.Seconds()/r.window.Seconds(),
+	res := fmt.Sprintf("%d of %d lines delivered (%.3f%%); p50 %s, p99 %s, max %s; %s CPU %s per delivered message (%.0f%% of a core); RSS %.1f KB per viewer (%s with viewers over %s)",
+		r.delivered, r.printed, 100*share, ms(r.p50), ms(r.p99), ms(r.pmax), who, perMsg, 100*r.usidCPU.Seconds()/r.window.Seconds(),
 		r.rssPerViewer/1024, mb(r.rssViewers), mb(r.rssBase))
 	if r.unsent > 0 || r.partial > 0 {
 		res += fmt.Sprintf("; of the lines printed, %d reached no viewer and %d only some", r.unsent, r.partial)
 	}
 	if r.proxyCPU > 0 {
 		res += fmt.Sprintf("; the proxy %.0f%% of a core", 100*r.proxyCPU.Seconds()/r.window.Seconds())
+	}
+	return res
+}
+
+func (b *bench) addBroadcastRow(what string, r *bcRun, target bool, p99one time.Duration) {
+	share := float64(r.delivered) / float64(max(r.printed, 1))
+	perMsg := r.usidCPU / time.Duration(max(r.delivered, 1))
+	res := r.summary("usid")
+	if f := b.floorPerMsg[r.viewers]; f > 0 {
+		res += fmt.Sprintf("; CPU per message %.2f× the floor's (%s)", float64(perMsg)/float64(f), f)
 	}
 	if !target {
 		b.rep.add(what, res, "", "")

@@ -83,6 +83,9 @@ func childMain() (code int, ok bool) {
 	if path := os.Getenv(envFloor); path != "" {
 		return floorChild(path, os.Stderr), true
 	}
+	if spec := os.Getenv(envFanFloor); spec != "" {
+		return fanFloorChild(spec), true
+	}
 	if iv := os.Getenv(envHub); iv != "" {
 		return hubChild(iv), true
 	}
@@ -146,8 +149,10 @@ type bench struct {
 	trace      bool   // -trace: the child writes a runtime/trace too
 	tmp        string
 	log        *log.Logger
-	http       *http.Client
-	rep        report
+	// floorPerMsg is (11)'s floor: CPU per delivered message by viewer count.
+	floorPerMsg map[int]time.Duration
+	http        *http.Client
+	rep         report
 }
 
 // measurement is one of the six; run adds rows to b.rep.
