@@ -88,8 +88,9 @@ func fanFloorChild(spec string) int {
 	go http.Serve(ln, mux)
 
 	workers := runtime.GOMAXPROCS(0)
+	tick := time.NewTicker(interval) // the engine's pace, whatever a fan-out takes
 	for depth := 1; ; depth++ {
-		time.Sleep(interval)
+		<-tick.C
 		// usid's info event of the stamped fake engine, as its viewers get it.
 		payload := fmt.Appendf(nil, `{"type":"info","id":%q,"search":1,"depth":%d,"nodes":%d,"string":"t=%d"}`,
 			floorBroadcastID, depth, depth, time.Now().UnixNano())
