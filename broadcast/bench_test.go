@@ -39,7 +39,7 @@ func BenchmarkFanout(b *testing.B) {
 			var bt batch
 			bt.add(kindInfo, 1, 1, withSearch(js, 1))
 			items := parseBatch(bt.bytes())
-			buf := appendFrame(nil, items[0].json)
+			buf := AppendFrame(nil, items[0].json)
 			h.fanout(h.viewers, buf)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*viewers), "ns/viewer")
@@ -48,7 +48,7 @@ func BenchmarkFanout(b *testing.B) {
 		for b.Loop() {
 			for _, v := range vs {
 				js, _ := json.Marshal(ev)
-				v.Send(appendFrame(nil, js))
+				v.Send(AppendFrame(nil, js))
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*viewers), "ns/viewer")

@@ -58,9 +58,9 @@ func parseBatch(b []byte) []item {
 	return items
 }
 
-// appendFrame appends payload as one unmasked WebSocket text frame (RFC
+// AppendFrame appends payload as one unmasked WebSocket text frame (RFC
 // 6455 section 5.2), as a server sends it: the same bytes for every viewer.
-func appendFrame(dst, payload []byte) []byte {
+func AppendFrame(dst, payload []byte) []byte {
 	n := len(payload)
 	switch {
 	case n < 126:
@@ -185,7 +185,7 @@ func (h *hub) dispatch() {
 		buf := make([]byte, 0, size)
 		for i := range items {
 			start := len(buf)
-			buf = appendFrame(buf, items[i].json)
+			buf = AppendFrame(buf, items[i].json)
 			items[i].frame = buf[start:len(buf):len(buf)]
 		}
 		for i := range items {
@@ -308,7 +308,7 @@ func (h *hub) add(v Viewer) bool {
 	}
 	var buf []byte
 	for _, it := range h.snapshotLocked() {
-		buf = appendFrame(buf, it.json)
+		buf = AppendFrame(buf, it.json)
 	}
 	if len(buf) > 0 && !v.Send(buf) {
 		return false

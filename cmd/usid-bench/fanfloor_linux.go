@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/usid/usid/broadcast"
 )
 
 // The fan-out floor of (11): the least any server pays to give N viewers
@@ -94,7 +96,7 @@ func fanFloorChild(spec string) int {
 		// usid's info event of the stamped fake engine, as its viewers get it.
 		payload := fmt.Appendf(nil, `{"type":"info","id":%q,"search":1,"depth":%d,"nodes":%d,"string":"t=%d"}`,
 			floorBroadcastID, depth, depth, time.Now().UnixNano())
-		frame := appendServerFrame(nil, payload)
+		frame := broadcast.AppendFrame(nil, payload) // as usid's hub frames it
 		mu.Lock()
 		all := fds
 		mu.Unlock()
@@ -110,20 +112,6 @@ func fanFloorChild(spec string) int {
 		}
 		wg.Wait()
 	}
-}
-
-// appendServerFrame appends payload as one unmasked text frame.
-func appendServerFrame(dst, payload []byte) []byte {
-	n := len(payload)
-	switch {
-	case n < 126:
-		dst = append(dst, 0x81, byte(n))
-	case n < 1<<16:
-		dst = append(dst, 0x81, 126, byte(n>>8), byte(n))
-	default:
-		panic("fanfloor: frame too large")
-	}
-	return append(dst, payload...)
 }
 
 // startFanFloor starts the floor's child process, as broadcastRun measures it.
