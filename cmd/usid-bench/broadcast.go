@@ -62,24 +62,9 @@ func benchBroadcast(ctx context.Context, b *bench) (err error) {
 		fakeengine.StampedInfo, b.bcInterval, b.bcWindow, runtimeCPUs())
 
 	// The floor first, each viewer count: what one write(2) per viewer costs.
-	floor, err := b.startFanFloor()
-	if err != nil {
+	if err := b.measureFanFloor(ctx); err != nil {
 		return err
 	}
-	floorPerMsg := map[int]time.Duration{}
-	for _, n := range b.bcViewers {
-		r, err := b.broadcastRun(ctx, []*usidProc{floor}, []string{floor.addr}, n, nil)
-		if err != nil {
-			floor.cmd.Process.Kill()
-			floor.cmd.Wait()
-			return fmt.Errorf("the fan-out floor, %d viewers: %w", n, err)
-		}
-		floorPerMsg[n] = r.usidCPU / time.Duration(max(r.delivered, 1))
-		b.rep.add(fmt.Sprintf("broadcast floor, %d viewers: one process writing one frame to each socket (no usid)", n), r.summary("the floor"), "", "")
-	}
-	floor.cmd.Process.Kill()
-	floor.cmd.Wait()
-	b.floorPerMsg = floorPerMsg
 
 	one, err := b.startUsid(ctx, "bc-one", config(""))
 	if err != nil {
@@ -142,6 +127,29 @@ func benchBroadcast(ctx context.Context, b *bench) (err error) {
 			return fmt.Errorf("three usid, %d viewers: %w", n, err)
 		}
 		b.addBroadcastRow(fmt.Sprintf("broadcast, %d viewers of one search, three usid on one redis-server behind a round-robin proxy", n), r, n == b.bcTarget, p99one[i])
+	}
+	return nil
+}
+
+// measureFanFloor runs the fan-out floor for each viewer count and keeps
+// its CPU per message (b.floorPerMsg) for usid's rows.
+func (b *bench) measureFanFloor(ctx context.Context) error {
+	floor, err := b.startFanFloor()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		floor.cmd.Process.Kill()
+		floor.cmd.Wait()
+	}()
+	b.floorPerMsg = map[int]time.Duration{}
+	for _, n := range b.bcViewers {
+		r, err := b.broadcastRun(ctx, []*usidProc{floor}, []string{floor.addr}, n, nil)
+		if err != nil {
+			return fmt.Errorf("the fan-out floor, %d viewers: %w", n, err)
+		}
+		b.floorPerMsg[n] = r.usidCPU / time.Duration(max(r.delivered, 1))
+		b.rep.add(fmt.Sprintf("broadcast floor, %d viewers: one process writing one frame to each socket (no usid)", n), r.summary("the floor"), "", "")
 	}
 	return nil
 }
@@ -364,34 +372,52 @@ func (b *bench) startRedis() (*redisProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redis-server is missing (apt-get install redis-server): %w", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", b.tmp)
-	dieWithParent(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := startServing(cmd, addr, "redis-server", func(c net.Conn) bool {
+		fmt.Fprintf(c, "PING\r\n")
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		return strings.HasPrefix(line, "+PONG")
+	}); err != nil {
 		return nil, err
 	}
-	r := &redisProc{cmd: cmd, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	return &redisProc{cmd: cmd, addr: addr}, nil
+}
+
+// startServing starts cmd, a server that will listen on addr, and waits
+// up to 10 s until ready (nil: a connection is enough) says it answers;
+// it kills cmd if not.
+func startServing(cmd *exec.Cmd, addr, what string, ready func(net.Conn) bool) error {
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.DialTimeout("tcp", r.addr, time.Second)
+		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
-			fmt.Fprintf(c, "PING\r\n")
-			line, _ := bufio.NewReader(c).ReadString('\n')
+			ok := ready == nil || ready(c)
 			c.Close()
-			if strings.HasPrefix(line, "+PONG") {
-				return r, nil
+			if ok {
+				return nil
 			}
 		}
 		if time.Now().After(deadline) {
-			r.stop()
-			return nil, fmt.Errorf("redis-server did not answer: %v", err)
+			cmd.Process.Kill()
+			cmd.Wait()
+			return fmt.Errorf("%s did not answer on %s within 10 s: %v", what, addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// freeAddr is a loopback address whose port is free now.
+func freeAddr() (string, error) {
+	port, err := freePort()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), err
 }
 
 // proxyProc is the round-robin TCP proxy child.
@@ -413,12 +439,10 @@ func (b *bench) startProxy(pods []*usidProc, maxconn int) (*proxyProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("haproxy is missing (the round-robin proxy of (11)): apt-get install haproxy, or scripts/install-deps.sh --test")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	addr := l.Addr().String()
-	l.Close()
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "global\n  maxconn %d\n  nbthread 1\n", maxconn)
 	// Connections live for the whole run; a viewer's data flows one way.
@@ -428,30 +452,16 @@ func (b *bench) startProxy(pods []*usidProc, maxconn int) (*proxyProc, error) {
 	for i, u := range pods {
 		fmt.Fprintf(&cfg, "  server pod%d %s\n", i+1, u.addr)
 	}
-	f, err := os.CreateTemp("", "usid-bench-haproxy-*.cfg")
+	file, err := os.CreateTemp(b.tmp, "haproxy-*.cfg")
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(f.Name()) // read once at the start
-	f.WriteString(cfg.String())
-	f.Close()
-	cmd := exec.Command(bin, "-db", "-f", f.Name())
+	file.WriteString(cfg.String())
+	file.Close()
+	cmd := exec.Command(bin, "-db", "-f", file.Name())
 	cmd.Stderr = os.Stderr
-	dieWithParent(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := startServing(cmd, addr, "haproxy", nil); err != nil {
 		return nil, err
 	}
-	p := &proxyProc{cmd: cmd, addr: addr}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return p, nil
-		}
-		if time.Now().After(deadline) {
-			p.stop()
-			return nil, err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return &proxyProc{cmd: cmd, addr: addr}, nil
 }

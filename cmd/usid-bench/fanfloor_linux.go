@@ -114,37 +114,22 @@ func fanFloorChild(spec string) int {
 	}
 }
 
-// startFanFloor starts the floor's child process, as broadcastRun measures it.
+// startFanFloor starts the floor's child process. It is measured by
+// broadcastRun as a usid would be (its address, its pid), so it is one.
 func (b *bench) startFanFloor() (*usidProc, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	addr := l.Addr().String()
-	l.Close()
 	cmd := exec.Command(b.self)
 	cmd.Env = append(os.Environ(), envFanFloor+"="+b.bcInterval.String()+","+addr)
 	cmd.Stderr = os.Stderr
-	dieWithParent(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := startServing(cmd, addr, "the fan-out floor", func(c net.Conn) bool {
+		fmt.Fprintf(c, "POST /v1/broadcasts HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		return err == nil && resp.StatusCode == http.StatusCreated
+	}); err != nil {
 		return nil, err
 	}
-	u := &usidProc{cmd: cmd, addr: addr, http: b.http}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			fmt.Fprintf(c, "POST /v1/broadcasts HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
-			resp, rerr := http.ReadResponse(bufio.NewReader(c), nil)
-			c.Close()
-			if rerr == nil && resp.StatusCode == http.StatusCreated {
-				return u, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			return nil, fmt.Errorf("the fan-out floor did not start: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return &usidProc{cmd: cmd, addr: addr, http: b.http}, nil
 }
