@@ -115,7 +115,9 @@ func TestCommands(t *testing.T) {
 		{"[%cal Ge2e4] x", "[%cal Ge2e4] x", nil, nil, nil}, // lichess's arrows stay text
 		{"[%clk 0:00:0 ]", "[%clk 0:00:0 ]", nil, nil, nil},
 		{"[%[%clk 0:00:01]clk 0:00:02]", "[% clk 0:00:02]", ms(time.Second), nil, nil},
-		{"[%eval #0]", "[%eval #0]", nil, nil, nil},
+		{"[%eval #0]", "", nil, nil, &Eval{Mate: n(0)}},
+		{"[%eval #-0]", "[%eval #-0]", nil, nil, nil},
+		{"[%eval #03]", "[%eval #03]", nil, nil, nil},
 	} {
 		games, err := Parse("1. e4 {" + c.comment + "} *")
 		if err != nil {

@@ -158,7 +158,8 @@ func readEval(s string) (Eval, bool) {
 	if m, ok := strings.CutPrefix(v, "#"); ok {
 		neg := strings.HasPrefix(m, "-")
 		n, ok := digits(strings.TrimPrefix(m, "-"), 4)
-		if !ok || n == 0 || n > maxMate || neg && m[1] == '0' || !neg && m[0] == '0' {
+		// #0: mated (the side to move has no move); no -0, no leading zeros.
+		if !ok || n > maxMate || neg && m[1] == '0' || !neg && len(m) > 1 && m[0] == '0' {
 			return e, false
 		}
 		if neg {
