@@ -213,6 +213,7 @@ const cases = [
   { op: 'post /v1/records/parse', status: 200, body: 'example' },
   { op: 'post /v1/records/parse', status: 200, body: { record: 'PI82HI22KA\n-\n-7162GI\n+7776FU\n%CHUDAN\n' }, note: 'CSA, a handicap' },
   { op: 'post /v1/records/parse', status: 200, body: { record_base64: 'juiNh4qEgUaVvY7oCiAgIDEgglaYWpXgKDc3KQo=' }, note: 'Shift_JIS bytes' },
+  { op: 'post /v1/records/parse', status: 200, body: { record: '1. e4 { [%eval 0.36] [%clk 0:03:00] } e5?! (1... c5 2. Nf3 ({x} 2. c3)) 2. Nf3 $14 *' }, note: 'PGN: variations, NAGs, comment commands' },
   { op: 'post /v1/records/parse', status: 400, body: { record: '', extra: 1 }, bad: true },
   { op: 'post /v1/records/parse', status: 415, body: '{"record":""}', headers: textPlain, bad: true },
   { op: 'post /v1/records/parse', status: 403, body: 'example', headers: foreign },
@@ -225,6 +226,15 @@ const cases = [
   { op: 'post /v1/records/export', status: 200, body: { sfen: '4k4/9/9/9/9/9/9/9/4K4 b G 1', plies: [{ move: 'G*5b', eval: { mate: 1 } }] }, note: 'a board diagram, a mate' },
   { op: 'post /v1/records/export', status: 200, body: { fen: 'startpos', header: { white: 'A', black: 'B' }, end: '1-0', plies: [{ move: 'e2e4', eval: { cp: 31, depth: 20 }, time_ms: 1500 }, { move: 'e7e5', eval: { mate: -3 } }] }, note: 'a chess game as PGN' },
   { op: 'post /v1/records/export', status: 422, body: { format: 'pgn', plies: [{ move: 'e2e4' }, { move: 'e2e4' }] }, note: 'an illegal chess move' },
+  {
+    op: 'post /v1/records/export', status: 200, note: 'a chess parse answer as it is',
+    body: {
+      format: 'pgn', position: { fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', moves: ['e2e4', 'e7e5'] }, header: { fields: [] },
+      plies: [{ move: 'e2e4', san: 'e4', eval: { cp: 36 }, clock_ms: 180000 },
+        { move: 'e7e5', san: 'e5', nags: [6], variations: [[{ move: 'c7c5', san: 'c5', comment_before: 'x', time_ms: 2500 }]] }],
+    },
+  },
+  { op: 'post /v1/records/export', status: 422, body: { fen: 'startpos', plies: [{ move: 'e2e4', san: 'd4' }] }, note: 'a san naming another move: record_mismatch' },
   { op: 'post /v1/records/export', status: 400, body: { plies: [], extra: 1 }, bad: true },
   { op: 'post /v1/records/export', status: 415, body: '{"plies":[]}', headers: textPlain, bad: true },
   { op: 'post /v1/records/export', status: 403, body: 'example', headers: foreign },
