@@ -29,7 +29,9 @@ func (s *Server) broadcastRoutes(r chi.Router) {
 	r.Delete("/broadcasts/{id}", s.endBroadcast)
 	r.Post("/broadcasts/{id}/moves", s.broadcastMoves)
 	r.Put("/broadcasts/{id}/position", s.broadcastPosition)
-	r.Get("/broadcasts/{id}/ws", s.watchBroadcast)
+	// A viewer's upgrade reads the broadcast too: charged as a read before
+	// the store is asked anything.
+	r.With(s.readGuard).Get("/broadcasts/{id}/ws", s.watchBroadcast)
 }
 
 func (s *Server) createBroadcast(w http.ResponseWriter, r *http.Request) {
