@@ -204,7 +204,7 @@ func (s *Server) watchBroadcast(w http.ResponseWriter, r *http.Request) {
 	unwatch, perr := seat.Watch(v)
 	if perr != nil {
 		code := websocket.StatusTryAgainLater
-		if perr.Code == broadcast.CodeEnded || perr.Code == broadcast.CodeNotFound {
+		if perr.Code == broadcast.CodeEnded || perr.Code == broadcast.CodeNotFound || perr.Code == broadcast.CodeInvalid {
 			code = websocket.StatusNormalClosure
 		}
 		c.Close(code, perr.Code)
