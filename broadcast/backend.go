@@ -46,6 +46,10 @@ type backend interface {
 	// invalid, or the store does not answer).
 	stored(ctx context.Context, id string) (n, term int, ended bool, err *session.Error)
 	claimTerm(ctx context.Context, id string, n int) bool
+	// claimEnd reports whether the caller is the one to send id's ended
+	// event (once per broadcast, whoever asks; true if the store does not
+	// answer: told twice rather than never).
+	claimEnd(ctx context.Context, id string) bool
 	// The lease on running id's search.
 	acquire(ctx context.Context, id string) bool
 	renew(ctx context.Context, id string) bool
@@ -74,6 +78,7 @@ type memEntry struct {
 	evals    map[int]json.RawMessage
 	held     bool
 	live     bool
+	endSent  bool
 	forgetAt *time.Timer
 }
 
@@ -268,6 +273,18 @@ func (b *memory) claimTerm(_ context.Context, id string, n int) bool {
 	}
 	e.term = n
 	return true
+}
+
+func (b *memory) claimEnd(_ context.Context, id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil {
+		return true
+	}
+	sent := e.endSent
+	e.endSent = true
+	return !sent
 }
 
 func (b *memory) acquire(_ context.Context, id string) bool {

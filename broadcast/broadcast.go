@@ -445,8 +445,9 @@ func (m *Manager) refused(id string, err *session.Error) *session.Error {
 
 // giveBack gives back the place of broadcast id, which cannot go on (why:
 // its state is gone or invalid, its keys are removed; nil: it has ended
-// but is still counted), and tells every instance's viewers, once: only
-// the call that finds the place held does.
+// but is still counted), and has the viewers told once, as ended does:
+// only the call that finds the place held goes on, and the search's
+// runner, if one runs, sends the end.
 func (m *Manager) giveBack(id, owner string, why *session.Error) {
 	if !m.be.drop(m.ctx, id, owner, why != nil) {
 		return
@@ -454,7 +455,10 @@ func (m *Manager) giveBack(id, owner string, why *session.Error) {
 	if why != nil {
 		m.log.Warn("broadcast given back", "broadcast", id, "code", why.Code, "why", why.Message)
 	}
-	m.finish(id)
+	m.be.poke(m.ctx, id)
+	if !m.be.held(m.ctx, id) {
+		m.finish(id)
+	}
 }
 
 // expire ends broadcast id if it is still idle (Config.Idle), as its owner
@@ -495,8 +499,19 @@ func (m *Manager) finish(id string) {
 	if n, term := m.be.searches(m.ctx, id); n > term && m.be.claimTerm(m.ctx, id, n) {
 		b.add(kindTerm, n, 0, cutEvent(id, n))
 	}
-	b.add(kindEnded, 0, 0, fmt.Appendf(nil, `{"type":"ended","id":%q}`, id))
-	m.be.publish(m.ctx, id, b.bytes())
+	m.addEnded(&b, id)
+	if len(b.bytes()) > 0 {
+		m.be.publish(m.ctx, id, b.bytes())
+	}
+}
+
+// addEnded adds broadcast id's ended event to b if this is the one call
+// to send it (backend.claimEnd): whoever finds the end, the runner, an
+// owner's DELETE or a loop giving a place back, viewers get it once.
+func (m *Manager) addEnded(b *batch, id string) {
+	if m.be.claimEnd(m.ctx, id) {
+		b.add(kindEnded, 0, 0, fmt.Appendf(nil, `{"type":"ended","id":%q}`, id))
+	}
 }
 
 // Get answers GET /v1/broadcasts/{id}.
@@ -570,13 +585,13 @@ func (m *Manager) take(id string) {
 		// Listed as active, it cannot go on: its state is gone or invalid,
 		// or it ended without its place given back. The place comes back
 		// (once, whoever finds it: the viewers are told once).
+		m.be.release(m.ctx, id)
 		switch {
 		case err == nil:
 			m.giveBack(id, st.Owner, nil)
 		case err.Code == CodeNotFound || err.Code == CodeInvalid:
 			m.giveBack(id, "", err)
 		}
-		m.be.release(m.ctx, id)
 		return
 	}
 	if p := m.cfg.Service.Pool; p != nil && !slices.Contains(p.Engines(), st.Engine) {

@@ -25,6 +25,7 @@ type RedisConfig = redislease.Config
 //	b:<id>      hash: state (JSON), search, term (numbers), snap (a batch), ended ("1")
 //	e:<id>      hash: ply → the evaluation of that position (JSON)
 //	lease:<id>  the instance running the search (a random name), with a TTL
+//	end:<id>    set by the one instance that sends the ended event, for Keep
 //	active      set of live broadcasts
 //	o:<owner>   set of the owner's live broadcasts
 //	owners      hash: id → owner, of the live broadcasts (a place whose
@@ -425,6 +426,13 @@ func (b *redisBackend) claimTerm(ctx context.Context, id string, n int) bool {
 	defer cancel()
 	r, err := claimScript.Run(ctx, b.rdb, []string{b.key("b:", id)}, n).Int()
 	return err == nil && r == 1
+}
+
+func (b *redisBackend) claimEnd(ctx context.Context, id string) bool {
+	ctx, cancel := b.call(ctx)
+	defer cancel()
+	ok, err := b.rdb.SetNX(ctx, b.key("end:", id), 1, b.m.cfg.Keep).Result()
+	return err != nil || ok
 }
 
 func (b *redisBackend) acquire(ctx context.Context, id string) bool {

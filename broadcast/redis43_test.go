@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,5 +212,106 @@ func watchPlanted(p *pod, id string) (string, error) {
 			return "", fmt.Errorf("%s, then %v", got, err)
 		}
 		got += fmt.Sprintf(", a frame of %d bytes", len(b))
+	}
+}
+
+// endedCounter counts the ended events published for broadcast id, as
+// every pod's viewers would get them.
+func endedCounter(t *testing.T, c *redis.Client, id string) func() int {
+	ps := c.Subscribe(context.Background(), prefix+"l:"+id)
+	if _, err := ps.Receive(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ps.Close() })
+	var mu sync.Mutex
+	n := 0
+	go func() {
+		for msg := range ps.Channel() {
+			if strings.Contains(msg.Payload, `"type":"ended"`) {
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n
+	}
+}
+
+// TestBroadcastKeysOutOfStep: a broadcast's keys fall out of step as
+// eviction or a half-done cleanup leaves them, on two pods sharing a
+// redis-server. A broadcast whose hash is gone, its id still in the
+// active and owner sets, is found by the pods' loop and given back (its
+// viewers told ended, once), and its owner may create another; one whose
+// state says ended but is still counted (a cleanup that failed before
+// one script did it all) is given back with one ended published, not one
+// per pod four times a second; the owner's DELETE of a broadcast whose
+// hash is gone answers 404 and gives the place back at once. Before: the
+// places stayed taken for good (429 for the owner's next creation), and
+// every pod republished ended every check.
+func TestBroadcastKeysOutOfStep(t *testing.T) {
+	rs := redistest.Start(t)
+	c := redisClient(t, rs)
+	ctx := context.Background()
+	cfg := podConfig(rs.URL, t.TempDir(), 50)
+	a, b := startPod(t, cfg), startPod(t, cfg)
+	create := func() string {
+		t.Helper()
+		code, v := call(t, a, "POST", "/v1/broadcasts", map[string]any{"engine": "stamp", "position": map[string]any{"sfen": "startpos"}})
+		if code != http.StatusCreated {
+			t.Fatalf("create: %d %v", code, v)
+		}
+		return v["id"].(string)
+	}
+	counted := func(id string) bool { return c.SIsMember(ctx, prefix+"active", id).Val() }
+
+	// Evicted: the hash goes, the sets keep the id.
+	evicted, stale := create(), create() // the owner's two places
+	w := watch(t, b, evicted)
+	testwait.For(t, "lines", 10*time.Second, func() bool { i, _ := w.find(0, isType("info", 1)); return i >= 0 })
+	ended := endedCounter(t, c, evicted)
+	c.Del(ctx, prefix+"b:"+evicted)
+	start := time.Now()
+	testwait.For(t, "the evicted broadcast's place given back", 5*time.Second, func() bool { return !counted(evicted) })
+	testwait.For(t, "its viewer told", 5*time.Second, func() bool { i, _ := w.find(0, isType("ended", 0)); return i >= 0 })
+	t.Logf("the evicted broadcast given back %v after its hash went", time.Since(start).Round(time.Millisecond))
+
+	// Ended but still counted: the state says ended, the sets hold it.
+	endedN := endedCounter(t, c, stale)
+	js := c.HGet(ctx, prefix+"b:"+stale, "state").Val()
+	c.HSet(ctx, prefix+"b:"+stale, "state", strings.Replace(js, `"version"`, `"ended":true,"version"`, 1))
+	testwait.For(t, "the ended broadcast's place given back", 5*time.Second, func() bool { return !counted(stale) })
+	time.Sleep(2 * time.Second) // ten checks of each pod: what would be republished, is
+	if n := endedN(); n != 1 {
+		t.Errorf("a broadcast ended but still counted: %d ended events published in 2 s, want 1", n)
+	}
+	if n := ended(); n != 1 {
+		t.Errorf("an evicted broadcast: %d ended events published, want 1", n)
+	}
+	if n := c.SCard(ctx, prefix+"o:ip:127.0.0.1").Val(); n != 0 {
+		t.Errorf("the owner's set holds %d ids, want 0", n)
+	}
+
+	// The owner's DELETE of a broadcast whose hash is gone.
+	gone, kept := create(), create()
+	c.Del(ctx, prefix+"b:"+gone)
+	code, v := call(t, a, "DELETE", "/v1/broadcasts/"+gone, nil)
+	t.Logf("DELETE of a broadcast whose hash is gone: %d %v", code, v)
+	if code != http.StatusNotFound || v["code"] != "not_found" {
+		t.Errorf("DELETE of a broadcast whose hash is gone: %d %v, want 404 not_found", code, v)
+	}
+	if counted(gone) {
+		t.Error("DELETE of a broadcast whose hash is gone left it counted")
+	}
+	// The owner holds one place (kept): another creation is allowed.
+	create()
+	if code, _ := call(t, a, "DELETE", "/v1/broadcasts/"+kept, nil); code != http.StatusOK {
+		t.Errorf("DELETE: %d", code)
+	}
+	if counted(kept) || c.TTL(ctx, prefix+"b:"+kept).Val() <= 0 {
+		t.Errorf("an ended broadcast: counted %v, its hash's TTL %v", counted(kept), c.TTL(ctx, prefix+"b:"+kept).Val())
 	}
 }

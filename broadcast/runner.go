@@ -131,8 +131,9 @@ loop:
 	<-read
 	if ended && send {
 		var b batch
-		b.add(kindEnded, 0, 0, fmt.Appendf(nil, `{"type":"ended","id":%q}`, r.id))
-		m.be.publish(m.ctx, r.id, b.bytes())
+		if m.addEnded(&b, r.id); len(b.bytes()) > 0 {
+			m.be.publish(m.ctx, r.id, b.bytes())
+		}
 	}
 	m.be.release(m.ctx, r.id)
 }
