@@ -317,3 +317,110 @@ func TestBroadcastKeysOutOfStep(t *testing.T) {
 		t.Errorf("an ended broadcast: counted %v, its hash's TTL %v", counted(kept), c.TTL(ctx, prefix+"b:"+kept).Val())
 	}
 }
+
+// coherent reports what is wrong with a viewer's events, if anything: a
+// line of another search than the last position's before it.
+func coherent(evs []map[string]any) string {
+	pos := -1
+	for i, ev := range evs {
+		switch ev["type"] {
+		case "position":
+			pos = num(ev["search"])
+		case "info":
+			if num(ev["search"]) != pos {
+				return fmt.Sprintf("event %d: a line of search %d on the position of search %d", i, num(ev["search"]), pos)
+			}
+		}
+	}
+	return ""
+}
+
+// TestBroadcastRepairAfterCut: three pods on one redis-server, the second
+// through a proxy. Its link is cut for 3 s and mended (every connection
+// reset); meanwhile the owner, on the first pod, moves in two broadcasts
+// and ends one of them. Within a few seconds of the mend every viewer on
+// every pod has the ended broadcast's ended event (its connection closed)
+// and the live one's new position and lines, and a late joiner on the
+// second pod is shown the new search's lines on the new position only.
+// No viewer ever gets a line of another search than its last position's.
+// Before: the cut pod's viewer of the ended broadcast stayed open with no
+// ended event, and its late joiner got the new search's lines on the old
+// position.
+func TestBroadcastRepairAfterCut(t *testing.T) {
+	rs := redistest.Start(t)
+	px := redistest.NewProxy(t, rs)
+	profiles := t.TempDir()
+	a := startPod(t, podConfig(rs.URL, profiles, 50))
+	b := startPod(t, podConfig(px.URL, profiles, 50))
+	c := startPod(t, podConfig(rs.URL, profiles, 50))
+	// Each pod has one engine: one broadcast's search runs on the first,
+	// the other's on the third.
+	create := func(p *pod) string {
+		t.Helper()
+		code, v := call(t, p, "POST", "/v1/broadcasts", map[string]any{"engine": "stamp", "position": map[string]any{"sfen": "startpos"}})
+		if code != http.StatusCreated {
+			t.Fatalf("create: %d %v", code, v)
+		}
+		return v["id"].(string)
+	}
+	ending, living := create(a), create(c)
+	var all []*watcher
+	viewers := map[string][]*watcher{}
+	for _, id := range []string{ending, living} {
+		for _, p := range []*pod{a, b, c} {
+			w := watch(t, p, id)
+			testwait.For(t, "lines", 10*time.Second, func() bool { i, _ := w.find(0, isType("info", 1)); return i >= 0 })
+			viewers[id] = append(viewers[id], w)
+			all = append(all, w)
+		}
+	}
+
+	px.Cut()
+	for _, id := range []string{ending, living} {
+		if code, v := call(t, a, "POST", "/v1/broadcasts/"+id+"/moves", map[string]any{"moves": []string{"7g7f"}}); code != http.StatusOK {
+			t.Fatalf("moves: %d %v", code, v)
+		}
+	}
+	testwait.For(t, "the next search's lines on the first pod", 5*time.Second, func() bool {
+		i, _ := viewers[living][0].find(0, isType("info", 2))
+		j, _ := viewers[ending][0].find(0, isType("info", 2))
+		return i >= 0 && j >= 0
+	})
+	if code, v := call(t, a, "DELETE", "/v1/broadcasts/"+ending, nil); code != http.StatusOK {
+		t.Fatalf("DELETE: %d %v", code, v)
+	}
+	time.Sleep(3 * time.Second) // the length of the cut
+	px.Mend()
+	mended := time.Now()
+
+	for i, w := range viewers[ending] {
+		testwait.For(t, fmt.Sprintf("ended on pod %d", i+1), 10*time.Second, func() bool { i, _ := w.find(0, isType("ended", 0)); return i >= 0 })
+		_, at := w.find(0, isType("ended", 0))
+		t.Logf("pod %d's viewer of the ended broadcast: ended %v after the mend", i+1, at.Sub(mended).Round(time.Millisecond))
+		if at.Sub(mended) > 5*time.Second {
+			t.Errorf("pod %d's viewer got ended %v after the mend", i+1, at.Sub(mended))
+		}
+	}
+	for i, w := range viewers[living] {
+		testwait.For(t, fmt.Sprintf("the new position and its lines on pod %d", i+1), 10*time.Second, func() bool {
+			p, _ := w.find(0, isType("position", 2))
+			l, _ := w.find(max(p, 0), isType("info", 2))
+			return p >= 0 && l > p
+		})
+		_, at := w.find(0, isType("info", 2))
+		t.Logf("pod %d's viewer of the live broadcast: the new search's lines %v after the mend", i+1, at.Sub(mended).Round(time.Millisecond))
+	}
+	late := watch(t, b, living)
+	all = append(all, late)
+	testwait.For(t, "the late joiner's lines", 5*time.Second, func() bool { i, _ := late.find(0, isType("info", 0)); return i >= 0 })
+	if evs, _ := late.snapshot(); num(evs[0]["search"]) < 2 || evs[0]["type"] != "position" {
+		t.Errorf("the late joiner on the cut pod began with %v", evs[0])
+	}
+	for i, w := range all {
+		evs, _ := w.snapshot()
+		if bad := coherent(evs); bad != "" {
+			t.Errorf("viewer %d: %s", i, bad)
+		}
+	}
+	t.Logf("the proxy cut %d connections", px.Cuts())
+}
