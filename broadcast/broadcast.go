@@ -39,6 +39,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -623,10 +624,7 @@ func (m *Manager) loop() {
 		case <-t.C:
 		}
 		m.mu.Lock()
-		mine := make([]*runner, 0, len(m.runners))
-		for _, r := range m.runners {
-			mine = append(mine, r)
-		}
+		mine := slices.Collect(maps.Values(m.runners))
 		m.mu.Unlock()
 		for _, r := range mine {
 			if !m.be.renew(m.ctx, r.id) {

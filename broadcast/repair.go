@@ -1,6 +1,10 @@
 package broadcast
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
 
 // Repair: batches travel over pub/sub (Redis), which drops what is sent
 // while an instance's link is down. What they carry is also stored (the
@@ -27,10 +31,7 @@ func (m *Manager) repairSoon(h *hub) {
 // repairAll repairs every hub of this instance.
 func (m *Manager) repairAll() {
 	m.mu.Lock()
-	hubs := make([]*hub, 0, len(m.hubs))
-	for _, h := range m.hubs {
-		hubs = append(hubs, h)
-	}
+	hubs := slices.Collect(maps.Values(m.hubs))
 	m.mu.Unlock()
 	for _, h := range hubs {
 		h.mu.Lock()
