@@ -120,24 +120,26 @@ func (b *redisBackend) call(ctx context.Context) (context.Context, context.Cance
 // Every script below works on one broadcast's keys together: they are
 // created, changed and removed in one step, never left half done.
 
-// luaSets: sets(k...) is false when one of the keys is neither a set nor
-// missing (a script checks before it writes: Redis does not undo the
-// writes of a script that fails half-way).
-const luaSets = `
-local function sets(...)
+// luaTypes: sets(k...) is false when one of the keys is neither a set nor
+// missing, hashes(k...) likewise for hashes (a script checks before it
+// writes: Redis does not undo the writes of a script that fails half-way).
+const luaTypes = `
+local function typed(want, ...)
   for _, k in ipairs({...}) do
     local t = redis.call('TYPE', k).ok
-    if t ~= 'set' and t ~= 'none' then return false end
+    if t ~= want and t ~= 'none' then return false end
   end
   return true
 end
+local function sets(...) return typed('set', ...) end
+local function hashes(...) return typed('hash', ...) end
 `
 
 // createScript. KEYS: active, o:<owner>, b:<id>, owners. ARGV: id, maxAll,
 // maxPer, state, owner. The owner's set is cleared of ids no longer
 // active (a place given back by another way) before it is counted.
-var createScript = redis.NewScript(luaSets + `
-if not sets(KEYS[1], KEYS[2]) or redis.call('TYPE', KEYS[4]).ok == 'string' then return -3 end
+var createScript = redis.NewScript(luaTypes + `
+if not sets(KEYS[1], KEYS[2]) or not hashes(KEYS[3], KEYS[4]) then return -3 end
 if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return -1 end
 if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then
   for _, x in ipairs(redis.call('SRANDMEMBER', KEYS[2], 64)) do
@@ -220,11 +222,11 @@ func (b *redisBackend) loadRaw(ctx context.Context, id string) (*State, string, 
 // it also gives its place back and lets its keys expire, in the same
 // step. KEYS: b:<id>, e:<id>, active, owners, o:<owner>. ARGV: id, old
 // state, new state, "1" to end it, keep ms.
-var changeScript = redis.NewScript(luaSets + `
+var changeScript = redis.NewScript(luaTypes + `
 if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return 'nf' end
 if redis.call('HSTRLEN', KEYS[1], 'state') ~= string.len(ARGV[2]) or redis.call('HGET', KEYS[1], 'state') ~= ARGV[2] then return 'again' end
 local ending = ARGV[4] == '1'
-if ending and (not sets(KEYS[3], KEYS[5]) or redis.call('TYPE', KEYS[4]).ok == 'string') then return 'types' end
+if ending and (not sets(KEYS[3], KEYS[5]) or not hashes(KEYS[2], KEYS[4])) then return 'types' end
 redis.call('HSET', KEYS[1], 'state', ARGV[3])
 if ending then
   redis.call('HSET', KEYS[1], 'ended', '1')
@@ -280,16 +282,21 @@ func (b *redisBackend) update(ctx context.Context, id string, f func(*State) *se
 // sets; del: its keys are removed, else they expire after keep. KEYS:
 // b:<id>, e:<id>, active, owners. ARGV: id, "del" or "keep", keep ms, the
 // owner's set when the owners hash does not name one, the key prefix.
-// Answer: 1 if the place was held (the caller tells the viewers).
-var dropScript = redis.NewScript(`
+// Answer: 1 if the place was held (the caller tells the viewers), -1 if
+// a key is not of its type.
+var dropScript = redis.NewScript(luaTypes + `
+if not hashes(KEYS[4]) then return -1 end
 local owner = redis.call('HGET', KEYS[4], ARGV[1])
+local os = ARGV[4]
+if owner then os = ARGV[5] .. 'o:' .. owner end
+if not sets(KEYS[3], os, ARGV[4]) then return -1 end
 local n = redis.call('SREM', KEYS[3], ARGV[1])
-if owner then redis.call('SREM', ARGV[5] .. 'o:' .. owner, ARGV[1]) end
+redis.call('SREM', os, ARGV[1])
 if ARGV[4] ~= '' then redis.call('SREM', ARGV[4], ARGV[1]) end
 redis.call('HDEL', KEYS[4], ARGV[1])
 if ARGV[2] == 'del' then
   redis.call('DEL', KEYS[1], KEYS[2])
-elseif redis.call('EXISTS', KEYS[1]) == 1 then
+elseif redis.call('TYPE', KEYS[1]).ok == 'hash' then
   redis.call('HSET', KEYS[1], 'ended', '1')
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
