@@ -386,6 +386,7 @@ var statusOf = map[string]int{
 	broadcast.CodeNotOwner:       http.StatusForbidden,
 	broadcast.CodeConflict:       http.StatusConflict,
 	broadcast.CodeEnded:          http.StatusConflict,
+	broadcast.CodeInvalid:        http.StatusNotFound,
 }
 
 // Problem is an RFC 9457 problem document with usid's stable code.
