@@ -64,7 +64,7 @@ func Run(ctx context.Context, cfg Config) (*Profile, error) {
 	// isready again only at the start of the next game; never two isready
 	// in a row. A step that makes the engine exit or hang is a finding, the
 	// engine is started afresh for the next one.
-	for _, step := range []func(context.Context) error{r.baseline, r.depth, r.nodes, r.movetime, r.inc, r.newGame, r.mate, r.startpos} {
+	for _, step := range []func(context.Context) error{r.baseline, r.depth, r.nodes, r.movetime, r.inc, r.scoreSide, r.newGame, r.mate, r.startpos} {
 		if err := step(ctx); err != nil {
 			return nil, err
 		}
@@ -73,7 +73,7 @@ func Run(ctx context.Context, cfg Config) (*Profile, error) {
 	p.ProbedAt = time.Now().UTC().Truncate(time.Second)
 	p.ProbeTook = Millis(time.Since(began).Milliseconds())
 	log.Info("engine profile probed", "id", p.Identity.Name, "native", p.NativeParams(), "checkmate", p.Checkmate,
-		"after_mate", p.AfterMate, "mate_only", p.MateOnly, "isready_ms", p.ReadyAgainMS, "avoid", p.Avoid, "took", time.Since(began).Round(time.Millisecond))
+		"after_mate", p.AfterMate, "mate_only", p.MateOnly, "score_side", p.ScoreSide, "isready_ms", p.ReadyAgainMS, "avoid", p.Avoid, "took", time.Since(began).Round(time.Millisecond))
 	return p, nil
 }
 
@@ -262,6 +262,9 @@ type outcome struct {
 	infos    int
 	depthSet bool // some info line had depth
 	nodesSet bool // ... and nodes
+	scored   bool            // some info line of the best line had a score
+	score    usi.Score       // ... the last one
+	scale    *usi.ScoreScale // the engine's scale of bare scores, if it declared one
 }
 
 // search sends one go and waits at most bound for the answer, then stops the
@@ -304,6 +307,12 @@ func (r *runner) search(ctx context.Context, sfen string, g usi.Go, bound time.D
 		if in.Has(usi.InfoNPS) {
 			o.nps = in.NPS
 		}
+		if in.Has(usi.InfoScore) && in.MultiPV <= 1 {
+			o.scored, o.score = true, in.Score
+		}
+	}
+	if sc, ok := e.ScoreScale(); ok {
+		o.scale = &sc
 	}
 	o.res, o.err = s.Wait(context.WithoutCancel(ctx))
 	o.took = time.Since(start)

@@ -58,8 +58,21 @@ const (
 )
 
 // Version is the probe's format; a profile of another version is probed
-// again. 2: the GUIs' order (one isready per game), Avoid, Observed.
-const Version = 2
+// again. 2: the GUIs' order (one isready per game), Avoid, Observed. 3:
+// ScoreSide.
+const Version = 3
+
+// The side an engine's scores are from (Profile.ScoreSide). USI, UCI and
+// USI-X score from the side to move; engines seen do otherwise.
+const (
+	ScoreSideToMove = "side_to_move" // the protocols' norm
+	ScoreSideOther  = "other_side"   // the side that just moved
+	ScoreSideBlack  = "black"        // always Black's (game.Black: sente, chess's and othello's Black)
+	ScoreSideWhite  = "white"        // always White's
+	// ScoreSideUnknown: the probe could not tell (no scores, or none clear
+	// enough); usid takes the protocol's norm.
+	ScoreSideUnknown = "unknown"
+)
 
 // Limit parameters the probe measures; the clock parameters (btime, wtime,
 // byoyomi) plus infinite and ponder are Shogidokoro's core, which every USI
@@ -71,8 +84,8 @@ var (
 
 // Profile is what usid knows about one engine. Sources says, for each fact
 // (a go parameter's name, or "checkmate", "after_mate", "mate_only",
-// "multipv_option", "hash_option", "ponder_option", "reports_depth",
-// "reports_nodes", "isready", and each Avoid... step), where it came from; Notes says why, for the
+// "multipv_option", "hash_option", "ponder_option", "score_side",
+// "reports_depth", "reports_nodes", "isready", and each Avoid... step), where it came from; Notes says why, for the
 // facts a probe decided.
 type Profile struct {
 	Version  int      `json:"version"`
@@ -100,6 +113,12 @@ type Profile struct {
 	MultiPVOption string `json:"multipv_option,omitempty"` // "" when it has none
 	HashOption    string `json:"hash_option"`
 	PonderOption  string `json:"ponder_option"`
+
+	// ScoreSide is the side the engine's scores are from (ScoreSide...
+	// constants), learned from two positions one side has clearly won, one
+	// with each side to move. usid turns every score to the side to move
+	// (ScoresFlipped) before anything reads it.
+	ScoreSide string `json:"score_side"`
 
 	ReportsDepth bool  `json:"reports_depth"`
 	ReportsNodes bool  `json:"reports_nodes"`
@@ -170,6 +189,24 @@ func (p *Profile) Goes(param string) string {
 		return Native
 	}
 	return Unsupported
+}
+
+// ScoresFlipped reports whether the engine's scores of a position with side
+// ("b" or "w") to move are from the other side's point of view, and must be
+// negated to be the side to move's.
+func (p *Profile) ScoresFlipped(side string) bool {
+	if p == nil {
+		return false
+	}
+	switch p.ScoreSide {
+	case ScoreSideOther:
+		return true
+	case ScoreSideBlack:
+		return side != game.Black
+	case ScoreSideWhite:
+		return side != game.White
+	}
+	return false
 }
 
 // Avoids reports whether the probe found that step makes the engine exit
