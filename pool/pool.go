@@ -292,6 +292,9 @@ func (p *Pool) Close(ctx context.Context) error {
 	}
 	p.cancel()
 	p.wg.Wait()
+	for _, k := range p.kinds {
+		k.closeSpare() // a probe's engine no slot took
+	}
 	return err
 }
 

@@ -36,6 +36,18 @@ type Config struct {
 	// Dialect is what Start's engines speak (nil: USI); it decides the
 	// game of the probe's positions (UCI: chess).
 	Dialect *usi.Dialect
+	// Keep, if set, is given the engine the probe used last instead of
+	// closing it, when the probe succeeds and the engine may serve on: it
+	// runs, no search is in flight, and mate searches do not unfit it
+	// (Profile.AfterMate ok). Keep owns it from then on: an engine that
+	// is slow to get ready is started once, not once for the probe and
+	// again to serve. It is in a game (it searched since its last
+	// usinewgame; its hash holds the probe's positions), and the options
+	// the probe set (the analysis options, USI_AnalyseMode,
+	// UCI_AnalyseMode and USI_OwnBook, where advertised) are as the probe
+	// left them: its Options and OptionValue say which differ from what
+	// Start set.
+	Keep func(*usi.Engine)
 }
 
 // ErrStart is returned, wrapped, when the engine could not be started at all.
@@ -70,6 +82,10 @@ func Run(ctx context.Context, cfg Config) (*Profile, error) {
 		}
 	}
 	p := r.prof
+	if e := r.eng; cfg.Keep != nil && e != nil && e.Err() == nil && e.ActiveSearch() == nil && p.AfterMate != AfterMateRecycle {
+		r.eng = nil
+		cfg.Keep(e)
+	}
 	p.ProbedAt = time.Now().UTC().Truncate(time.Second)
 	p.ProbeTook = Millis(time.Since(began).Milliseconds())
 	log.Info("engine profile probed", "id", p.Identity.Name, "native", p.NativeParams(), "checkmate", p.Checkmate,
@@ -260,8 +276,8 @@ type outcome struct {
 	maxNodes int64
 	nps      int64
 	infos    int
-	depthSet bool // some info line had depth
-	nodesSet bool // ... and nodes
+	depthSet bool            // some info line had depth
+	nodesSet bool            // ... and nodes
 	scored   bool            // some info line of the best line had a score
 	score    usi.Score       // ... the last one
 	scale    *usi.ScoreScale // the engine's scale of bare scores, if it declared one

@@ -2,18 +2,19 @@
 // learns an engine it has never seen: which go parameters it honours and
 // how, whether it answers go mate with checkmate and still searches normally
 // afterwards, whether it only solves mates, what it calls its MultiPV, hash
-// and ponder options, whether its info lines carry depth and nodes, and what
-// an isready costs it. The findings are a Profile, kept on disk by the
+// and ponder options, whether its info lines carry depth and nodes, what
+// an isready costs it, and the side its scores are from. The findings are a Profile, kept on disk by the
 // engine's identity so that a restart does not probe again.
 //
 // Run drives a spare engine process that its caller starts (and restarts,
 // when a probe makes the engine exit); it never touches an engine that serves
-// clients. Nothing here knows any engine by name.
+// clients (though its last engine may go on to serve: Config.Keep).
+// Nothing here knows any engine by name.
 //
 // # Concurrency and ownership
 //
 // Run owns the engines its Start function returns and closes each of them
-// before it returns. A Profile is a value: once returned it is not changed,
+// before it returns, but the one it gives to Config.Keep. A Profile is a value: once returned it is not changed,
 // and it is safe to read from many goroutines. Load and Save may be called
 // concurrently for different identities.
 package probe
