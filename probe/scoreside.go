@@ -6,6 +6,9 @@
 // one and the loser in the other, and reads the signs: from the side to
 // move they differ (+, −); from the other side too (−, +); fixed to one
 // side, they agree (+, + from the winner's side; −, − from the loser's).
+// Where they agree, a third position, won by the other side, tells a
+// fixed side (its sign turns) from a score that is the same everywhere (a
+// constant: unknown).
 
 package probe
 
@@ -33,7 +36,7 @@ func (r *runner) scoreSide(ctx context.Context) error {
 	if p.MateOnly {
 		return unknown("the engine does not analyse")
 	}
-	if r.g.Won == "" || r.g.Lost == "" {
+	if r.g.Won == "" || r.g.Lost == "" || r.g.Reversed == "" {
 		return unknown("the game (" + r.g.g.Name() + ") has no decided positions to probe")
 	}
 	// A small search: a native depth, else the plain timed search.
@@ -41,47 +44,69 @@ func (r *runner) scoreSide(ctx context.Context) error {
 	if p.Go["depth"] == Native {
 		g = usi.Go{Depth: probeDepth}
 	}
-	var signs [2]int
-	var sides [2]string
-	var seen [2]string
-	for i, text := range []string{r.g.Won, r.g.Lost} {
+	// sign searches text and reads its score's sign from the side to move.
+	sign := func(text string) (side string, sign int, seen string, why string, err error) {
 		q, cerr := r.g.g.Check(text, "", nil)
 		if cerr != nil {
-			return unknown(fmt.Sprintf("the game's decided position %q: %v", text, cerr))
+			return "", 0, "", fmt.Sprintf("the game's decided position %q: %v", text, cerr), nil
 		}
-		sides[i] = q.SideToMove()
 		o, err := r.search(ctx, text, g, scoreSideBound)
-		if err != nil {
+		switch {
+		case err != nil:
+			return "", 0, "", "", err
+		case o.err != nil:
+			return "", 0, "", fmt.Sprintf("%s: the engine failed: %v", goLine(g), o.err), nil
+		case !o.scored:
+			return "", 0, "", fmt.Sprintf("%s gave no score", goLine(g)), nil
+		}
+		seen = scoreText(o.score)
+		if sign = clearSign(o.score, o.scale); sign == 0 {
+			why = fmt.Sprintf("a position one side has clearly won scored %s: not clear", seen)
+		}
+		return q.SideToMove(), sign, seen, why, nil
+	}
+	var signs [2]int
+	var sides, seen [2]string
+	for i, text := range []string{r.g.Won, r.g.Lost} {
+		var why string
+		var err error
+		if sides[i], signs[i], seen[i], why, err = sign(text); err != nil {
 			return err
-		}
-		if o.err != nil {
-			return unknown(fmt.Sprintf("%s: the engine failed: %v", goLine(g), o.err))
-		}
-		if !o.scored {
-			return unknown(fmt.Sprintf("%s gave no score", goLine(g)))
-		}
-		signs[i] = clearSign(o.score, o.scale)
-		seen[i] = scoreText(o.score)
-		if signs[i] == 0 {
-			return unknown(fmt.Sprintf("a position %s has clearly won scored %s: not clear", sideName(sides[0]), seen[i]))
+		} else if why != "" {
+			return unknown(why)
 		}
 	}
 	if sides[0] == sides[1] {
 		return unknown("the game's decided positions have one side to move")
 	}
 	winner := sides[0]
+	note := fmt.Sprintf("a position %s has clearly won scored %s with %s to move, %s with %s to move",
+		sideName(winner), seen[0], sideName(sides[0]), seen[1], sideName(sides[1]))
 	switch {
 	case signs[0] > 0 && signs[1] < 0:
 		p.ScoreSide = ScoreSideToMove
 	case signs[0] < 0 && signs[1] > 0:
 		p.ScoreSide = ScoreSideOther
-	case signs[0] > 0: // both: the winner's side, whoever moves
-		p.ScoreSide = sideName(winner)
 	default:
-		p.ScoreSide = sideName(game.Other(winner))
+		// The same sign whoever moves: fixed to one side, or the same
+		// score whoever has won. The other side's win tells which.
+		_, rsign, rseen, why, err := sign(r.g.Reversed)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			return unknown(why)
+		}
+		note += fmt.Sprintf("; a position %s has won scored %s with %s to move", sideName(game.Other(winner)), rseen, sideName(game.Other(winner)))
+		if rsign == signs[0] {
+			return unknown(note + ": the same score whoever has won")
+		}
+		p.ScoreSide = sideName(winner)
+		if signs[0] < 0 {
+			p.ScoreSide = sideName(game.Other(winner))
+		}
 	}
-	p.set("score_side", SourceProbed, fmt.Sprintf("a position %s has clearly won scored %s with %s to move, %s with %s to move",
-		sideName(winner), seen[0], sideName(sides[0]), seen[1], sideName(sides[1])))
+	p.set("score_side", SourceProbed, note)
 	return nil
 }
 

@@ -24,6 +24,7 @@ func TestScoreSide(t *testing.T) {
 		{fakeengine.USIXDiscs + "=white", ScoreSideWhite, [2]bool{true, false}},
 		{fakeengine.USIX, ScoreSideUnknown, [2]bool{false, false}},       // score 2 discs: not clear
 		{fakeengine.USIXNoInfo, ScoreSideUnknown, [2]bool{false, false}}, // no score at all
+		{fakeengine.USIXFloat, ScoreSideUnknown, [2]bool{false, false}},  // 41.0 whoever has won
 	} {
 		start := func(ctx context.Context) (*usi.Engine, error) {
 			return usi.Start(ctx, usi.Config{Path: fakeengine.Path(), Env: fakeengine.Env(tt.mode), Dialect: usi.DialectUSIX})

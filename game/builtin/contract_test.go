@@ -150,7 +150,7 @@ func contract(t *testing.T, g game.Game, keys map[string]bool) {
 	// The positions that tell the side an engine's scores are from: one
 	// side to move in each, a move to search in both, no end yet.
 	var sides []string
-	for _, text := range []string{p.Won, p.Lost} {
+	for _, text := range []string{p.Won, p.Lost, p.Reversed} {
 		q, err := g.Check(text, "", nil)
 		if err != nil {
 			t.Fatalf("the probe's decided position %q: %v", text, err)
@@ -160,8 +160,8 @@ func contract(t *testing.T, g game.Game, keys map[string]bool) {
 		}
 		sides = append(sides, q.SideToMove())
 	}
-	if sides[0] == sides[1] {
-		t.Errorf("the probe's decided positions have the same side to move (%s); want one of each", sides[0])
+	if sides[0] == sides[1] || sides[2] != sides[1] {
+		t.Errorf("the probe's decided positions have %v to move; want the winner, the loser, the other winner", sides)
 	}
 	if p.MateInOne != "" {
 		q, err := g.Check(p.MateInOne, "", nil)

@@ -55,12 +55,14 @@ var middle = func() string {
 }()
 
 // decided is a board Black has won, 35 discs to 1, on which both sides
-// have a move (Black a1, taking b2; White b8, h2 or h8, taking five).
+// have a move (Black a1, taking b2; White b8, h2 or h8, taking five);
+// Reversed, its colours swapped.
 const decided = "--------" + "-OXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "--------"
 
 func (othelloGame) Probe() game.Probe {
 	// Othello has no mate search: MateInOne stays empty.
-	return game.Probe{Middle: middle, StartMoves: []string{"f5", "d6"}, Won: decided + "B", Lost: decided + "W"}
+	return game.Probe{Middle: middle, StartMoves: []string{"f5", "d6"}, Won: decided + "B", Lost: decided + "W",
+		Reversed: strings.NewReplacer("X", "O", "O", "X").Replace(decided) + "W"}
 }
 
 func (othelloGame) Check(start, _ string, moves []string) (game.Position, *rules.Error) {
