@@ -21,7 +21,7 @@ import (
 	"github.com/usid/usid/usi"
 )
 
-// scoreSideBound is how long one of the two searches may take before usid
+// scoreSideBound is how long one of its searches may take before usid
 // stops it (a depth limit the engine may not honour; a slow engine).
 const scoreSideBound = 5 * time.Second
 
@@ -44,70 +44,81 @@ func (r *runner) scoreSide(ctx context.Context) error {
 	if p.Go["depth"] == Native {
 		g = usi.Go{Depth: probeDepth}
 	}
-	// sign searches text and reads its score's sign from the side to move.
-	sign := func(text string) (side string, sign int, seen string, why string, err error) {
-		q, cerr := r.g.g.Check(text, "", nil)
-		if cerr != nil {
-			return "", 0, "", fmt.Sprintf("the game's decided position %q: %v", text, cerr), nil
-		}
-		o, err := r.search(ctx, text, g, scoreSideBound)
-		switch {
-		case err != nil:
-			return "", 0, "", "", err
-		case o.err != nil:
-			return "", 0, "", fmt.Sprintf("%s: the engine failed: %v", goLine(g), o.err), nil
-		case !o.scored:
-			return "", 0, "", fmt.Sprintf("%s gave no score", goLine(g)), nil
-		}
-		seen = scoreText(o.score)
-		if sign = clearSign(o.score, o.scale); sign == 0 {
-			why = fmt.Sprintf("a position one side has clearly won scored %s: not clear", seen)
-		}
-		return q.SideToMove(), sign, seen, why, nil
-	}
-	var signs [2]int
-	var sides, seen [2]string
-	for i, text := range []string{r.g.Won, r.g.Lost} {
+	var won, lost reading
+	for _, x := range []struct {
+		text string
+		to   *reading
+	}{{r.g.Won, &won}, {r.g.Lost, &lost}} {
 		var why string
 		var err error
-		if sides[i], signs[i], seen[i], why, err = sign(text); err != nil {
+		if *x.to, why, err = r.read(ctx, x.text, g); err != nil {
 			return err
 		} else if why != "" {
 			return unknown(why)
 		}
 	}
-	if sides[0] == sides[1] {
+	if won.side == lost.side {
 		return unknown("the game's decided positions have one side to move")
 	}
-	winner := sides[0]
+	winner, loser := won.side, lost.side
 	note := fmt.Sprintf("a position %s has clearly won scored %s with %s to move, %s with %s to move",
-		sideName(winner), seen[0], sideName(sides[0]), seen[1], sideName(sides[1]))
+		sideName(winner), won.seen, sideName(winner), lost.seen, sideName(loser))
 	switch {
-	case signs[0] > 0 && signs[1] < 0:
+	case won.sign > 0 && lost.sign < 0:
 		p.ScoreSide = ScoreSideToMove
-	case signs[0] < 0 && signs[1] > 0:
+	case won.sign < 0 && lost.sign > 0:
 		p.ScoreSide = ScoreSideOther
 	default:
 		// The same sign whoever moves: fixed to one side, or the same
 		// score whoever has won. The other side's win tells which.
-		_, rsign, rseen, why, err := sign(r.g.Reversed)
+		rev, why, err := r.read(ctx, r.g.Reversed, g)
 		if err != nil {
 			return err
 		}
 		if why != "" {
 			return unknown(why)
 		}
-		note += fmt.Sprintf("; a position %s has won scored %s with %s to move", sideName(game.Other(winner)), rseen, sideName(game.Other(winner)))
-		if rsign == signs[0] {
+		note += fmt.Sprintf("; a position %s has won scored %s with %s to move", sideName(loser), rev.seen, sideName(rev.side))
+		if rev.sign == won.sign {
 			return unknown(note + ": the same score whoever has won")
 		}
 		p.ScoreSide = sideName(winner)
-		if signs[0] < 0 {
-			p.ScoreSide = sideName(game.Other(winner))
+		if won.sign < 0 {
+			p.ScoreSide = sideName(loser)
 		}
 	}
 	p.set("score_side", SourceProbed, note)
 	return nil
+}
+
+// reading is what one search of a decided position said.
+type reading struct {
+	side string // the side to move
+	sign int    // clearSign of the score
+	seen string // the score, as a note says it
+}
+
+// read searches text with g and reads its score, or says why it cannot
+// (the engine failed, gave no score or none clear).
+func (r *runner) read(ctx context.Context, text string, g usi.Go) (reading, string, error) {
+	q, cerr := r.g.g.Check(text, "", nil)
+	if cerr != nil {
+		return reading{}, fmt.Sprintf("the game's decided position %q: %v", text, cerr), nil
+	}
+	o, err := r.search(ctx, text, g, scoreSideBound)
+	switch {
+	case err != nil:
+		return reading{}, "", err
+	case o.err != nil:
+		return reading{}, fmt.Sprintf("%s: the engine failed: %v", goLine(g), o.err), nil
+	case !o.scored:
+		return reading{}, fmt.Sprintf("%s gave no score", goLine(g)), nil
+	}
+	x := reading{side: q.SideToMove(), sign: clearSign(o.score, o.scale), seen: scoreText(o.score)}
+	if x.sign == 0 {
+		return x, fmt.Sprintf("a position one side has clearly won scored %s: not clear", x.seen), nil
+	}
+	return x, "", nil
 }
 
 // clearSign is +1 or −1 when s says clearly that the side it is from is
