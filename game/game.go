@@ -108,6 +108,13 @@ type Probe struct {
 	MateInOne string
 	// StartMoves are a few moves from the start position.
 	StartMoves []string
+	// Won, Lost and Reversed tell the side an engine's scores are from:
+	// in each, one side has clearly won (material or discs far beyond what
+	// a search could doubt). In Won that side is to move, in Lost the
+	// other side is; in Reversed the other side has won and is to move
+	// (it tells scores fixed to one side from scores that are the same
+	// whoever has won). All have moves to search.
+	Won, Lost, Reversed string
 }
 
 // Position is a checked position: a start, the moves played from it, and

@@ -563,6 +563,10 @@ test('usid\'s error codes are told in the page\'s words, with their details (iss
   i18n.setLang('en');
   assert.equal(errorText(gold), gold.message, 'an English page shows usid\'s own words, without the code');
   assert.equal(errorText({ code: 'pawn_back_rank', message: 'a pawn stands on a1, on the first or last rank' }), 'A pawn stands on a1, on the first or last rank');
+  // A sentence that begins with a square or a move keeps its lower case (issue 44).
+  assert.equal(errorText({ code: 'centre_empty', message: 'd4 e4 d5 e5 are empty; the four centre squares d4 e4 d5 e5 are occupied in every position of a game' }),
+    'd4 e4 d5 e5 are empty; the four centre squares d4 e4 d5 e5 are occupied in every position of a game');
+  assert.equal(errorText({ code: 'occupied', message: 'f5 already holds a disc' }), 'f5 already holds a disc');
   assert.equal(errorText({ code: 'too_many_requests', message: '' }), 'Too many requests: wait a moment, or close another usid tab');
   assert.equal(formatScore({ mate: 0, winner: 'b' }), 'Mate');
   assert.equal(formatScore({ mate: 3, winner: 'b' }), '#3');

@@ -51,10 +51,18 @@ export function errorKey(code, g = game()) {
   return null;
 }
 
+// capitalised begins a sentence with a capital, unless its first word is
+// a square or a move ("d4 e4 d5 e5 are empty", "e2e4 is illegal"): those
+// are written in lower case.
+export function capitalised(msg) {
+  if (/^\S*\d/.test(msg)) return msg;
+  return msg[0].toUpperCase() + msg.slice(1);
+}
+
 // errorText is what the player reads for usid's error {code, message}.
 export function errorText(e) {
   const code = e?.code || '';
-  if (lang !== 'ja' && e?.message) return e.message[0].toUpperCase() + e.message.slice(1);
+  if (lang !== 'ja' && e?.message) return capitalised(e.message);
   const key = errorKey(code);
   if (key) return t(`err.code.${key}`, details(e?.message));
   return lang === 'ja' || !e?.message ? t('err.code.unknown') : e.message;
