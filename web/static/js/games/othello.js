@@ -184,6 +184,9 @@ export const othello = {
   // A pass is said in the page's language.
   moveText: (text, move, before) => ({ side: before ? before.turn : '', text: move === 'pass' ? t('othello.pass') : text || move || '', origin: '' }),
 
+  // recordEnd: a transcript read on the page ends as usid's records do,
+  // with the final score of a finished game ("64-0").
+  recordEnd: (v) => (v.game_over && Number.isInteger(v.result?.black) ? `${v.result.black}-${v.result.white}` : ''),
   // endText: the final disc count ("36-28", Black's first) or the
   // winner of a game ended otherwise, as othello records write it.
   endText(end) {
