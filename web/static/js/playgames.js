@@ -12,6 +12,7 @@ import * as api from './api.js';
 // Where each game's page is, and the key its play panel keeps the game's
 // id under in sessionStorage (play.js: shogi's under the old name).
 const PAGES = { shogi: '/', chess: '/chess', othello: '/othello' };
+const NAMES = { shogi: 'play.games.shogi', chess: 'play.games.chess', othello: 'play.games.othello' };
 export const playKey = (scope) => (scope ? `usid.play.${scope}` : 'usid.play');
 
 // sideKey names side s ("b", "w") in game rules' words.
@@ -55,7 +56,7 @@ export class GamesInProgress {
       li.dataset.testid = 'play-game';
       const turn = t(g.turn === g.human ? 'play.games.yourturn' : 'play.games.engineturn');
       li.innerHTML = `<span class="what">${escapeHtml(t('play.games.item', {
-        game: t(`play.games.${g.rules}`), engine: g.engine, side: t(sideKey(g.rules, g.human)), n: g.plies,
+        game: NAMES[g.rules] ? t(NAMES[g.rules]) : g.rules, engine: g.engine, side: t(sideKey(g.rules, g.human)), n: g.plies,
       }))} · ${escapeHtml(turn)}</span><span class="row"></span>`;
       const row = $('.row', li);
       if (PAGES[g.rules] && !this.busy()) {

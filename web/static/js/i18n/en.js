@@ -180,7 +180,6 @@ export default {
   'tsume.play': 'play the line',
   'tsume.problem': 'Problem',
   'tsume.examples': 'Examples',
-  'tsume.choose': '— choose —',
   'tsume.sample1': 'Mate in 5: rook and gold against a king on the edge',
   'tsume.sample2': 'Mate in 1: head gold',
   'tsume.sample3': 'Mate in 3: the seed, two moves on',
