@@ -78,7 +78,7 @@ export class PlayPanel {
     // Resigning asks first (a second click within a few seconds).
     this.unaskResign = twoStep($('#play-resign', root), () => this.send({ type: 'play_resign' }));
     this.games = new GamesInProgress($('#play-games', root), {
-      sock: this.sock, mod: this.mod, current: () => this.state?.game || '',
+      sock: this.sock, mod: this.mod, current: () => this.state?.game || remembered() || '',
       busy: () => this.active || this.status === 'starting', resume: (id) => this.resume(id),
     });
     $('#play-declare', root).addEventListener('click', () => this.send({ type: 'play_declare' }));
