@@ -1,12 +1,16 @@
 package server
 
 import (
+	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
-	"time"
+	"github.com/usid/usid/play"
 )
 
 // TestPlayOverWebSocket: a game against fairy over the WebSocket, the
@@ -131,4 +135,27 @@ func TestPlayGamesList(t *testing.T) {
 		t.Errorf("after the resignation: %d %v", code, v)
 	}
 	shared.waitIdle(t)
+}
+
+// TestPlayGamesStoreUnreachable: with games in a Redis that does not
+// answer, GET /v1/play/games answers 503 as openapi.yaml says
+// (conformance's notDriven names this test).
+func TestPlayGamesStoreUnreachable(t *testing.T) {
+	store, err := play.NewRedisStore(play.RedisConfig{URL: deadRedis(t), Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	pm := play.New(play.Config{Service: shared.srv.cfg.Service, Store: store})
+	defer pm.Close(context.Background())
+	hs := ownServer(t, func(c *Config) { c.Play = pm })
+	resp, err := checkedClient(t).Get(hs.URL + "/v1/play/games")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"engine_unavailable"`) {
+		t.Errorf("with Redis unreachable: %d %s, want 503 engine_unavailable", resp.StatusCode, body)
+	}
 }
