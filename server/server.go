@@ -168,6 +168,9 @@ func New(cfg Config) *Server {
 			r.With(s.readGuard).Get("/games/analysis/{id}", s.getGameAnalysis)
 			r.Delete("/games/analysis/{id}", s.cancelGameAnalysis)
 		}
+		if cfg.Play != nil {
+			r.With(s.readGuard).Get("/play/games", s.playGames)
+		}
 		if cfg.Broadcasts != nil {
 			s.broadcastRoutes(r)
 		}

@@ -210,6 +210,7 @@ export class GamePanel {
       position: { [mod.field]: start, moves },
       header: { fields: [] },
       plies: moves.map((move, i) => ({ move, [mod.plyField || 'note']: notes[i] || '' })),
+      ...(mod.recordEnd?.(v) ? { end: mod.recordEnd(v) } : {}), // a finished othello game's score, as /v1/records/parse gives it
     };
   }
 

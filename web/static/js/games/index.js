@@ -12,7 +12,8 @@
 //   parse, toText, apply, parseText, positionText, sameHead (positions for
 //   display: no rules), moveText, moveNumber, sideKeys, mark, endText,
 //   terminalText, recordSides, recordFormat, recordExt, commentsInList (a
-//   record's comments shown in the move list beside their move);
+//   record's comments shown in the move list beside their move); optionally
+//   recordEnd (a transcript read on the page: the end of a finished game);
 //   formatScore, barText, tickText, winScale, graphTicks (scores);
 //   Board (the board class), Editor or editorSpec, editorHint, pieceHtml;
 //   preferEngine, engineRequired, handicaps, declare, clockNames,
