@@ -5,12 +5,19 @@ import (
 	"math"
 )
 
-// SPRT is a sequential test of H0: the normalized Elo difference is Elo0,
-// against H1: it is Elo1 (Elo0 < Elo1), with false positive rate Alpha and
-// false negative rate Beta.
+// SPRT is a sequential test of H0: the Elo difference is Elo0, against
+// H1: it is Elo1 (Elo0 < Elo1), with false positive rate Alpha and false
+// negative rate Beta. The Elo is normalized unless Model says logistic.
 type SPRT struct {
 	Elo0, Elo1, Alpha, Beta float64
+	Model                   string // Normalized ("") or Logistic
 }
+
+// Models of the SPRT's Elo.
+const (
+	Normalized = "normalized"
+	Logistic   = "logistic"
+)
 
 // Decisions of an SPRT.
 const (
@@ -27,6 +34,8 @@ func (s SPRT) Check() error {
 		return errors.New("elo0 must be below elo1")
 	case math.Abs(s.Elo0) > 1000 || math.Abs(s.Elo1) > 1000:
 		return errors.New("elo0 and elo1: want -1000..1000")
+	case s.Model != "" && s.Model != Normalized && s.Model != Logistic:
+		return errors.New("model: want normalized or logistic")
 	}
 	return nil
 }
@@ -54,8 +63,9 @@ const emptyBin = 1e-3
 
 // LLR is the generalized log-likelihood ratio of H1 against H0 for the
 // pair counts p: n·Σ f_i·ln(q1_i/q0_i), f being p's frequencies and q0,
-// q1 the distributions of greatest likelihood for p whose normalized Elo
-// is Elo0 and Elo1. 0 for no pairs.
+// q1 the distributions of greatest likelihood for p whose Elo is Elo0
+// and Elo1 (normalized: a t-value; logistic: a mean score). 0 for no
+// pairs.
 func (s SPRT) LLR(p Pentanomial) float64 {
 	if p.Pairs() == 0 {
 		return 0
@@ -65,11 +75,14 @@ func (s SPRT) LLR(p Pentanomial) float64 {
 	for _, c := range p {
 		n += max(float64(c), emptyBin)
 	}
-	// A pair's score has √2 times less spread than a game's: the t-value
-	// of a pair's mean score is √2 times the per-game one.
-	t0 := s.Elo0 / nEloScale * math.Sqrt2
-	t1 := s.Elo1 / nEloScale * math.Sqrt2
-	q0, q1 := mleT(f, t0), mleT(f, t1)
+	var q0, q1 [5]float64
+	if s.Model == Logistic {
+		q0, q1 = mleMean(f, expected(s.Elo0)), mleMean(f, expected(s.Elo1))
+	} else {
+		// A pair's score has √2 times less spread than a game's: the
+		// t-value of a pair's mean score is √2 times the per-game one.
+		q0, q1 = mleT(f, s.Elo0/nEloScale*math.Sqrt2), mleT(f, s.Elo1/nEloScale*math.Sqrt2)
+	}
 	var llr float64
 	for i := range f {
 		llr += f[i] * math.Log(q1[i]/q0[i])
@@ -102,6 +115,25 @@ func mleT(f [5]float64, t float64) [5]float64 {
 		if change < 1e-14 {
 			break
 		}
+	}
+	return q
+}
+
+// expected is the mean score of logistic Elo elo.
+func expected(elo float64) float64 { return 1 / (1 + math.Pow(10, -elo/400)) }
+
+// mleMean is the distribution q over the pair scores of greatest
+// likelihood for frequencies f whose mean is mu: q_i = f_i/(1 + ν·(a_i −
+// mu)), ν the root of Σ f_i·(a_i − mu)/(1 + ν·(a_i − mu)) = 0.
+func mleMean(f [5]float64, mu float64) [5]float64 {
+	var h [5]float64
+	for i, a := range pairScores {
+		h[i] = a - mu
+	}
+	nu := rootNu(f, h)
+	var q [5]float64
+	for i := range f {
+		q[i] = f[i] / (1 + nu*h[i])
 	}
 	return q
 }

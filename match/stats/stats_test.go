@@ -98,6 +98,14 @@ func TestLLRPublished(t *testing.T) {
 			t.Errorf("%v [%g, %g]: got LLR %.3f, want %.2f", c.p, c.elo0, c.elo1, got, c.llr)
 		}
 	}
+	// The logistic model: a fastchess match quoted in a public
+	// repository's test of its SPRT tooling (the code index names no
+	// repository for it): ("60 games of the engine against itself at
+	// 1+0.01 under -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05
+	// model=logistic", Ptnml(0-2) [2, 3, 14, 3, 8], LLR 0.44).
+	if got := (SPRT{Elo0: 0, Elo1: 10, Alpha: 0.05, Beta: 0.05, Model: Logistic}).LLR(Pentanomial{2, 3, 14, 3, 8}); !near(got, 0.44, 0.005) {
+		t.Errorf("logistic [2 3 14 3 8] [0, 10]: got LLR %.3f, want 0.44", got)
+	}
 	// The last one decided H1; bounds as fastchess prints them.
 	s := SPRT{Elo0: 0, Elo1: 20, Alpha: 0.05, Beta: 0.05}
 	lo, hi := s.Bounds()
@@ -134,7 +142,7 @@ func TestEdges(t *testing.T) {
 	if got := (SPRT{Elo0: 0, Elo1: 5, Alpha: 0.05, Beta: 0.05}).LLR(Pentanomial{}); got != 0 {
 		t.Errorf("LLR of nothing: got %v, want 0", got)
 	}
-	for _, s := range []SPRT{{0, 0, 0.05, 0.05}, {0, 5, 0, 0.05}, {0, 5, 0.05, 0.5}, {5, 0, 0.05, 0.05}} {
+	for _, s := range []SPRT{{0, 0, 0.05, 0.05, ""}, {0, 5, 0, 0.05, ""}, {0, 5, 0.05, 0.5, ""}, {5, 0, 0.05, 0.05, ""}, {0, 5, 0.05, 0.05, "bayesian"}} {
 		if s.Check() == nil {
 			t.Errorf("%+v: accepted", s)
 		}
