@@ -32,7 +32,8 @@ type Config struct {
 	Logger            *slog.Logger
 }
 
-func (c *Config) defaults() {
+// WithDefaults is c with each bound left zero set to its default.
+func (c Config) WithDefaults() Config {
 	def := func(p *int, v int) {
 		if *p <= 0 {
 			*p = v
@@ -61,6 +62,7 @@ func (c *Config) defaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	return c
 }
 
 // Manager holds this process's matches: it admits them within the
@@ -82,7 +84,7 @@ type Manager struct {
 
 // New makes a Manager.
 func New(cfg Config) *Manager {
-	cfg.defaults()
+	cfg = cfg.WithDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Manager{cfg: cfg, ctx: ctx, cancel: cancel, slots: make(chan struct{}, cfg.MaxRunning), matches: map[string]*Match{}}
 }
