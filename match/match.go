@@ -78,6 +78,7 @@ type SPRTView struct {
 	Elo1     float64 `json:"elo1"`
 	Alpha    float64 `json:"alpha"`
 	Beta     float64 `json:"beta"`
+	Model    string  `json:"model"`
 	LLR      float64 `json:"llr"`
 	Lower    float64 `json:"lower"`
 	Upper    float64 `json:"upper"`
@@ -149,7 +150,7 @@ func (mt *Match) View() *View {
 	if t := mt.c.sprt; t != nil {
 		lo, hi := t.Bounds()
 		llr := t.LLR(p)
-		sv := &SPRTView{Elo0: t.Elo0, Elo1: t.Elo1, Alpha: t.Alpha, Beta: t.Beta, LLR: round(llr, 4), Lower: round(lo, 4), Upper: round(hi, 4)}
+		sv := &SPRTView{Elo0: t.Elo0, Elo1: t.Elo1, Alpha: t.Alpha, Beta: t.Beta, Model: t.Model, LLR: round(llr, 4), Lower: round(lo, 4), Upper: round(hi, 4)}
 		if d := t.Decide(llr); d != "" {
 			sv.Decision = &d
 		}

@@ -39,8 +39,8 @@ type Request struct {
 // time per move).
 type Player struct {
 	Engine  string            `json:"engine"`
-	Options map[string]string `json:"options"`
-	Level   *play.Level       `json:"level"`
+	Options map[string]string `json:"options,omitempty"`
+	Level   *play.Level       `json:"level,omitempty"`
 }
 
 // SPRT is a match's sequential test (package stats): elo0 and elo1 in
@@ -50,10 +50,16 @@ type SPRT struct {
 	Elo1  float64  `json:"elo1"`
 	Alpha *float64 `json:"alpha"`
 	Beta  *float64 `json:"beta"`
+	// Model is the Elo elo0 and elo1 are in: "normalized" (the default,
+	// fishtest's and fastchess's) or "logistic".
+	Model string `json:"model"`
 }
 
 func (s *SPRT) test() stats.SPRT {
-	t := stats.SPRT{Elo0: s.Elo0, Elo1: s.Elo1, Alpha: 0.05, Beta: 0.05}
+	t := stats.SPRT{Elo0: s.Elo0, Elo1: s.Elo1, Alpha: 0.05, Beta: 0.05, Model: s.Model}
+	if t.Model == "" {
+		t.Model = stats.Normalized
+	}
 	if s.Alpha != nil {
 		t.Alpha = *s.Alpha
 	}
