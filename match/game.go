@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -213,6 +214,25 @@ func (t *table) request(at session.Position, side string, p int, clk *clock) *se
 	return r
 }
 
+// label is the player as a record names it: its engine, and its options
+// and level where it has some ("fairy (Skill Level -20)").
+func (p Player) label() string {
+	var set []string
+	for _, k := range slices.Sorted(maps.Keys(p.Options)) {
+		set = append(set, k+" "+p.Options[k])
+	}
+	if l := p.Level; l != nil && l.Option != "" {
+		set = append(set, l.Option+" "+l.Value)
+	}
+	if l := p.Level; l != nil && l.MoveTimeMS > 0 {
+		set = append(set, fmt.Sprintf("%d ms", l.MoveTimeMS))
+	}
+	if len(set) == 0 {
+		return p.Engine
+	}
+	return p.Engine + " (" + strings.Join(set, ", ") + ")"
+}
+
 // record is the ended game in its game's record format, or nil.
 func (t *table) record(start gameseam.Position, op gameseam.Position, g *Game, m gameseam.Match, res *gameseam.Result, firstSide string, first int) any {
 	recs, ok := t.game.(gameseam.Records)
@@ -224,11 +244,14 @@ func (t *table) record(start gameseam.Position, op gameseam.Position, g *Game, m
 		if side != firstSide {
 			p = 1 - first
 		}
-		return t.players[p].Engine
+		return t.players[p].label()
 	}
 	rg := &gameseam.RecordGame{Start: start.Start(), Variant: start.Variant(), End: m.RecordEnd(res),
 		Header:  &gameseam.RecordHeader{Black: name(gameseam.Black), White: name(gameseam.White), Event: t.event, Fields: []gameseam.RecordField{}},
-		Comment: strings.TrimSpace(res.Reason + ": " + res.Detail)}
+		Comment: res.Reason}
+	if res.Detail != "" {
+		rg.Comment += ": " + res.Detail
+	}
 	for _, mv := range g.Position.Moves {
 		rg.Plies = append(rg.Plies, gameseam.RecordPly{Move: mv})
 	}
@@ -302,7 +325,7 @@ func (j *adjudicator) after(side string, rep *reply, ply int) *gameseam.Result {
 		}
 	}
 	if r := j.a.Draw; r != nil {
-		if rep.scored && ply >= r.Plies && rep.score >= -r.Score && rep.score <= r.Score {
+		if rep.scored && ply > r.Plies && rep.score >= -r.Score && rep.score <= r.Score {
 			j.draw[side]++
 		} else {
 			j.draw[side] = 0

@@ -19,7 +19,10 @@ import (
 	"github.com/usid/usid/session"
 )
 
-const fairyPath = "/usr/games/fairy-stockfish"
+const (
+	fairyPath     = "/usr/games/fairy-stockfish"
+	stockfishPath = "/usr/games/stockfish"
+)
 
 var (
 	shared *pool.Pool
@@ -32,7 +35,9 @@ func TestMain(m *testing.M) {
 	fake := func(name, mode string) pool.EngineConfig {
 		return pool.EngineConfig{Name: name, Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + mode}, Instances: 2}
 	}
-	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish"}, []pool.EngineConfig{
+	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish", stockfishPath: "stockfish"}, []pool.EngineConfig{
+		{Name: "stockfish", Path: stockfishPath, Instances: 2, Options: map[string]string{"Hash": "16", "Threads": "1"},
+			ClientOptions: map[string]pool.OptionRule{"Skill Level": {}}},
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: &lo, Max: &hi}}},
 		fake("fake", fakeengine.Normal),
@@ -220,6 +225,58 @@ func TestResignLoses(t *testing.T) {
 	if v.Elo == nil || v.Elo.Model != "pentanomial" || v.Elo.Value != nil || v.Elo.LOS < 0.99 {
 		t.Errorf("elo: got %+v, want pentanomial with an infinite (null) value and LOS near 1", v.Elo)
 	}
+}
+
+// Adjudication ends a game as cutechess-cli's -draw does, and says so:
+// the fake engines score every move +10.
+func TestDrawAdjudication(t *testing.T) {
+	m := newManager(t, Config{MaxPlies: 100})
+	v := run(t, m, "a", &Request{
+		Players:    []Player{{Engine: "fake"}, {Engine: "fake"}},
+		Games:      2,
+		Limits:     &session.Limits{Nodes: 1000},
+		Adjudicate: &Adjudication{Draw: &Rule{Moves: 3, Score: 20, Plies: 4}},
+	}, 2*time.Minute)
+	if v.Status != StatusDone || v.Score != (Score{Draws: 2}) {
+		t.Fatalf("got %s %+v, want done with 2 draws", v.Status, v.Score)
+	}
+	for i, g := range v.Games {
+		// The opening's moves, then plies 1..4 do not count, then 3 moves
+		// of each side within 20: 4 + 6 plies.
+		played := len(g.Position.Moves) - len(strings.Fields(defaultLines["shogi"][g.Opening]))
+		b, _ := json.Marshal(g.Record)
+		if g.Reason != "adjudication" || played != 10 || !strings.Contains(string(b), "adjudication") {
+			t.Errorf("game %d: %q after %d plies, record %s; want adjudication after 10, said in the record", i, g.Reason, played, b)
+		}
+	}
+	recheck(t, v)
+}
+
+// A chess match: Stockfish against itself at Skill Level 0, by FIDE's
+// rules, each game's record a PGN.
+func TestChessMatch(t *testing.T) {
+	m := newManager(t, Config{})
+	v := run(t, m, "a", &Request{
+		Players: []Player{{Engine: "stockfish"}, {Engine: "stockfish", Options: map[string]string{"Skill Level": "0"}}},
+		Pairs:   2,
+		Limits:  &session.Limits{Nodes: 5000},
+	}, 10*time.Minute)
+	if v.Status != StatusDone || v.Game != "chess" || len(v.Games) != 4 {
+		t.Fatalf("got %s %s with %d games: %+v", v.Status, v.Game, len(v.Games), v.Error)
+	}
+	t.Logf("score %+v pairs %v", v.Score, *v.Pairs)
+	if v.Score.Wins <= v.Score.Losses {
+		t.Errorf("got %+v: want full strength ahead of Skill Level 0", v.Score)
+	}
+	for i, g := range v.Games {
+		var rec struct{ PGN string }
+		b, _ := json.Marshal(g.Record)
+		json.Unmarshal(b, &rec)
+		if !strings.Contains(rec.PGN, "[White \"stockfish") || !strings.Contains(rec.PGN, "Skill Level 0") {
+			t.Errorf("game %d: record %v, want a PGN naming the players and their options", i, rec.PGN)
+		}
+	}
+	recheck(t, v)
 }
 
 // What a match may not ask for is refused with a stable code before any
