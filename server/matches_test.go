@@ -1,15 +1,12 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"context"
 
 	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/match"
@@ -25,24 +22,10 @@ func TestMatchRoutes(t *testing.T) {
 	mm := match.New(match.Config{Service: shared.srv.cfg.Service, MaxPerClient: 1})
 	defer mm.Close()
 	hs := ownServer(t, func(c *Config) { c.Matches = mm })
+	e := &env{http: hs}
 	do := func(method, path string, body any) (int, http.Header, map[string]any) {
 		t.Helper()
-		var req *http.Request
-		if body != nil {
-			b, _ := json.Marshal(body)
-			req, _ = http.NewRequestWithContext(t.Context(), method, hs.URL+path, bytes.NewReader(b))
-			req.Header.Set("Content-Type", "application/json")
-		} else {
-			req, _ = http.NewRequestWithContext(t.Context(), method, hs.URL+path, nil)
-		}
-		resp, err := checkedClient(t).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		return resp.StatusCode, resp.Header, out
+		return call(t, e, method, path, body)
 	}
 	req := map[string]any{
 		"players": []any{map[string]any{"engine": "fairy"}, map[string]any{"engine": "fairy", "options": map[string]string{"Skill Level": "0"}}},
