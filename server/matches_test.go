@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -129,4 +130,51 @@ func TestMatchAnswersBeyondConformance(t *testing.T) {
 		t.Fatalf("stalled POST /v1/matches: %d %s, want 408", resp.StatusCode, body)
 	}
 	checkResponseAs(t, "RequestTimeout", "stalled POST /v1/matches", resp, body)
+}
+
+// TestMatchEngineTimeBudget: a match's searches are its owner's: they
+// spend the owner's engine time, and once it is spent the match ends
+// failed (too_many_requests) and the owner's next search is refused,
+// while another client searches on.
+func TestMatchEngineTimeBudget(t *testing.T) {
+	shared.waitIdle(t)
+	mm := match.New(match.Config{Service: shared.srv.cfg.Service})
+	defer mm.Close()
+	const key = "key-match-0123456789"
+	hs := ownServer(t, func(c *Config) {
+		c.Matches = mm
+		c.Access = &Access{Keys: map[string]string{"m": key}, Anonymous: true,
+			Keyed:          Quota{EngineTime: quota.Budget{Seconds: 2, Period: time.Hour, Burst: 2, InteractiveShare: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
+			AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}}
+	})
+	resp, b := do(t, "POST", hs.URL+"/v1/matches", key, `{"players":[{"engine":"fairy"},{"engine":"fairy"}],"games":50,"limits":{"movetime_ms":300}}`)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d %s", resp.StatusCode, b)
+	}
+	id := resp.Header.Get("Location")
+	var v map[string]any
+	testwait.For(t, "the match ended", 2*time.Minute, func() bool {
+		_, b := do(t, "GET", hs.URL+id, key, "")
+		v = map[string]any{}
+		json.Unmarshal([]byte(b), &v)
+		return v["status"] != "queued" && v["status"] != "running"
+	})
+	e, _ := v["error"].(map[string]any)
+	if v["status"] != "failed" || e["code"] != "too_many_requests" {
+		t.Fatalf("got %v %v, want failed with too_many_requests", v["status"], v["error"])
+	}
+	// About 2 s of engine time at 300 ms a move: a few moves, no more.
+	moves := 0
+	for _, g := range v["games"].([]any) {
+		moves += len(g.(map[string]any)["position"].(map[string]any)["moves"].([]any))
+	}
+	if moves > 40 {
+		t.Errorf("%d moves played on 2 s of engine time at 300 ms a move", moves)
+	}
+	if resp, b := do(t, "POST", hs.URL+"/v1/analyze", key, `{"engine":"fairy","limits":{"depth":1}}`); resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("the owner's next search: %d %s, want 429", resp.StatusCode, b)
+	}
+	if resp, b := do(t, "POST", hs.URL+"/v1/analyze", "", `{"engine":"fairy","limits":{"depth":1}}`); resp.StatusCode != http.StatusOK {
+		t.Errorf("another client's search: %d %s, want 200", resp.StatusCode, b)
+	}
 }
