@@ -119,7 +119,11 @@ func (t *table) playGame(ctx context.Context, op gameseam.Position, opening, fir
 			res = t.play(m, &pos, g, f)
 			continue
 		}
-		rep, err := seats[p].search(ctx, t.request(g.Position, side, p, clk))
+		var flag time.Duration
+		if clk != nil {
+			flag = clk.allowance(p, t.lag) + time.Millisecond
+		}
+		rep, err := seats[p].search(ctx, t.request(g.Position, side, p, clk), flag)
 		if err != nil {
 			if err.Code != session.CodeEngineError {
 				return nil, err
@@ -276,6 +280,16 @@ func newClock(tc *play.TimeControl) *clock {
 		return nil
 	}
 	return &clock{tc: *tc, main: [2]int64{tc.MainMS, tc.MainMS}}
+}
+
+// allowance is how long player p may take for its move before it loses
+// on time (lag included).
+func (c *clock) allowance(p int, lag time.Duration) time.Duration {
+	ms := c.main[p]
+	if c.tc.IncMS == 0 {
+		ms += c.tc.ByoyomiMS
+	}
+	return time.Duration(ms)*time.Millisecond + lag
 }
 
 // charge counts elapsed against player p and reports a loss on time: the

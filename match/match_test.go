@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 		fake("fake", fakeengine.Normal),
 		fake("cheat", fakeengine.IllegalBestMove),
 		fake("resigner", fakeengine.BestMoveAs+"=resign"),
+		fake("sleeper", fakeengine.IgnoreClock),
 	}, func(p *pool.Pool) {
 		shared = p
 		svc = session.NewService(session.Config{Pool: p, DefaultEngine: "fairy"})
@@ -225,6 +226,31 @@ func TestResignLoses(t *testing.T) {
 	if v.Elo == nil || v.Elo.Model != "pentanomial" || v.Elo.Value != nil || v.Elo.LOS < 0.99 {
 		t.Errorf("elo: got %+v, want pentanomial with an infinite (null) value and LOS near 1", v.Elo)
 	}
+}
+
+// A player whose time runs out by the server's clock loses on time: the
+// sleeper searches until stopped, whatever its clock says; it is stopped
+// once its time and the lag are past, and loses.
+func TestTimeLoss(t *testing.T) {
+	m := newManager(t, Config{Lag: 100 * time.Millisecond})
+	began := time.Now()
+	v := run(t, m, "a", &Request{
+		Players: []Player{{Engine: "sleeper"}, {Engine: "fake"}},
+		Games:   2,
+		Clock:   &play.TimeControl{MainMS: 500},
+	}, 2*time.Minute)
+	if v.Status != StatusDone || v.Score != (Score{Losses: 2}) {
+		t.Fatalf("got %s %+v, want done with 2 losses of the sleeper", v.Status, v.Score)
+	}
+	for i, g := range v.Games {
+		if g.Reason != "time" || g.Winner == nil || *g.Winner != 1 {
+			t.Errorf("game %d: %q winner %v, want a loss on time of players[0]", i, g.Reason, g.Winner)
+		}
+	}
+	if d := time.Since(began); d > 20*time.Second {
+		t.Errorf("two losses on a 500 ms clock took %v: the sleeper was waited for past its time", d)
+	}
+	recheck(t, v)
 }
 
 // Adjudication ends a game as cutechess-cli's -draw does, and says so:

@@ -19,6 +19,7 @@ type seat struct {
 	sess   *session.Session
 	engine string
 	seq    int
+	flag   *time.Timer // stops the search under way when its player's time is out
 }
 
 // reply is an engine's answer to one move's search.
@@ -68,19 +69,32 @@ func (s *seat) newGame(ctx context.Context) *Error {
 }
 
 // search runs one move's search (r: an analyze with limits or a go with
-// clocks) to its terminal event.
-func (s *seat) search(ctx context.Context, r *session.Request) (*reply, *Error) {
+// clocks) to its terminal event; a search past flag (0: none; counted as
+// the move's time is) is stopped, so that a player whose clock ran out
+// is not waited for.
+func (s *seat) search(ctx context.Context, r *session.Request, flag time.Duration) (*reply, *Error) {
 	r.Engine = s.engine
-	return s.do(ctx, r)
+	return s.serve(ctx, r, flag)
 }
 
-// do serves r and waits for its terminal event: bestmove (a reply), an
-// option set or a control done (nil, nil), or an error.
+// do serves a request other than a search (setoption, newgame).
 func (s *seat) do(ctx context.Context, r *session.Request) (*reply, *Error) {
+	return s.serve(ctx, r, 0)
+}
+
+// serve serves r and waits for its terminal event: bestmove (a reply), an
+// option set or a control done (nil, nil), or an error.
+func (s *seat) serve(ctx context.Context, r *session.Request, flag time.Duration) (*reply, *Error) {
 	s.seq++
 	r.ID = "m" + strconv.Itoa(s.seq)
 	began := time.Now()
 	rep := &reply{}
+	if flag > 0 {
+		id := r.ID
+		stop := time.AfterFunc(flag, func() { s.sess.Serve(&session.Request{Type: session.TypeStop, ID: id}) })
+		defer stop.Stop()
+		s.flag = stop
+	}
 	s.sess.Serve(r)
 	for {
 		evs, err := s.sess.Next(ctx)
@@ -97,6 +111,9 @@ func (s *seat) do(ctx context.Context, r *session.Request) (*reply, *Error) {
 			switch ev.Type {
 			case session.EventEngine:
 				began = time.Now() // the clock runs once the search has a process
+				if flag > 0 {
+					s.flag.Reset(flag)
+				}
 			case session.EventInfo:
 				if ev.Score != nil && !ev.Cached && (ev.MultiPV <= 1) {
 					rep.score, rep.scored = scoreOf(ev.Score), true
