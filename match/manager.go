@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -74,10 +75,11 @@ type Manager struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	slots  chan struct{} // a token per running match
 
 	mu      sync.Mutex
 	matches map[string]*Match
+	waiting []*Match // queued, oldest first
+	running int
 	ended   []*Match // oldest first
 	closed  bool
 }
@@ -86,7 +88,7 @@ type Manager struct {
 func New(cfg Config) *Manager {
 	cfg = cfg.WithDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Manager{cfg: cfg, ctx: ctx, cancel: cancel, slots: make(chan struct{}, cfg.MaxRunning), matches: map[string]*Match{}}
+	return &Manager{cfg: cfg, ctx: ctx, cancel: cancel, matches: map[string]*Match{}}
 }
 
 // Errors of the bounds.
@@ -132,31 +134,54 @@ func (m *Manager) Start(who session.Caller, r *Request) (string, *Error) {
 		return "", errFull(m.cfg.MaxMatches)
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	mt := &Match{id: newID(), owner: who, c: c, cancel: cancel, done: make(chan struct{}), status: StatusQueued, games: make([]*Game, c.games)}
+	mt := &Match{id: newID(), owner: who, c: c, ctx: ctx, cancel: cancel, done: make(chan struct{}), status: StatusQueued, games: make([]*Game, c.games)}
 	mt.table = &table{game: c.game, players: [2]Player{c.Players[0], c.Players[1]}, limits: c.Limits, clock: c.Clock, adj: c.Adjudicate,
 		maxPlies: m.cfg.MaxPlies, lag: m.cfg.Lag, margin: m.cfg.EngineMargin, event: "usid match " + mt.id}
 	m.matches[mt.id] = mt
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer cancel()
-		select {
-		case m.slots <- struct{}{}:
-			defer func() { <-m.slots }()
-			mt.run(ctx, m.cfg.Service)
-		case <-ctx.Done():
-			mt.mu.Lock()
-			mt.status, mt.ended = StatusCancelled, time.Now()
-			mt.games = mt.games[:0]
-			mt.mu.Unlock()
-			close(mt.done)
-		}
-		m.mu.Lock()
-		m.ended = append(m.ended, mt)
-		m.sweepLocked(time.Now())
-		m.mu.Unlock()
-	}()
+	m.waiting = append(m.waiting, mt)
+	m.dispatchLocked()
 	return mt.id, nil
+}
+
+// dispatchLocked starts the matches waiting, in the order they came,
+// while fewer than MaxRunning play.
+func (m *Manager) dispatchLocked() {
+	for m.running < m.cfg.MaxRunning && len(m.waiting) > 0 && !m.closed {
+		mt := m.waiting[0]
+		m.waiting = m.waiting[1:]
+		m.running++
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			mt.run(mt.ctx, m.cfg.Service)
+			mt.cancel()
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.running--
+			m.endedLocked(mt)
+			m.dispatchLocked()
+		}()
+	}
+}
+
+// endedLocked keeps mt among the ended matches.
+func (m *Manager) endedLocked(mt *Match) {
+	m.ended = append(m.ended, mt)
+	m.sweepLocked(time.Now())
+}
+
+// unqueueLocked ends mt, still waiting to start, cancelled.
+func (m *Manager) unqueueLocked(mt *Match) {
+	i := slices.Index(m.waiting, mt)
+	if i < 0 {
+		return
+	}
+	m.waiting = slices.Delete(m.waiting, i, i+1)
+	mt.mu.Lock()
+	mt.status, mt.ended, mt.games = StatusCancelled, time.Now(), mt.games[:0]
+	mt.mu.Unlock()
+	close(mt.done)
+	m.endedLocked(mt)
 }
 
 func (mt *Match) isEnded() bool {
@@ -183,6 +208,9 @@ func (m *Manager) Cancel(id string, who session.Caller) bool {
 		return false
 	}
 	mt.cancel()
+	m.mu.Lock()
+	m.unqueueLocked(mt)
+	m.mu.Unlock()
 	return true
 }
 
@@ -215,6 +243,9 @@ func (mt *Match) endedAt() time.Time {
 func (m *Manager) Close() {
 	m.mu.Lock()
 	m.closed = true
+	for len(m.waiting) > 0 {
+		m.unqueueLocked(m.waiting[0])
+	}
 	m.mu.Unlock()
 	m.cancel()
 	m.wg.Wait()

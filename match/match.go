@@ -27,6 +27,7 @@ type Match struct {
 	c     *checked
 	table *table
 
+	ctx    context.Context // the match's, cancelled by Cancel and Close
 	cancel context.CancelFunc
 	done   chan struct{}
 

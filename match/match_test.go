@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,17 +86,42 @@ func run(t *testing.T, m *Manager, client string, r *Request, wait time.Duration
 	return m.Get(id).View()
 }
 
-// recheck plays every game of v again from its record's position, move
-// by move, with the rules: each move legal, the end where the game says.
+// recheck reads every game of v back from its record (KIF, PGN: the
+// game's Records) and plays it again move by move with the rules: each
+// move legal, the moves those of the game's position, the end by the
+// rules where the game says so.
 func recheck(t *testing.T, v *View) {
 	t.Helper()
 	g := gameseam.Named(v.Game)
+	recs, _ := g.(gameseam.Records)
 	for i, gm := range v.Games {
-		p, err := g.Check(gm.Position.Start, gm.Position.Variant, nil)
-		if err != nil {
-			t.Fatalf("game %d: start %q: %v", i, gm.Position.Start, err)
+		start, moves := gm.Position.Start, gm.Position.Moves
+		if recs != nil {
+			var fields map[string]any
+			b, _ := json.Marshal(gm.Record)
+			if err := json.Unmarshal(b, &fields); err != nil || len(fields) == 0 {
+				t.Fatalf("game %d: no record: %s", i, b)
+			}
+			var text string
+			for _, f := range recs.Formats() {
+				if s, ok := fields[f].(string); ok {
+					text = s
+				}
+			}
+			rs, _, rm, err := recs.ReadMain(text, 10000)
+			if err != nil {
+				t.Fatalf("game %d: its record does not read back: %v\n%s", i, err, text)
+			}
+			if !slices.Equal(rm, moves) {
+				t.Fatalf("game %d: the record's moves %v, the game's %v", i, rm, moves)
+			}
+			start = rs
 		}
-		for k, mv := range gm.Position.Moves {
+		p, err := g.Check(start, gm.Position.Variant, nil)
+		if err != nil {
+			t.Fatalf("game %d: start %q: %v", i, start, err)
+		}
+		for k, mv := range moves {
 			if p, err = p.Play(mv); err != nil {
 				t.Fatalf("game %d: move %d %s illegal: %v", i, k, mv, err)
 			}
