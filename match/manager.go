@@ -179,6 +179,7 @@ func (m *Manager) unqueueLocked(mt *Match) {
 	m.waiting = slices.Delete(m.waiting, i, i+1)
 	mt.mu.Lock()
 	mt.status, mt.ended, mt.games = StatusCancelled, time.Now(), mt.games[:0]
+	mt.version++
 	mt.mu.Unlock()
 	close(mt.done)
 	m.endedLocked(mt)

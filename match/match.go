@@ -1,7 +1,9 @@
 package match
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"sync"
 	"time"
@@ -38,6 +40,9 @@ type Match struct {
 	next    int     // the next game index to hand out
 	stopped bool    // no more games are handed out (decided, cancelled, failed)
 	ended   time.Time
+	// version counts the changes; enc is the encoding of encVersion.
+	version, encVersion uint64
+	enc                 []byte
 }
 
 // View is a match as GET /v1/matches/{id} answers it.
@@ -129,6 +134,25 @@ func (mt *Match) counts() (Score, stats.Pentanomial) {
 func (mt *Match) View() *View {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
+	return mt.viewLocked()
+}
+
+// JSON is View encoded, made once per change of the match: a match polled
+// while a long game is played costs a copy of bytes, not an encoding.
+func (mt *Match) JSON() []byte {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	if mt.enc == nil || mt.encVersion != mt.version {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // as the server's other answers
+		enc.Encode(mt.viewLocked())
+		mt.enc, mt.encVersion = b.Bytes(), mt.version
+	}
+	return mt.enc
+}
+
+func (mt *Match) viewLocked() *View {
 	v := &View{ID: mt.id, Status: mt.status, Game: mt.c.game.Name(), Players: mt.c.Players, Planned: mt.c.games, Games: []*Game{}}
 	for _, g := range mt.games {
 		if g != nil {
@@ -206,6 +230,7 @@ func (mt *Match) update(i int, g *Game) {
 	cp := *g
 	cp.Position.Moves = append([]string(nil), g.Position.Moves...)
 	mt.games[i] = &cp
+	mt.version++
 	if g.Done && mt.c.sprt != nil {
 		_, p := mt.counts()
 		if mt.c.sprt.Decide(mt.c.sprt.LLR(p)) != "" {
@@ -221,6 +246,7 @@ func (mt *Match) fail(err *Error) {
 	if mt.err == nil {
 		mt.err = err
 	}
+	mt.version++
 	mt.stopped = true
 }
 
@@ -229,6 +255,7 @@ func (mt *Match) run(ctx context.Context, svc *session.Service) {
 	defer close(mt.done)
 	mt.mu.Lock()
 	mt.status = StatusRunning
+	mt.version++
 	mt.mu.Unlock()
 	var wg sync.WaitGroup
 	for range mt.c.Concurrency {
@@ -257,6 +284,7 @@ func (mt *Match) run(ctx context.Context, svc *session.Service) {
 		mt.status = StatusDone
 	}
 	mt.ended = time.Now()
+	mt.version++
 }
 
 // work is one worker: its two seats, and games until none is left.

@@ -49,7 +49,8 @@ func (s *Server) getMatch(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, errNoMatch(id))
 		return
 	}
-	writeJSON(w, http.StatusOK, mt.View())
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(mt.JSON())
 }
 
 func (s *Server) cancelMatch(w http.ResponseWriter, r *http.Request) {
