@@ -336,7 +336,7 @@ func TestChessMatch(t *testing.T) {
 func TestRefused(t *testing.T) {
 	m := newManager(t, Config{MaxGames: 100, MaxConcurrency: 2})
 	ok := func() *Request {
-		return &Request{Players: []Player{{Engine: "fake"}, {Engine: "fake"}}, Games: 2, Limits: &session.Limits{Nodes: 100}}
+		return &Request{Players: []Player{{Engine: "fake"}, {Engine: "fairy"}}, Games: 2, Limits: &session.Limits{Nodes: 100}}
 	}
 	for _, c := range []struct {
 		name string
@@ -345,6 +345,7 @@ func TestRefused(t *testing.T) {
 	}{
 		{"one player", func(r *Request) { r.Players = r.Players[:1] }, session.CodeInvalidField},
 		{"unknown engine", func(r *Request) { r.Players[1].Engine = "nobody" }, session.CodeUnknownEngine},
+		{"option with a newline", func(r *Request) { r.Players[1].Options = map[string]string{"Skill Level": "1\nquit"} }, session.CodeInvalidField},
 		{"other game", func(r *Request) { r.Openings = []*session.Position{{Game: "chess", Start: "startpos"}} }, session.CodeGameMismatch},
 		{"illegal opening", func(r *Request) { r.Openings = []*session.Position{{Start: "startpos", Moves: []string{"5a5c"}}} }, "opponent_piece"},
 		{"too many games", func(r *Request) { r.Games = 101 }, session.CodeInvalidField},
@@ -353,7 +354,8 @@ func TestRefused(t *testing.T) {
 		{"limits and clock", func(r *Request) { r.Clock = &play.TimeControl{MainMS: 1000} }, session.CodeInvalidField},
 		{"concurrency", func(r *Request) { r.Concurrency = 3 }, session.CodeInvalidField},
 		{"sprt", func(r *Request) { r.SPRT = &SPRT{Elo0: 5, Elo1: 0} }, session.CodeInvalidField},
-		{"option with a newline", func(r *Request) { r.Players[0].Options = map[string]string{"Skill Level": "1\nquit"} }, session.CodeInvalidField},
+		{"option not allowed", func(r *Request) { r.Players[1].Options = map[string]string{"USI_Hash": "4096"} }, session.CodeOptionNotAllowed},
+		{"level option not allowed", func(r *Request) { r.Players[1].Level = &play.Level{Option: "Threads", Value: "8"} }, session.CodeOptionNotAllowed},
 		{"adjudication", func(r *Request) { r.Adjudicate = &Adjudication{Resign: &Rule{Moves: 0, Score: 400}} }, session.CodeInvalidField},
 	} {
 		r := ok()

@@ -8,6 +8,7 @@ import (
 	gameseam "github.com/usid/usid/game"
 	"github.com/usid/usid/match/stats"
 	"github.com/usid/usid/play"
+	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
 )
 
@@ -133,6 +134,21 @@ func (m *Manager) check(r *Request) (*checked, *Error) {
 		if len(p.Options) > 16 {
 			return nil, invalid("players[%d].options: at most 16", i)
 		}
+		allowed := clientOptions(svc, p.Engine)
+		names := make([]string, 0, len(p.Options)+1)
+		for k := range p.Options {
+			names = append(names, k)
+		}
+		if p.Level != nil && p.Level.Option != "" {
+			names = append(names, p.Level.Option)
+		}
+		for _, k := range names {
+			if _, ok := allowed[k]; !ok {
+				// Refused now rather than by the engine's first session: the
+				// values are checked there, against the operator's bounds.
+				return nil, &Error{Code: session.CodeOptionNotAllowed, Message: fmt.Sprintf("players[%d]: engine %s does not let clients set %q", i, p.Engine, clip(k)), MoveIndex: -1}
+			}
+		}
 		for k, v := range p.Options {
 			if err := text(k, 64); err != nil {
 				return nil, invalid("players[%d].options name: %s", i, err)
@@ -245,6 +261,16 @@ func (m *Manager) check(r *Request) (*checked, *Error) {
 		c.openings = append(c.openings, chk.Position)
 	}
 	return c, nil
+}
+
+// clientOptions is the options the operator lets clients set on engine.
+func clientOptions(svc *session.Service, engine string) map[string]pool.OptionRule {
+	for _, st := range svc.Pool.Status() {
+		if st.Name == engine {
+			return st.ClientOptions
+		}
+	}
+	return nil
 }
 
 func contains(names []string, n string) bool {
