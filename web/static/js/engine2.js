@@ -214,7 +214,7 @@ export class SecondEngine {
     if (!id || id !== this.id) return;
     switch (m.type) {
       case 'engine':
-        this.name = m.usi_name || m.name || '';
+        this.name = (m.usi_name || m.name || '').split(' (')[0]; // a build's details are too long beside the first's
         if (this.state !== 'stopping') this.setState('searching');
         break;
       case 'queued':
