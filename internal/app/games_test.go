@@ -15,6 +15,12 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "othello-engine" {
+		// The built-in othello engine is "@self": this test binary, which is
+		// not usid. Never run the tests again as an engine.
+		fmt.Fprintln(os.Stderr, "othello-engine: not in internal/app's test binary")
+		os.Exit(2)
+	}
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
