@@ -185,14 +185,14 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 			return newError(session.CodeTooManyRequests, "this client's engine time is spent; retry in %ds", int(wait.Seconds())+1)
 		}
 	}
-	if err := m.admit(who); err != nil {
-		return err
-	}
-	st.ID = newID()
 	level, lerr := m.levelOf(o.Level, engine)
 	if lerr != nil {
 		return lerr
 	}
+	if err := m.admit(who); err != nil {
+		return err
+	}
+	st.ID = newID()
 	st.Engine, st.Human, st.Handicap, st.TC, st.Level = engine, o.Side, o.Handicap, o.Clock, level
 	st.Ponder = o.Ponder && prof != nil && prof.PonderOption != ""
 	st.Pre = len(chk.USI.Moves)
