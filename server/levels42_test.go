@@ -139,14 +139,20 @@ func TestPlayLevelByID(t *testing.T) {
 		t.Errorf("the engine's go %q: want the level's 300 ms for one move", g)
 	}
 	cl.send(map[string]any{"type": "play_resign", "id": "x", "game": st["game"]})
-	cl.until(20*time.Second, func(ev map[string]any) bool { p := playOf(ev); return ev["id"] == "p1" && p != nil && p["status"] == "ended" })
+	cl.until(20*time.Second, func(ev map[string]any) bool {
+		p := playOf(ev)
+		return ev["id"] == "p1" && p != nil && p["status"] == "ended"
+	})
 
 	st = playOf(start("p2", map[string]any{"id": "full"}))
 	if st == nil || st["status"] != "playing" || st["level"] != nil {
 		t.Errorf("play_start at full strength: %v, want a game without a level", st)
 	} else {
 		cl.send(map[string]any{"type": "play_resign", "id": "y", "game": st["game"]})
-		cl.until(20*time.Second, func(ev map[string]any) bool { p := playOf(ev); return ev["id"] == "p2" && p != nil && p["status"] == "ended" })
+		cl.until(20*time.Second, func(ev map[string]any) bool {
+			p := playOf(ev)
+			return ev["id"] == "p2" && p != nil && p["status"] == "ended"
+		})
 	}
 	testwait.For(t, "the engines given back", time.Minute, func() bool {
 		for _, s := range e.pool.Status() {
