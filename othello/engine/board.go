@@ -9,9 +9,9 @@ import "math/bits"
 type Board struct{ P, O uint64 }
 
 const (
-	notA uint64 = 0xfefefefefefefefe // every file but a
-	notH uint64 = 0x7f7f7f7f7f7f7f7f // every file but h
-	inner       = notA & notH
+	notA  uint64 = 0xfefefefefefefefe // every file but a
+	notH  uint64 = 0x7f7f7f7f7f7f7f7f // every file but h
+	inner        = notA & notH
 )
 
 // Moves returns the squares where the side to move may put a disc. Each of

@@ -44,9 +44,9 @@ type Info struct {
 
 // Result is a search's answer.
 type Result struct {
-	Move  int // a square, Pass or NoMove
-	Info        // of the last completed iteration (zero if none)
-	Ponder int  // the reply expected (PV[1]), or NoMove
+	Move   int // a square, Pass or NoMove
+	Info       // of the last completed iteration (zero if none)
+	Ponder int // the reply expected (PV[1]), or NoMove
 }
 
 // Searcher searches positions with its own transposition table; one
