@@ -55,6 +55,9 @@ func Flips(p, o uint64, sq int) uint64 {
 
 func flipUp(p, m, x uint64, d uint) uint64 {
 	f := m & (x << d)
+	if f == 0 {
+		return 0
+	}
 	f |= m & (f << d)
 	f |= m & (f << d)
 	f |= m & (f << d)
@@ -68,6 +71,9 @@ func flipUp(p, m, x uint64, d uint) uint64 {
 
 func flipDown(p, m, x uint64, d uint) uint64 {
 	f := m & (x >> d)
+	if f == 0 {
+		return 0
+	}
 	f |= m & (f >> d)
 	f |= m & (f >> d)
 	f |= m & (f >> d)

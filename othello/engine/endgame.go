@@ -13,9 +13,58 @@ import "math/bits"
 // Below these many empties the solver orders by parity alone and skips the
 // table: ordering costs more than it saves so close to the end.
 const (
+	smallEmpties        = 4
 	fastestFirstEmpties = 7
 	tableEmpties        = 9
+	evalOrderEmpties    = 12
 )
+
+// orderByEval orders the moves far from the end: fastest first, with the
+// evaluation of the position each move leaves as a tie-breaker.
+func orderByEval(b Board, mv uint64, ttMove int, buf []scored) []scored {
+	list := buf[:0]
+	for ; mv != 0; mv &= mv - 1 {
+		sq := bits.TrailingZeros64(mv)
+		f := Flips(b.P, b.O, sq)
+		c := b.Play(sq, f)
+		om := Moves(c.P, c.O)
+		sc := squareValue[sq] - orderMobility*count(om) - evaluate(c, om, Moves(c.O, c.P))/orderEval
+		if sq == ttMove {
+			sc = 1 << 20
+		}
+		list = append(list, scored{sq, f, sc})
+	}
+	sortScored(list)
+	return list
+}
+
+var orderMobility, orderEval = 30, 10
+var stabilityAlpha = 0
+var shallowEmpties, shallowDiv = 14, 4
+
+// orderBySearch orders the moves far from the end by a shallow
+// middle-game search of each, the table's move first.
+func (s *searcher) orderBySearch(b Board, mv uint64, ttMove, n int, buf []scored) []scored {
+	list := buf[:0]
+	d := (n - shallowEmpties) / shallowDiv
+	for ; mv != 0; mv &= mv - 1 {
+		sq := bits.TrailingZeros64(mv)
+		f := Flips(b.P, b.O, sq)
+		c := b.Play(sq, f)
+		var sc int
+		if sq == ttMove {
+			sc = 1 << 20
+		} else if d == 0 {
+			om := Moves(c.P, c.O)
+			sc = squareValue[sq] - orderMobility*count(om) - evaluate(c, om, Moves(c.O, c.P))/orderEval
+		} else {
+			sc = -s.pvs(c, d, -infinity, infinity)
+		}
+		list = append(list, scored{sq, f, sc})
+	}
+	sortScored(list)
+	return list
+}
 
 // quadrants are the board's four 4x4 corners.
 var quadrants = [4]uint64{0x0f0f0f0f, 0xf0f0f0f0, 0x0f0f0f0f << 32, 0xf0f0f0f0 << 32}
@@ -33,6 +82,9 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 	if n == 1 {
 		return lastMove(b)
 	}
+	if n <= smallEmpties {
+		return s.solveSmall(b, alpha, beta, n, passed)
+	}
 	mv := Moves(b.P, b.O)
 	if mv == 0 {
 		if passed || Moves(b.O, b.P) == 0 {
@@ -43,19 +95,33 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 	if n < fastestFirstEmpties {
 		return s.solveParity(b, mv, alpha, beta, n)
 	}
+	// Stability cutoff: the opponent's stable discs are lost to the side
+	// to move for good, which bounds its best margin.
+	if alpha >= stabilityAlpha && (b.O&corners) != 0 {
+		if hi := 64 - 2*count(stable(b.O, b.P)); hi <= alpha {
+			return hi
+		}
+	}
 	ttMove := -1
 	if n >= tableEmpties {
 		if e, ok := s.tt.probe(b); ok {
 			ttMove = int(e.move)
 			if e.kind&kindEnd != 0 {
-				if v, cut := e.cut(0, alpha, beta); cut {
-					return v / scale
+				if v, cut := e.bounds(int(e.score), alpha, beta); cut {
+					return v
 				}
 			}
 		}
 	}
 	var buf [32]scored
-	list := order(b, mv, ttMove, true, buf[:])
+	var list []scored
+	if n >= shallowEmpties {
+		list = s.orderBySearch(b, mv, ttMove, n, buf[:])
+	} else if n >= evalOrderEmpties {
+		list = orderByEval(b, mv, ttMove, buf[:])
+	} else {
+		list = order(b, mv, ttMove, true, buf[:])
+	}
 	best, bestSq, a := -infinity, -1, alpha
 	for i, m := range list {
 		c := b.Play(m.sq, m.flips)
@@ -115,6 +181,55 @@ func (s *searcher) solveParity(b Board, mv uint64, alpha, beta, n int) int {
 				}
 			}
 		}
+	}
+	return best
+}
+
+// solveSmall is solve with a handful of empty squares: it tries each empty
+// square (odd regions first) rather than generate the moves, which costs
+// more than it saves so close to the end.
+func (s *searcher) solveSmall(b Board, alpha, beta, n int, passed bool) int {
+	empty := b.Empties()
+	var odd uint64
+	for _, q := range quadrants {
+		if count(empty&q)&1 == 1 {
+			odd |= q
+		}
+	}
+	best := -infinity
+	for _, set := range [2]uint64{empty & odd, empty &^ odd} {
+		for ; set != 0; set &= set - 1 {
+			sq := bits.TrailingZeros64(set)
+			f := Flips(b.P, b.O, sq)
+			if f == 0 {
+				continue
+			}
+			var v int
+			if n == 2 {
+				v = -lastMove(b.Play(sq, f))
+				s.nodes++
+			} else {
+				v = -s.solve(b.Play(sq, f), -beta, -alpha, n-1, false)
+			}
+			if s.aborted {
+				return 0
+			}
+			if v > best {
+				best = v
+				if v > alpha {
+					alpha = v
+					if alpha >= beta {
+						return best
+					}
+				}
+			}
+		}
+	}
+	if best == -infinity { // no move
+		if passed || Moves(b.O, b.P) == 0 {
+			return b.FinalScore()
+		}
+		return -s.solve(b.Pass(), -beta, -alpha, n, true)
 	}
 	return best
 }

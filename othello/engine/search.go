@@ -119,12 +119,18 @@ func order(b Board, mv uint64, ttMove int, mobility bool, buf []scored) []scored
 		}
 		list = append(list, scored{sq, f, sc})
 	}
-	for i := 1; i < len(list); i++ { // insertion sort: a dozen moves
+	sortScored(list)
+	return list
+}
+
+// sortScored sorts moves by score, highest first (insertion sort: a dozen
+// moves).
+func sortScored(list []scored) {
+	for i := 1; i < len(list); i++ {
 		for j := i; j > 0 && list[j].score > list[j-1].score; j-- {
 			list[j], list[j-1] = list[j-1], list[j]
 		}
 	}
-	return list
 }
 
 // pvs returns the score of b searched depth plies deep within (alpha,
@@ -184,12 +190,17 @@ func (s *searcher) pvs(b Board, depth, alpha, beta int) int {
 // cut returns the entry's score when it settles a search of depth plies in
 // (alpha, beta); an exact endgame score settles any depth.
 func (e entry) cut(depth, alpha, beta int) (int, bool) {
-	v := int(e.score)
 	if e.kind&kindEnd != 0 {
-		v *= scale
-	} else if int(e.depth) < depth {
+		return e.bounds(int(e.score)*scale, alpha, beta)
+	}
+	if int(e.depth) < depth {
 		return 0, false
 	}
+	return e.bounds(int(e.score), alpha, beta)
+}
+
+// bounds returns v if the entry's bound on it settles the window.
+func (e entry) bounds(v, alpha, beta int) (int, bool) {
 	switch {
 	case e.kind&boundExact == boundExact:
 		return v, true

@@ -294,17 +294,22 @@ func (z *Searcher) noisyMove(b Board, list []scored, depth, level int) int {
 	return best
 }
 
-// beginnerMove is level 0's move: a random one, more likely the more discs
-// it turns over (weight flips squared).
+// beginnerMove is level 0's move: a random one, as a beginner who knows
+// the rules and nothing more would play, drawn (three times as often as another
+// square) to the squares beside an empty corner that give the corner away.
 func (z *Searcher) beginnerMove(b Board, mv uint64) int {
 	var sqs [32]int
 	var weights [32]int
 	n, total := 0, 0
+	risky := beginnerLure(b.Empties())
 	for ; mv != 0; mv &= mv - 1 {
 		sq := bits.TrailingZeros64(mv)
-		f := count(Flips(b.P, b.O, sq))
-		sqs[n], weights[n] = sq, f*f
-		total += f * f
+		w := 1
+		if risky&(1<<uint(sq)) != 0 {
+			w = beginnerLureWeight
+		}
+		sqs[n], weights[n] = sq, w
+		total += w
 		n++
 	}
 	r := z.rng.IntN(total)
@@ -315,4 +320,17 @@ func (z *Searcher) beginnerMove(b Board, mv uint64) int {
 		r -= weights[i]
 	}
 	return sqs[n-1]
+}
+
+const beginnerLureWeight = 3
+
+// beginnerLure returns the X and C squares of the empty corners.
+func beginnerLure(empty uint64) uint64 {
+	var x uint64
+	for i, c := range cornerSq {
+		if empty&(1<<uint(c)) != 0 {
+			x |= xOf[i] | cOf[i]
+		}
+	}
+	return x
 }
