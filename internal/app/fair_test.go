@@ -25,10 +25,16 @@ import (
 // start costs the tests nothing.
 func runMain(t *testing.T, layers ...string) (*Main, string) {
 	t.Helper()
+	return runLayers(t, append([]string{"engines:\n  - {name: stockfish, disabled: true}\n  - {name: othello, disabled: true}\n"}, layers...)...)
+}
+
+// runLayers is runMain with every built-in engine but what layers change.
+func runLayers(t *testing.T, layers ...string) (*Main, string) {
+	t.Helper()
 	if _, err := os.Stat("/usr/games/fairy-stockfish"); err != nil {
 		t.Fatalf("fairy-stockfish is missing (%v): apt-get install fairy-stockfish", err)
 	}
-	bs := [][]byte{usid.DefaultConfig, []byte("engines:\n  - {name: stockfish, disabled: true}\n  - {name: othello, disabled: true}\n")}
+	bs := [][]byte{usid.DefaultConfig}
 	for _, l := range layers {
 		bs = append(bs, []byte(l))
 	}
