@@ -135,3 +135,23 @@ func BenchmarkFFO(b *testing.B) {
 		})
 	}
 }
+
+// TestFFO40 solves FFO #40 (20 empties): exactly (+38 by a2) in a normal
+// build, about two seconds; under the race detector, ten times slower, it
+// proves the win alone (a null window around 0), which takes a fraction
+// of that. BenchmarkFFO solves #40-#44 exactly.
+func TestFFO40(t *testing.T) {
+	p := loadFFO(t)[0]
+	if p.num != 40 {
+		t.Fatalf("testdata/ffo.tsv starts with #%d", p.num)
+	}
+	z := NewSearcher(16, 1)
+	if !raceBuild {
+		solveFFO(t, z, p)
+		return
+	}
+	s := &searcher{tt: z.tt, ctl: new(Control)}
+	if v := s.solve(p.board, 0, 1, p.board.NumEmpties(), false); v <= 0 {
+		t.Errorf("FFO #40: the win/loss search gives %d, want a win (> 0)", v)
+	}
+}
