@@ -38,9 +38,18 @@ func orderByEval(b Board, mv uint64, ttMove int, buf []scored) []scored {
 	return list
 }
 
-var orderMobility, orderEval = 30, 10
-var stabilityAlpha = 0
-var shallowEmpties, shallowDiv = 14, 4
+// The endgame's ordering weights, set by the node counts of FFO #40 and
+// #41: fastest first (orderMobility per reply left to the opponent), the
+// evaluation as a tie-breaker (divided by orderEval); from shallowEmpties
+// on, a search of (empties-shallowEmpties)/shallowDiv plies. The
+// stability cutoff is tried when alpha is at least stabilityAlpha.
+const (
+	orderMobility  = 30
+	orderEval      = 10
+	stabilityAlpha = 0
+	shallowEmpties = 13
+	shallowDiv     = 3
+)
 
 // orderBySearch orders the moves far from the end by a shallow
 // middle-game search of each, the table's move first.
