@@ -92,7 +92,7 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 		return lastMove(b)
 	}
 	if n <= smallEmpties {
-		return s.solveSmall(b, alpha, beta, n, passed)
+		return s.solveParity(b, b.Empties(), alpha, beta, n, passed)
 	}
 	mv := Moves(b.P, b.O)
 	if mv == 0 {
@@ -102,7 +102,7 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 		return -s.solve(b.Pass(), -beta, -alpha, n, true)
 	}
 	if n < fastestFirstEmpties {
-		return s.solveParity(b, mv, alpha, beta, n)
+		return s.solveParity(b, mv, alpha, beta, n, true)
 	}
 	// Stability cutoff: the opponent's stable discs are lost to the side
 	// to move for good, which bounds its best margin.
@@ -162,9 +162,12 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 	return best
 }
 
-// solveParity is solve's move loop near the end: odd regions first, no
-// table, plain alpha-beta.
-func (s *searcher) solveParity(b Board, mv uint64, alpha, beta, n int) int {
+// solveParity is solve near the end: plain alpha-beta without the table
+// over the squares of cands, those of regions with an odd number of
+// empties first. cands is either the moves (from fastestFirstEmpties
+// down) or, with a handful of empties, all the empty squares, tried one by
+// one: generating the moves costs more than it saves so close to the end.
+func (s *searcher) solveParity(b Board, cands uint64, alpha, beta, n int, passed bool) int {
 	empty := b.Empties()
 	var odd uint64
 	for _, q := range quadrants {
@@ -173,40 +176,7 @@ func (s *searcher) solveParity(b Board, mv uint64, alpha, beta, n int) int {
 		}
 	}
 	best := -infinity
-	for _, set := range [2]uint64{mv & odd, mv &^ odd} {
-		for ; set != 0; set &= set - 1 {
-			sq := bits.TrailingZeros64(set)
-			v := -s.solve(b.Play(sq, Flips(b.P, b.O, sq)), -beta, -alpha, n-1, false)
-			if s.aborted {
-				return 0
-			}
-			if v > best {
-				best = v
-				if v > alpha {
-					alpha = v
-					if alpha >= beta {
-						return best
-					}
-				}
-			}
-		}
-	}
-	return best
-}
-
-// solveSmall is solve with a handful of empty squares: it tries each empty
-// square (odd regions first) rather than generate the moves, which costs
-// more than it saves so close to the end.
-func (s *searcher) solveSmall(b Board, alpha, beta, n int, passed bool) int {
-	empty := b.Empties()
-	var odd uint64
-	for _, q := range quadrants {
-		if count(empty&q)&1 == 1 {
-			odd |= q
-		}
-	}
-	best := -infinity
-	for _, set := range [2]uint64{empty & odd, empty &^ odd} {
+	for _, set := range [2]uint64{cands & odd, cands &^ odd} {
 		for ; set != 0; set &= set - 1 {
 			sq := bits.TrailingZeros64(set)
 			f := Flips(b.P, b.O, sq)
@@ -234,7 +204,7 @@ func (s *searcher) solveSmall(b Board, alpha, beta, n int, passed bool) int {
 			}
 		}
 	}
-	if best == -infinity { // no move
+	if best == -infinity { // no move among the empty squares
 		if passed || Moves(b.O, b.P) == 0 {
 			return b.FinalScore()
 		}
