@@ -96,8 +96,12 @@ func gtpGame(tb testing.TB, eng Player, g *gtp, opening []int, engBlack bool) in
 		return "white"
 	}
 	play := func(m int) {
-		if _, err := g.ask("play " + colour() + " " + strings.ToUpper(moveName(m))); err != nil {
-			tb.Fatal(err)
+		// A pass is not told: gtp-rhino refuses "play <colour> pass", and
+		// every play and genmove names its colour.
+		if m != Pass {
+			if _, err := g.ask("play " + colour() + " " + strings.ToUpper(moveName(m))); err != nil {
+				tb.Fatal(err)
+			}
 		}
 		if m == Pass {
 			b = b.Pass()
@@ -119,6 +123,10 @@ func gtpGame(tb testing.TB, eng Player, g *gtp, opening []int, engBlack bool) in
 		}
 		if black == engBlack {
 			play(eng.Move(b))
+			continue
+		}
+		if mv == 0 { // gtp's side must pass: told, not asked
+			play(Pass)
 			continue
 		}
 		ans, err := g.ask("genmove " + colour())
@@ -191,7 +199,9 @@ func BenchmarkGRhino(b *testing.B) {
 			if i%2 == 0 {
 				open = openingMoves(4, rng)
 			}
-			switch m := gtpGame(b, eng, g, open, i%2 == 0); {
+			m := gtpGame(b, eng, g, open, i%2 == 0)
+			b.Logf("game %d (usid's engine %s): margin %+d", i+1, map[bool]string{true: "black", false: "white"}[i%2 == 0], m)
+			switch {
 			case m > 0:
 				r.Wins++
 			case m < 0:
