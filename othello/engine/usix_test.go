@@ -225,6 +225,15 @@ func TestPonder(t *testing.T) {
 	if d := time.Since(hit); d > 1300*time.Millisecond {
 		t.Errorf("bestmove %v after ponderhit with 1000 ms and 300 ms byoyomi", d)
 	}
+	// A ponderhit with its own clock: 200 ms of byoyomi alone now.
+	s.send("go ponder btime 60000 wtime 60000 byoyomi 60000")
+	s.until("info depth 2 ")
+	s.send("ponderhit btime 0 wtime 0 byoyomi 200")
+	hit = time.Now()
+	checkLegal(t, p, bestMove(t, s.until("bestmove")))
+	if d := time.Since(hit); d > 300*time.Millisecond {
+		t.Errorf("bestmove %v after ponderhit with 200 ms byoyomi", d)
+	}
 }
 
 // TestTimeLimits: the answer comes within the time the clock gives (the
