@@ -1,6 +1,10 @@
 package engine
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/usid/usid/othello"
+)
 
 // Board is a position as the search sees it: the discs of the side to move
 // (P) and of its opponent (O), bit i being square i (a1 = 0, h1 = 7, h8 =
@@ -14,32 +18,11 @@ const (
 	inner        = notA & notH
 )
 
-// Moves returns the squares where the side to move may put a disc. Each of
-// the eight directions is filled from P's discs over O's (a move flips at
-// most six discs in a line), the a and h files masked out for the
-// directions that change the file so that no line wraps round the edge.
-func Moves(p, o uint64) uint64 {
-	m := o & inner
-	return (fillMoves(p, m, 1) | fillMoves(p, o, 8) | fillMoves(p, m, 7) | fillMoves(p, m, 9)) &^ (p | o)
-}
-
-// fillMoves is one line direction, both ways: the squares one step beyond
-// a run of m's discs that starts next to one of p's. The first two steps
-// are single; then a doubled step (pre marks m's discs whose neighbour is
-// in m too) covers the rest of a run of six in two rounds.
-func fillMoves(p, m uint64, d uint) uint64 {
-	f1 := m & (p << d)
-	f2 := m & (p >> d)
-	f1 |= m & (f1 << d)
-	f2 |= m & (f2 >> d)
-	pre1 := m & (m << d)
-	pre2 := pre1 >> d
-	f1 |= pre1 & (f1 << (2 * d))
-	f2 |= pre2 & (f2 >> (2 * d))
-	f1 |= pre1 & (f1 << (2 * d))
-	f2 |= pre2 & (f2 >> (2 * d))
-	return f1<<d | f2>>d
-}
+// Moves returns the squares where the side owning p may put a disc
+// against o: package othello's generator (all eight directions at once by
+// shift-fills over o's discs, the a and h files masked where a line would
+// wrap round the edge).
+func Moves(p, o uint64) uint64 { return othello.LegalSquares(p, o) }
 
 // Flips returns the discs of o that a disc of p put on square sq turns over
 // (0 when it flips nothing). Each direction grows a run of o's discs from sq

@@ -99,3 +99,14 @@ func BenchmarkPerft(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPerftOthelloPackage is BenchmarkPerft on package othello's
+// move generator, for a side-by-side ratio.
+func BenchmarkPerftOthelloPackage(b *testing.B) {
+	p := othello.Startpos()
+	for b.Loop() {
+		if n := p.Perft(9); n != 3005288 {
+			b.Fatal(n)
+		}
+	}
+}

@@ -38,9 +38,18 @@ func orderByEval(b Board, mv uint64, ttMove int, buf []scored) []scored {
 	return list
 }
 
-var orderMobility, orderEval = 30, 10
-var stabilityAlpha = 0
-var shallowEmpties, shallowDiv = 14, 4
+// The endgame's ordering weights, set by the node counts of FFO #40 and
+// #41: fastest first (orderMobility per reply left to the opponent), the
+// evaluation as a tie-breaker (divided by orderEval); from shallowEmpties
+// on, a search of (empties-shallowEmpties)/shallowDiv plies. The
+// stability cutoff is tried when alpha is at least stabilityAlpha.
+const (
+	orderMobility  = 30
+	orderEval      = 10
+	stabilityAlpha = 0
+	shallowEmpties = 13
+	shallowDiv     = 3
+)
 
 // orderBySearch orders the moves far from the end by a shallow
 // middle-game search of each, the table's move first.
@@ -83,7 +92,7 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 		return lastMove(b)
 	}
 	if n <= smallEmpties {
-		return s.solveSmall(b, alpha, beta, n, passed)
+		return s.solveParity(b, b.Empties(), alpha, beta, n, passed)
 	}
 	mv := Moves(b.P, b.O)
 	if mv == 0 {
@@ -93,7 +102,7 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 		return -s.solve(b.Pass(), -beta, -alpha, n, true)
 	}
 	if n < fastestFirstEmpties {
-		return s.solveParity(b, mv, alpha, beta, n)
+		return s.solveParity(b, mv, alpha, beta, n, true)
 	}
 	// Stability cutoff: the opponent's stable discs are lost to the side
 	// to move for good, which bounds its best margin.
@@ -153,9 +162,12 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 	return best
 }
 
-// solveParity is solve's move loop near the end: odd regions first, no
-// table, plain alpha-beta.
-func (s *searcher) solveParity(b Board, mv uint64, alpha, beta, n int) int {
+// solveParity is solve near the end: plain alpha-beta without the table
+// over the squares of cands, those of regions with an odd number of
+// empties first. cands is either the moves (from fastestFirstEmpties
+// down) or, with a handful of empties, all the empty squares, tried one by
+// one: generating the moves costs more than it saves so close to the end.
+func (s *searcher) solveParity(b Board, cands uint64, alpha, beta, n int, passed bool) int {
 	empty := b.Empties()
 	var odd uint64
 	for _, q := range quadrants {
@@ -164,40 +176,7 @@ func (s *searcher) solveParity(b Board, mv uint64, alpha, beta, n int) int {
 		}
 	}
 	best := -infinity
-	for _, set := range [2]uint64{mv & odd, mv &^ odd} {
-		for ; set != 0; set &= set - 1 {
-			sq := bits.TrailingZeros64(set)
-			v := -s.solve(b.Play(sq, Flips(b.P, b.O, sq)), -beta, -alpha, n-1, false)
-			if s.aborted {
-				return 0
-			}
-			if v > best {
-				best = v
-				if v > alpha {
-					alpha = v
-					if alpha >= beta {
-						return best
-					}
-				}
-			}
-		}
-	}
-	return best
-}
-
-// solveSmall is solve with a handful of empty squares: it tries each empty
-// square (odd regions first) rather than generate the moves, which costs
-// more than it saves so close to the end.
-func (s *searcher) solveSmall(b Board, alpha, beta, n int, passed bool) int {
-	empty := b.Empties()
-	var odd uint64
-	for _, q := range quadrants {
-		if count(empty&q)&1 == 1 {
-			odd |= q
-		}
-	}
-	best := -infinity
-	for _, set := range [2]uint64{empty & odd, empty &^ odd} {
+	for _, set := range [2]uint64{cands & odd, cands &^ odd} {
 		for ; set != 0; set &= set - 1 {
 			sq := bits.TrailingZeros64(set)
 			f := Flips(b.P, b.O, sq)
@@ -225,7 +204,7 @@ func (s *searcher) solveSmall(b Board, alpha, beta, n int, passed bool) int {
 			}
 		}
 	}
-	if best == -infinity { // no move
+	if best == -infinity { // no move among the empty squares
 		if passed || Moves(b.O, b.P) == 0 {
 			return b.FinalScore()
 		}

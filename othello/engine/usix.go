@@ -128,6 +128,7 @@ type running struct {
 	hold     chan struct{}
 	holdOnce sync.Once
 	ponder   bool
+	params   GoParams // of its go, for a ponderhit without clocks
 	white    bool
 	empties  int
 }
@@ -338,7 +339,7 @@ func (e *server) goCmd(args []string) {
 	e.ready()
 	b := boardOf(e.pos)
 	white := e.pos.Turn() == othello.White
-	r := &running{done: make(chan struct{}), hold: make(chan struct{}), ponder: g.Ponder, white: white, empties: b.NumEmpties()}
+	r := &running{done: make(chan struct{}), hold: make(chan struct{}), ponder: g.Ponder, params: g, white: white, empties: b.NumEmpties()}
 	start := time.Now()
 	soft, hard := Budget(g, white, r.empties)
 	r.ctl.SetDeadlines(after(start, soft), after(start, hard))
@@ -375,6 +376,9 @@ func (e *server) ponderHit(args []string) {
 		return
 	}
 	g := e.parseGo(args)
+	if !g.timed && g.MoveTime == 0 {
+		g = r.params
+	}
 	g.Ponder = false
 	start := time.Now()
 	soft, hard := Budget(g, r.white, r.empties)
