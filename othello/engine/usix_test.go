@@ -179,9 +179,12 @@ func TestDepthAndNodesLimits(t *testing.T) {
 	}
 	checkLegal(t, p, bestMove(t, lines))
 	z := NewSearcher(1, 1)
-	for _, limit := range []uint64{1, 100, 5000} {
-		if res := z.Search(boardOf(p), Limits{Level: MaxLevel, Nodes: limit}, new(Control), nil); res.Nodes > limit {
-			t.Errorf("nodes %d searched %d", limit, res.Nodes)
+	end := endPositions(4, 1, 12)[0]
+	for _, b := range []Board{boardOf(p), end} {
+		for _, limit := range []uint64{1, 100, 5000} {
+			if res := z.Search(b, Limits{Level: MaxLevel, Nodes: limit, SolveEmpties: 20}, new(Control), nil); res.Nodes > limit {
+				t.Errorf("nodes %d searched %d", limit, res.Nodes)
+			}
 		}
 	}
 }
