@@ -31,7 +31,7 @@ const usage = `usage:
   usid perft --depth N [--divide] [--chess|--chess960] [position]
                                         count legal move paths (default position: startpos)
   usid othello-engine                   usid's own othello engine: speaks USI-X on stdin and stdout
-                                        (what the built-in configuration runs for /othello)
+                                        (an engine entry: path usid, args [othello-engine])
 
 A position is shogi in USI syntax ("startpos [moves 7g7f ...]", "sfen <SFEN> [moves ...]") or
 chess in UCI syntax ("fen <FEN> [moves e2e4 ...]"; a FEN of 6 fields or the first 4). The first

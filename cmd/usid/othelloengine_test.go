@@ -19,10 +19,13 @@ import (
 func TestOthelloEngineThroughUSI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e, err := usi.Start(ctx, usi.Config{
-		Path: os.Args[0], Args: []string{"othello-engine"},
-		Env: append(os.Environ(), "USID_RUN_MAIN=1"), Dialect: usi.DialectUSIX,
-	})
+	cfg := usi.Config{Path: os.Args[0], Args: []string{"othello-engine"}, Env: append(os.Environ(), "USID_RUN_MAIN=1")}
+	// The probe's detection (usi, uci and uoi at once) tells it USI-X.
+	if d, err := usi.Detect(ctx, cfg, 30*time.Second); err != nil || d != usi.DialectUSIX {
+		t.Errorf("Detect: %v, %v; want usix", d, err)
+	}
+	cfg.Dialect = usi.DialectUSIX
+	e, err := usi.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

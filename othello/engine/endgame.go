@@ -185,8 +185,10 @@ func (s *searcher) solveParity(b Board, cands uint64, alpha, beta, n int, passed
 			}
 			var v int
 			if n == 2 {
+				if s.tick() { // the last move's node, counted as every node is
+					return 0
+				}
 				v = -lastMove(b.Play(sq, f))
-				s.nodes++
 			} else {
 				v = -s.solve(b.Play(sq, f), -beta, -alpha, n-1, false)
 			}

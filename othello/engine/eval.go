@@ -8,8 +8,8 @@ import "math/bits"
 // (60 empties) to the end (0 empties): see Weights. It is not trained: the
 // weights were set by hand from the usual advice (corners and stable discs
 // win, mobility matters most in the middle game, X and C squares beside an
-// empty corner lose it) and adjusted by matches against the match harness's
-// players and against itself at other weights.
+// empty corner lose it), then checked, not tuned, by the matches of
+// BENCHMARKS.md.
 
 // Weights are the evaluation's weights at the start of the game (Open) and
 // at its end (End), in hundredths of a disc per unit of each term; the
@@ -26,8 +26,7 @@ var (
 
 const (
 	corners uint64 = 1<<0 | 1<<7 | 1<<56 | 1<<63
-	// edges are the squares of the four edges that are not corners, C
-	// squares or A... the whole border but corners.
+	// border is the board's outer ring, edges the same without corners.
 	border uint64 = 0xff818181818181ff
 	edges         = border &^ corners
 )

@@ -200,7 +200,8 @@ func BenchmarkGRhino(b *testing.B) {
 				open = openingMoves(4, rng)
 			}
 			m := gtpGame(b, eng, g, open, i%2 == 0)
-			b.Logf("game %d (usid's engine %s): margin %+d", i+1, map[bool]string{true: "black", false: "white"}[i%2 == 0], m)
+			// Progress as it comes (a game at grhino's level 5 takes minutes).
+			fmt.Fprintf(os.Stderr, "grhino level %d, game %d (usid's engine %s): margin %+d\n", level, i+1, map[bool]string{true: "black", false: "white"}[i%2 == 0], m)
 			switch {
 			case m > 0:
 				r.Wins++

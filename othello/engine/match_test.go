@@ -6,17 +6,18 @@ import (
 	"time"
 )
 
-// The strength tests: cheap versions (20 games at a fixed node budget) of
-// the matches BenchmarkMatch plays at 100 ms a move.
+// The strength tests: cheap versions (10 to 40 games, 1,500 nodes a move)
+// of the matches BenchmarkMatch plays at 100 ms a move, cheap enough for
+// -race on a shared machine.
 
-const testNodes = 4000
+const testNodes = 1500
 
 func TestEngineBeatsRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	eng := EnginePlayer{Searcher: NewSearcher(1, 1), Limits: Limits{Level: MaxLevel, Nodes: testNodes, SolveEmpties: 10}}
-	r := Match(eng, RandomPlayer{rng}, 20, 4, rng)
-	if r.Wins < 20 {
-		t.Errorf("engine vs random: %+v, want 20 wins", r)
+	r := Match(eng, RandomPlayer{rng}, 10, 4, rng)
+	if r.Wins < 10 {
+		t.Errorf("engine vs random: %+v, want 10 wins", r)
 	}
 }
 
