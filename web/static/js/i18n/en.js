@@ -309,6 +309,7 @@ export default {
   'play.start.board': "The board's position",
   'play.level': 'Level',
   'play.level.full': 'Full strength',
+  'play.level.elo': 'Elo {elo}',
   'play.level.skill': 'Skill {v}',
   'play.level.ms': '{s} s per move',
   'play.mode': 'Time control',
