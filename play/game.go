@@ -433,6 +433,9 @@ func (g *game) played(move, note string, took time.Duration) bool {
 	}
 	g.st.TimesMS = append(g.st.TimesMS, took.Milliseconds())
 	g.periodEnd(mover)
+	if len(g.st.ClocksMS) == len(g.st.Moves)-1 { // (a state stored before it was kept has none)
+		g.st.ClocksMS = append(g.st.ClocksMS, g.st.Main[mover])
+	}
 	if r := g.b.play(move); r != nil {
 		g.end(r)
 		return false
