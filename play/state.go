@@ -35,12 +35,12 @@ type Public struct {
 	// moves added); both 0 for the first Pre. A record's times are these.
 	TimesMS  []int64 `json:"times_ms"`
 	ClocksMS []int64 `json:"clocks_ms,omitempty"`
-	Pre      int      `json:"pre"`
-	TC       Sides    `json:"time_control"`
-	Level    *Level   `json:"level,omitempty"`
-	Ponder   bool     `json:"ponder"`
-	Status   string   `json:"status"` // playing or ended
-	Result   *Result  `json:"result,omitempty"`
+	Pre      int     `json:"pre"`
+	TC       Sides   `json:"time_control"`
+	Level    *Level  `json:"level,omitempty"`
+	Ponder   bool    `json:"ponder"`
+	Status   string  `json:"status"` // playing or ended
+	Result   *Result `json:"result,omitempty"`
 }
 
 // Sides is a time control per side.
