@@ -33,6 +33,7 @@ import (
 
 	"github.com/usid/usid/broadcast"
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
@@ -82,6 +83,8 @@ type Config struct {
 	// Broadcasts runs broadcasts (one search, many viewers); nil: no
 	// /v1/broadcasts routes.
 	Broadcasts *broadcast.Manager
+	// Matches runs engine matches; nil: no /v1/matches routes.
+	Matches *match.Manager
 }
 
 // Server routes requests. Create it with New.
@@ -173,6 +176,9 @@ func New(cfg Config) *Server {
 		}
 		if cfg.Broadcasts != nil {
 			s.broadcastRoutes(r)
+		}
+		if cfg.Matches != nil {
+			s.matchRoutes(r)
 		}
 	})
 	if cfg.Web != nil {
