@@ -18,6 +18,10 @@ const (
 	statusEnded   = "ended"
 )
 
+// lateLease is how late the engine's process may come for its search
+// (its clock starting then) before the page is told the clock again.
+const lateLease = 100 * time.Millisecond
+
 // game is one game in progress or ended. mu guards everything below it.
 type game struct {
 	m     *Manager
@@ -375,15 +379,18 @@ func (g *game) engineEvent(ev *session.Event) {
 		// the human thought): its clock starts now, not while it waited. A
 		// turn taken over from another instance runs on as it stood, less
 		// the wait.
-		waited := !g.st.EngineWaits.IsZero()
+		waited, began := !g.st.EngineWaits.IsZero(), g.st.TurnStart
 		if g.resumed {
 			g.standWait(time.Now())
 		} else {
 			g.st.TurnStart, g.st.EngineWaits = time.Now(), time.Time{}
 		}
 		g.armFlag()
-		if waited {
-			g.publish() // the clock as it really stands
+		if waited || g.st.TurnStart.Sub(began) > lateLease {
+			// The clock as it really stands: the page, which counted it
+			// down from the human's move, would show it short until the
+			// engine's move.
+			g.publish()
 		}
 	case ev.Type == session.EventBestMove:
 		g.engineMoved(ev)
@@ -442,6 +449,9 @@ func (g *game) played(move, note string, took time.Duration) bool {
 	}
 	g.st.TimesMS = append(g.st.TimesMS, took.Milliseconds())
 	g.periodEnd(mover)
+	if len(g.st.ClocksMS) == len(g.st.Moves)-1 { // (a state stored before it was kept has none)
+		g.st.ClocksMS = append(g.st.ClocksMS, g.st.Main[mover])
+	}
 	if r := g.b.play(move); r != nil {
 		g.end(r)
 		return false

@@ -150,7 +150,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 		return newError(session.CodeInvalidField, "play.clock: moves (a period of moves) is for chess clocks; %s has byoyomi", rules.Name())
 	}
 	st := &State{Owner: who.Client, Network: who.Network}
-	st.Moves, st.TimesMS = []string{}, []int64{}
+	st.Moves, st.TimesMS, st.ClocksMS = []string{}, []int64{}, []int64{}
 	start, serr := rules.Check(chk.Start(), chk.Variant(), nil)
 	if serr != nil { // checked by CheckPosition
 		return newError(string(serr.Code), "%s", serr.Message)
@@ -165,6 +165,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 			*notes = append(*notes, note)
 		}
 		st.TimesMS = append(st.TimesMS, 0)
+		st.ClocksMS = append(st.ClocksMS, 0)
 		b.play(mv)
 	}
 	if r := b.over(); r != nil {
