@@ -26,6 +26,8 @@ type RedisConfig = redislease.Config
 //	lease:<id>  the instance running the search (a random name), with a TTL
 //	active      set of live broadcasts
 //	o:<owner>   set of the owner's live broadcasts
+//	n:<network> set of the live broadcasts of owners of that network
+//	            (State.Networks: each of an owner's prefixes)
 //
 // Channels: l:<id> carries the batches, c:<id> a change (for the runner).
 // Every instance subscribes to both patterns once.
@@ -94,30 +96,47 @@ func (b *redisBackend) call(ctx context.Context) (context.Context, context.Cance
 	return context.WithTimeout(ctx, b.cfg.Timeout)
 }
 
+// createScript. KEYS: active, o:<owner>, b:<id>, then n:<network> of each
+// of the owner's networks, narrowest first. ARGV: id, maxAll, maxPer,
+// state, maxPerNetwork (the narrowest's; each wider one twice the one
+// before, as session.NetworkBound). It answers 1, or the bound that is
+// full: -1 all, -2 the owner's, -(3+i) the i-th network's.
 var createScript = redis.NewScript(`
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return -1 end
 if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then return -2 end
-redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('SADD', KEYS[2], ARGV[1])
+local bound = tonumber(ARGV[5])
+for i = 4, #KEYS do
+  if redis.call('SCARD', KEYS[i]) >= bound then return -i + 1 end
+  bound = bound * 2
+end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return -1 end
+for i = 1, #KEYS do
+  if i ~= 3 then redis.call('SADD', KEYS[i], ARGV[1]) end
+end
 redis.call('HSET', KEYS[3], 'state', ARGV[4], 'search', 0, 'term', 0)
 return 1`)
 
-func (b *redisBackend) create(ctx context.Context, st *State, maxPer, maxAll int) *session.Error {
+func (b *redisBackend) create(ctx context.Context, st *State, bd session.Bounds) *session.Error {
 	js, err := json.Marshal(st)
 	if err != nil {
 		return errorf("internal", "%v", err)
 	}
 	ctx, cancel := b.call(ctx)
 	defer cancel()
-	n, err := createScript.Run(ctx, b.rdb, []string{b.key("active"), b.key("o:", st.Owner), b.key("b:", st.ID)},
-		st.ID, maxAll, maxPer, js).Int()
+	keys := []string{b.key("active"), b.key("o:", st.Owner), b.key("b:", st.ID)}
+	for _, n := range st.Networks {
+		keys = append(keys, b.key("n:", n))
+	}
+	n, err := createScript.Run(ctx, b.rdb, keys, st.ID, bd.Total, bd.PerClient, js, bd.PerNetwork).Int()
 	switch {
 	case err != nil:
 		return b.m.unavailable(err)
 	case n == -1:
-		return errorf(session.CodeQueueFull, "the server runs as many broadcasts as it takes")
+		return full("broadcasts", &session.Full{What: "total", Max: bd.Total})
 	case n == -2:
-		return errorf(session.CodeTooManyRequests, "this client runs as many broadcasts as it may")
+		return full("broadcasts", &session.Full{What: "client", Max: bd.PerClient})
+	case n <= -3 && -n-3 < len(st.Networks):
+		i := -n - 3
+		return full("broadcasts", &session.Full{What: "network", Network: st.Networks[i], Max: session.NetworkBound(bd.PerNetwork, i)})
 	}
 	return nil
 }
@@ -194,6 +213,9 @@ func (b *redisBackend) ended(ctx context.Context, st *State, keep time.Duration)
 	b.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.SRem(ctx, b.key("active"), st.ID)
 		p.SRem(ctx, b.key("o:", st.Owner), st.ID)
+		for _, n := range st.Networks {
+			p.SRem(ctx, b.key("n:", n), st.ID)
+		}
 		p.Expire(ctx, b.key("b:", st.ID), keep)
 		p.Expire(ctx, b.key("e:", st.ID), keep)
 		return nil

@@ -349,7 +349,9 @@ func TestRedisStoreNetworkBound(t *testing.T) {
 	bd, orphan := Bounds{PerClient: 2, PerNetwork: 3, Games: 10}, time.Minute
 	in := func(id, owner, network string) *State {
 		st := testState(id, owner)
-		st.Network = network
+		if network != "" {
+			st.Networks = []string{network}
+		}
 		return st
 	}
 	for i, s := range []*RedisStore{a, b, a} {
@@ -357,8 +359,8 @@ func TestRedisStoreNetworkBound(t *testing.T) {
 			t.Fatalf("game %d of the network: %q %v", i, got, err)
 		}
 	}
-	if got, _ := b.Admit(ctx, in("g3", "ip:203.0.113.9", "net:203.0.113.0/24"), bd, orphan); got != "network" {
-		t.Errorf("a fourth game of the network: %q, want network", got)
+	if got, _ := b.Admit(ctx, in("g3", "ip:203.0.113.9", "net:203.0.113.0/24"), bd, orphan); got != "network:net:203.0.113.0/24" {
+		t.Errorf("a fourth game of the network: %q, want network:net:203.0.113.0/24", got)
 	}
 	if got, _ := b.Admit(ctx, in("g4", "ip:198.51.100.1", "net:198.51.100.0/24"), bd, orphan); got != "ok" {
 		t.Errorf("another network's game: %q", got)
