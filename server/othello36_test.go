@@ -22,12 +22,33 @@ func othelloEnv(t *testing.T) *env {
 		return pool.EngineConfig{Name: name, Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + mode}}
 	}
 	e, err := newEnvWith([]pool.EngineConfig{fake("usix", fakeengine.USIX), fake("uoi", fakeengine.UOI),
-		fake("misplay", fakeengine.USIXPassMisplay), fake("float", fakeengine.USIXFloat)}, nil)
+		fake("misplay", fakeengine.USIXPassMisplay), fake("float", fakeengine.USIXFloat), fake("illegalpv", fakeengine.USIXIllegalPV)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.close)
 	return e
+}
+
+// TestOthelloLineCut (issue 43): a USI-X engine's pv of illegal squares
+// reached clients whole; now every line shown is cut at its first illegal
+// move, through the game's rules (game.Position.Legal), as shogi's and
+// chess's are.
+func TestOthelloLineCut(t *testing.T) {
+	e := othelloEnv(t)
+	code, _, v := call(t, e, "POST", "/v1/analyze", map[string]any{"engine": "illegalpv", "position": map[string]any{"othello": "startpos"}, "limits": map[string]any{"depth": 1}})
+	if code != 200 {
+		t.Fatalf("analyze: %d %v", code, v)
+	}
+	lines, _ := v["lines"].([]any)
+	if len(lines) != 1 {
+		t.Fatalf("lines: %v", v)
+	}
+	pv := fmt.Sprint(lines[0].(map[string]any)["pv"])
+	t.Logf("the engine's line d3 d4 e5 was answered as %s", pv)
+	if pv != fmt.Sprint([]any{v["bestmove"]}) {
+		t.Errorf("pv %s, want the best move %v alone (d4 and e5 are occupied)", pv, v["bestmove"])
+	}
 }
 
 // passPosition is a game from the start whose last move is a pass: White
