@@ -333,6 +333,13 @@ func (m *Manager) Create(owner string, req *Request) (*View, *session.Error) {
 		return nil, errorf(session.CodeUnknownEngine, "no engine named %q", engine)
 	}
 	st.Engine = engine
+	for name, value := range req.Options {
+		// Refused now with the code a session's setoption gets, not
+		// created for its runner to be refused later (issue 43).
+		if err := m.cfg.Service.CheckOption(engine, name, value); err != nil {
+			return nil, err
+		}
+	}
 	st.Networks = m.cfg.Callers(owner).Networks
 	if err := m.be.create(m.ctx, st, session.Bounds{PerClient: m.cfg.MaxPerClient, PerNetwork: m.cfg.MaxPerNetwork, Total: m.cfg.MaxBroadcasts}); err != nil {
 		return nil, err

@@ -52,6 +52,11 @@ func TestBroadcastRoutes(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&out)
 		return resp.StatusCode, out
 	}
+	// An option the engine's allow-list refuses is refused at creation
+	// with setoption's code (issue 43: created, then only logged).
+	if code, v := do("POST", "/v1/broadcasts", map[string]any{"engine": "fairy", "options": map[string]string{"Threads": "64"}}); code != http.StatusUnprocessableEntity || v["code"] != "option_not_allowed" {
+		t.Errorf("a broadcast with an option not allowed: %d %v, want 422 option_not_allowed", code, v)
+	}
 	code, v := do("POST", "/v1/broadcasts", map[string]any{"engine": "fairy", "multipv": 2, "position": map[string]any{"sfen": "startpos", "moves": []string{"7g7f"}}})
 	if code != http.StatusCreated {
 		t.Fatalf("create: %d %v", code, v)
