@@ -225,3 +225,40 @@ func TestBroadcastAnswersBeyondConformance(t *testing.T) {
 	}
 	checkResponseAs(t, "RequestTimeout", "stalled POST /v1/broadcasts", resp, body)
 }
+
+// TestBroadcastPlaceNoRetryAfter (issue 43): when every broadcast place is
+// taken the refusal said Retry-After: 5 though a place is held for up to
+// broadcast.idle (6 h); it now names no wait (none can be promised).
+func TestBroadcastPlaceNoRetryAfter(t *testing.T) {
+	bm, err := broadcast.New(broadcast.Config{Service: shared.srv.cfg.Service, MaxBroadcasts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bm.Close(context.Background())
+	hs := ownServer(t, func(c *Config) { c.Broadcasts = bm })
+	post := func() *http.Response {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", hs.URL+"/v1/broadcasts", strings.NewReader(`{"engine":"fairy","position":{"sfen":"startpos"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := checkedClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	first := post()
+	if first.StatusCode != http.StatusCreated {
+		t.Fatalf("the first broadcast: %d", first.StatusCode)
+	}
+	defer func() {
+		req, _ := http.NewRequestWithContext(context.Background(), "DELETE", hs.URL+first.Header.Get("Location"), nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	resp := post()
+	t.Logf("a broadcast past max_broadcasts: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "" {
+		t.Errorf("a broadcast past max_broadcasts: %d with Retry-After %q, want 503 without one", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+}
