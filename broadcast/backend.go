@@ -17,26 +17,40 @@ type backend interface {
 	// network of st.Networks, in all).
 	create(ctx context.Context, st *State, b session.Bounds) *session.Error
 	load(ctx context.Context, id string) (*State, *session.Error)
-	// update changes a broadcast with f, atomically.
+	// update changes a broadcast with f, atomically; a change that ends
+	// it also takes it out of the bounds in the same step (it is
+	// forgotten after Config.Keep).
 	update(ctx context.Context, id string, f func(*State) *session.Error) (*State, *session.Error)
-	// ended takes an ended broadcast out of the bounds; it is forgotten after keep.
-	ended(ctx context.Context, st *State, keep time.Duration)
+	// drop gives back the place of broadcast id (its state gone, invalid,
+	// or ended while still counted), owner's if known: del, its keys go
+	// too. True if the place was held: the caller tells the viewers.
+	drop(ctx context.Context, id, owner string, del bool) bool
+	// owns reports whether owner holds a place for id.
+	owns(ctx context.Context, id, owner string) bool
 	// poke tells the instance running id's search that it changed.
 	poke(ctx context.Context, id string)
 	// publishState sends batch b to every instance's viewers of id and
 	// stores state (a batch of the position and lines it leaves).
 	publishState(ctx context.Context, id string, b, state []byte)
 	publish(ctx context.Context, id string, b []byte)
-	snapshot(ctx context.Context, id string) []byte
+	snapshot(ctx context.Context, id string) ([]byte, *session.Error)
 	addEval(ctx context.Context, id string, ply int, js []byte)
-	evals(ctx context.Context, id string) []json.RawMessage
+	evals(ctx context.Context, id string) ([]json.RawMessage, *session.Error)
 	// nextSearch numbers the next search of id (0 on failure); searches
 	// returns the last number given and the last whose terminal event went
 	// out; claimTerm reports whether the caller is the one to send search
 	// n's terminal event (once per search, whoever asks).
 	nextSearch(ctx context.Context, id string) int
 	searches(ctx context.Context, id string) (n, term int)
+	// stored is what a hub is repaired from: the searches numbered and
+	// ended, and whether the broadcast has ended (an error: it is gone,
+	// invalid, or the store does not answer).
+	stored(ctx context.Context, id string) (n, term int, ended bool, err *session.Error)
 	claimTerm(ctx context.Context, id string, n int) bool
+	// claimEnd reports whether the caller is the one to send id's ended
+	// event (once per broadcast, whoever asks; true if the store does not
+	// answer: told twice rather than never).
+	claimEnd(ctx context.Context, id string) bool
 	// The lease on running id's search.
 	acquire(ctx context.Context, id string) bool
 	renew(ctx context.Context, id string) bool
@@ -44,6 +58,9 @@ type backend interface {
 	held(ctx context.Context, id string) bool
 	// active lists the live broadcasts.
 	active(ctx context.Context) []string
+	// lossy reports whether batches can be lost on their way (pub/sub):
+	// hubs are then repaired from the stored state.
+	lossy() bool
 	close()
 }
 
@@ -63,6 +80,7 @@ type memEntry struct {
 	evals    map[int]json.RawMessage
 	held     bool
 	live     bool
+	endSent  bool
 	forgetAt *time.Timer
 }
 
@@ -112,24 +130,46 @@ func (b *memory) update(_ context.Context, id string, f func(*State) *session.Er
 		return nil, err
 	}
 	e.st = st
+	if st.Ended {
+		b.endLocked(id, e)
+	}
 	return &st, nil
 }
 
-func (b *memory) ended(_ context.Context, st *State, keep time.Duration) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	e := b.bs[st.ID]
-	if e == nil || !e.live {
-		return
+// endLocked takes e out of the bounds and forgets it after Keep; b.mu is held.
+func (b *memory) endLocked(id string, e *memEntry) bool {
+	if !e.live {
+		return false
 	}
 	e.live = false
 	b.live.Give(e.st.Owner, e.st.Networks)
-	id := st.ID
-	e.forgetAt = time.AfterFunc(keep, func() {
+	e.forgetAt = time.AfterFunc(b.m.cfg.Keep, func() {
 		b.mu.Lock()
 		delete(b.bs, id)
 		b.mu.Unlock()
 	})
+	return true
+}
+
+func (b *memory) drop(_ context.Context, id, _ string, del bool) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil {
+		return false
+	}
+	if del {
+		delete(b.bs, id)
+		return e.live
+	}
+	return b.endLocked(id, e)
+}
+
+func (b *memory) owns(_ context.Context, id, owner string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	return e != nil && e.live && e.st.Owner == owner
 }
 
 func (b *memory) poke(_ context.Context, id string) { b.m.poked(id) }
@@ -145,13 +185,13 @@ func (b *memory) publishState(ctx context.Context, id string, batch, state []byt
 
 func (b *memory) publish(_ context.Context, id string, batch []byte) { b.m.deliver(id, batch) }
 
-func (b *memory) snapshot(_ context.Context, id string) []byte {
+func (b *memory) snapshot(_ context.Context, id string) ([]byte, *session.Error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if e := b.bs[id]; e != nil {
-		return e.snap
+		return e.snap, nil
 	}
-	return nil
+	return nil, notFound(id)
 }
 
 func (b *memory) addEval(_ context.Context, id string, ply int, js []byte) {
@@ -162,14 +202,14 @@ func (b *memory) addEval(_ context.Context, id string, ply int, js []byte) {
 	}
 }
 
-func (b *memory) evals(_ context.Context, id string) []json.RawMessage {
+func (b *memory) evals(_ context.Context, id string) ([]json.RawMessage, *session.Error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.bs[id]
 	if e == nil {
-		return nil
+		return nil, notFound(id)
 	}
-	return sortedEvals(e.evals)
+	return sortedEvals(e.evals), nil
 }
 
 func sortedEvals(m map[int]json.RawMessage) []json.RawMessage {
@@ -205,6 +245,16 @@ func (b *memory) searches(_ context.Context, id string) (int, int) {
 	return 0, 0
 }
 
+func (b *memory) stored(_ context.Context, id string) (int, int, bool, *session.Error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil {
+		return 0, 0, false, notFound(id)
+	}
+	return e.search, e.term, e.st.Ended, nil
+}
+
 func (b *memory) claimTerm(_ context.Context, id string, n int) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -214,6 +264,18 @@ func (b *memory) claimTerm(_ context.Context, id string, n int) bool {
 	}
 	e.term = n
 	return true
+}
+
+func (b *memory) claimEnd(_ context.Context, id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.bs[id]
+	if e == nil {
+		return true
+	}
+	sent := e.endSent
+	e.endSent = true
+	return !sent
 }
 
 func (b *memory) acquire(_ context.Context, id string) bool {
@@ -247,5 +309,7 @@ func (b *memory) held(_ context.Context, id string) bool {
 // active is empty: in one process the runner starts with its broadcast,
 // and a runner that stops (a drain) has no other instance to go to.
 func (b *memory) active(context.Context) []string { return nil }
+
+func (b *memory) lossy() bool { return false }
 
 func (b *memory) close() {}

@@ -39,6 +39,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -54,7 +55,53 @@ const (
 	CodeNotOwner = "forbidden" // only the creator changes or ends a broadcast
 	CodeConflict = "conflict"  // moves sent for another ply than the game's
 	CodeEnded    = "ended"     // the broadcast has ended
+	// CodeInvalid: the broadcast's stored state is over the bounds usid
+	// writes within, or unreadable; it is ended by the first instance
+	// that finds it (answered as 404: there is no broadcast to show).
+	CodeInvalid = "stored_state_invalid"
 )
+
+// bounds are what a broadcast keeps in its store at most, derived from
+// the session's caps: usid writes nothing larger, and reads nothing
+// larger back (redis.go measures every value in Redis first).
+type bounds struct {
+	state int // a State's JSON: a start of 256 bytes, MaxMoves moves, 16 options
+	event int // a line or terminal event published (a position event: state + 1 KiB)
+	snap  int // the snapshot: a position, a line per multipv, a terminal event
+	eval  int // one evaluation (its pv is left out beyond it)
+	evals int // evaluations: one per ply
+}
+
+func boundsOf(c session.Caps) bounds {
+	state := 32<<10 + 16*c.MaxMoves
+	const event = 32 << 10 // an engine line of a few hundred moves in two notations
+	return bounds{state: state, event: event, snap: state + 1<<10 + (c.MaxMultiPV+1)*(event+10) + 10,
+		eval: 4 << 10, evals: c.MaxMoves + 1}
+}
+
+// invalid is the answer for a broadcast whose stored what is over bound
+// or unreadable.
+func invalid(id, what string, bound int) *session.Error {
+	return errorf(CodeInvalid, "broadcast %s: its stored %s is over its bound (%d) or unreadable; it is ended", clip(id), what, bound)
+}
+
+func tooLarge(n, bound int) *session.Error {
+	return errorf(session.CodeInvalidField, "the broadcast would take %d bytes; at most %d (fewer options or moves)", n, bound)
+}
+
+// validID reports whether id can be a broadcast's (32 hex digits, as
+// randomID makes): others are not found without asking the store.
+func validID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // Config sets a Manager up. Zero fields take the defaults shown.
 type Config struct {
@@ -192,13 +239,14 @@ type View struct {
 
 // Manager runs this instance's part of every broadcast.
 type Manager struct {
-	cfg  Config
-	be   backend
-	log  *slog.Logger
-	pod  string
-	ctx  context.Context
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	cfg    Config
+	bounds bounds
+	be     backend
+	log    *slog.Logger
+	pod    string
+	ctx    context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
 
 	mu      sync.Mutex
 	runners map[string]*runner
@@ -218,7 +266,7 @@ func (m *Manager) Delivered() int64 { return m.delivered.Load() }
 func New(cfg Config) (*Manager, error) {
 	cfg.defaults()
 	ctx, stop := context.WithCancel(context.Background())
-	m := &Manager{cfg: cfg, log: cfg.Logger, ctx: ctx, stop: stop, pod: randomID()[:12],
+	m := &Manager{cfg: cfg, bounds: boundsOf(cfg.Service.Caps), log: cfg.Logger, ctx: ctx, stop: stop, pod: randomID()[:12],
 		runners: map[string]*runner{}, hubs: map[string]*hub{}}
 	if cfg.Redis != nil {
 		be, err := openRedis(m, *cfg.Redis)
@@ -345,7 +393,7 @@ func (m *Manager) Create(owner string, req *Request) (*View, *session.Error) {
 		return nil, err
 	}
 	m.take(st.ID) // this instance runs it, unless another got there first
-	return m.view(st), nil
+	return m.view(st)
 }
 
 // Moves appends moves to owner's broadcast id; ply, if not nil, is the
@@ -383,6 +431,9 @@ func (m *Manager) SetPosition(owner, id string, pos *session.Position) (*View, *
 }
 
 func (m *Manager) change(owner, id string, f func(*State) *session.Error) (*View, *session.Error) {
+	if !validID(id) {
+		return nil, notFound(id)
+	}
 	st, err := m.be.update(m.ctx, id, func(st *State) *session.Error {
 		if st.Owner != owner {
 			return errorf(CodeNotOwner, "only the client that created broadcast %s changes it", id)
@@ -398,14 +449,18 @@ func (m *Manager) change(owner, id string, f func(*State) *session.Error) (*View
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, m.refused(id, err)
 	}
 	m.be.poke(m.ctx, id)
-	return m.view(st), nil
+	return m.view(st)
 }
 
-// End ends owner's broadcast id.
+// End ends owner's broadcast id. One whose stored state is gone or
+// invalid is given back to its owner (answered not_found or invalid).
 func (m *Manager) End(owner, id string) (*View, *session.Error) {
+	if !validID(id) {
+		return nil, notFound(id)
+	}
 	st, err := m.be.update(m.ctx, id, func(st *State) *session.Error {
 		if st.Owner != owner {
 			return errorf(CodeNotOwner, "only the client that created broadcast %s ends it", id)
@@ -413,10 +468,41 @@ func (m *Manager) End(owner, id string) (*View, *session.Error) {
 		st.Ended = true
 		return nil
 	})
-	if err != nil {
+	if err != nil && (err.Code == CodeNotFound || err.Code == CodeInvalid) && m.be.owns(m.ctx, id, owner) {
+		m.giveBack(id, owner, err)
+		err.Message += "; its place is given back"
 		return nil, err
 	}
-	return m.ended(st), nil
+	if err != nil {
+		return nil, m.refused(id, err)
+	}
+	return m.ended(st)
+}
+
+// refused passes err on; a broadcast found invalid is ended at once.
+func (m *Manager) refused(id string, err *session.Error) *session.Error {
+	if err.Code == CodeInvalid {
+		m.giveBack(id, "", err)
+	}
+	return err
+}
+
+// giveBack gives back the place of broadcast id, which cannot go on (why:
+// its state is gone or invalid, its keys are removed; nil: it has ended
+// but is still counted), and has the viewers told once, as ended does:
+// only the call that finds the place held goes on, and the search's
+// runner, if one runs, sends the end.
+func (m *Manager) giveBack(id, owner string, why *session.Error) {
+	if !m.be.drop(m.ctx, id, owner, why != nil) {
+		return
+	}
+	if why != nil {
+		m.log.Warn("broadcast given back", "broadcast", id, "code", why.Code, "why", why.Message)
+	}
+	m.be.poke(m.ctx, id)
+	if !m.be.held(m.ctx, id) {
+		m.finish(id)
+	}
 }
 
 // expire ends broadcast id if it is still idle (Config.Idle), as its owner
@@ -437,10 +523,10 @@ func (m *Manager) expire(id string) bool {
 	return true
 }
 
-// ended stores st's end and tells every instance.
-func (m *Manager) ended(st *State) *View {
+// ended tells every instance of st's end (stored already, with its place
+// given back, by update).
+func (m *Manager) ended(st *State) (*View, *session.Error) {
 	id := st.ID
-	m.be.ended(m.ctx, st, m.cfg.Keep)
 	m.be.poke(m.ctx, id)
 	if !m.be.held(m.ctx, id) {
 		// No instance runs its search (it died, and nobody took it over
@@ -457,20 +543,38 @@ func (m *Manager) finish(id string) {
 	if n, term := m.be.searches(m.ctx, id); n > term && m.be.claimTerm(m.ctx, id, n) {
 		b.add(kindTerm, n, 0, cutEvent(id, n))
 	}
-	b.add(kindEnded, 0, 0, fmt.Appendf(nil, `{"type":"ended","id":%q}`, id))
-	m.be.publish(m.ctx, id, b.bytes())
+	m.addEnded(&b, id)
+	if len(b.bytes()) > 0 {
+		m.be.publish(m.ctx, id, b.bytes())
+	}
+}
+
+// addEnded adds broadcast id's ended event to b if this is the one call
+// to send it (backend.claimEnd): whoever finds the end, the runner, an
+// owner's DELETE or a loop giving a place back, viewers get it once.
+func (m *Manager) addEnded(b *batch, id string) {
+	if m.be.claimEnd(m.ctx, id) {
+		b.add(kindEnded, 0, 0, fmt.Appendf(nil, `{"type":"ended","id":%q}`, id))
+	}
 }
 
 // Get answers GET /v1/broadcasts/{id}.
 func (m *Manager) Get(id string) (*View, *session.Error) {
+	if !validID(id) {
+		return nil, notFound(id)
+	}
 	st, err := m.be.load(m.ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, m.refused(id, err)
 	}
-	return m.view(st), nil
+	v, err := m.view(st)
+	if err != nil {
+		return nil, m.refused(id, err)
+	}
+	return v, nil
 }
 
-func (m *Manager) view(st *State) *View {
+func (m *Manager) view(st *State) (*View, *session.Error) {
 	v := &View{ID: st.ID, Status: "live", Engine: st.Engine, MultiPV: st.MultiPV, Position: st.Position, Ply: len(st.Position.Moves),
 		Created: st.Created, Lines: []json.RawMessage{}, Evals: []json.RawMessage{}}
 	if st.Ended {
@@ -488,7 +592,11 @@ func (m *Manager) view(st *State) *View {
 		snap = h.snapshot()
 		v.Viewers = h.count()
 	} else {
-		snap = parseBatch(m.be.snapshot(m.ctx, st.ID))
+		b, err := m.be.snapshot(m.ctx, st.ID)
+		if err != nil && err.Code == CodeInvalid {
+			return nil, err
+		}
+		snap = parseStored(b)
 	}
 	for _, it := range snap {
 		if it.kind == kindInfo {
@@ -497,8 +605,12 @@ func (m *Manager) view(st *State) *View {
 			}
 		}
 	}
-	v.Evals = append(v.Evals, m.be.evals(m.ctx, st.ID)...)
-	return v
+	evals, err := m.be.evals(m.ctx, st.ID)
+	if err != nil && err.Code == CodeInvalid {
+		return nil, err
+	}
+	v.Evals = append(v.Evals, evals...)
+	return v, nil
 }
 
 // take runs broadcast id's search here if this instance gets its lease.
@@ -514,9 +626,15 @@ func (m *Manager) take(id string) {
 	}
 	st, err := m.be.load(m.ctx, id)
 	if err != nil || st.Ended {
+		// Listed as active, it cannot go on: its state is gone or invalid,
+		// or it ended without its place given back. The place comes back
+		// (once, whoever finds it: the viewers are told once).
 		m.be.release(m.ctx, id)
-		if err == nil {
-			m.finish(id)
+		switch {
+		case err == nil:
+			m.giveBack(id, st.Owner, nil)
+		case err.Code == CodeNotFound || err.Code == CodeInvalid:
+			m.giveBack(id, "", err)
 		}
 		return
 	}
@@ -541,6 +659,7 @@ func (m *Manager) loop() {
 	defer m.wg.Done()
 	t := time.NewTicker(m.cfg.Check)
 	defer t.Stop()
+	ticks := 0
 	for {
 		select {
 		case <-m.ctx.Done():
@@ -548,10 +667,7 @@ func (m *Manager) loop() {
 		case <-t.C:
 		}
 		m.mu.Lock()
-		mine := make([]*runner, 0, len(m.runners))
-		for _, r := range m.runners {
-			mine = append(mine, r)
-		}
+		mine := slices.Collect(maps.Values(m.runners))
 		m.mu.Unlock()
 		for _, r := range mine {
 			if !m.be.renew(m.ctx, r.id) {
@@ -563,6 +679,9 @@ func (m *Manager) loop() {
 		}
 		for _, id := range m.be.active(m.ctx) {
 			m.take(id)
+		}
+		if ticks++; ticks%repairEvery == 0 && m.be.lossy() {
+			m.repairAll()
 		}
 	}
 }

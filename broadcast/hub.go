@@ -44,6 +44,20 @@ func (b *batch) add(kind byte, search, mpv int, js []byte) {
 
 func (b *batch) bytes() []byte { return b.b }
 
+// parseStored reads a stored snapshot: only items of a known kind whose
+// JSON is sound (it came from the store, which anyone able to write to
+// it could have changed).
+func parseStored(b []byte) []item {
+	its := parseBatch(b)
+	out := its[:0]
+	for _, it := range its {
+		if (it.kind == kindPosition || it.kind == kindInfo || it.kind == kindTerm) && json.Valid(it.json) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // parseBatch reads a batch; a malformed tail is dropped.
 func parseBatch(b []byte) []item {
 	var items []item
@@ -109,10 +123,13 @@ type hub struct {
 	// The current state, for a late joiner and for GET: the position of
 	// the newest search, its latest line per multipv, its terminal event.
 	search int
-	pos    *item
+	pos    *item // nil: the position of search was missed (its lines wait for it, unsent)
 	lines  map[int]*item
 	term   *item
-	loaded bool // the state came from the backend or a batch
+	termed map[int]bool // the searches whose terminal event went out (each goes out once)
+	loaded bool         // the state came from the backend or a batch
+	// repairing: a repair from the stored state is under way (repair.go).
+	repairing bool
 }
 
 func (m *Manager) hubOf(id string, create bool) *hub {
@@ -120,7 +137,7 @@ func (m *Manager) hubOf(id string, create bool) *hub {
 	defer m.mu.Unlock()
 	h := m.hubs[id]
 	if h == nil && create && !m.closed {
-		h = &hub{m: m, id: id, lines: map[int]*item{}}
+		h = &hub{m: m, id: id, lines: map[int]*item{}, termed: map[int]bool{}}
 		m.hubs[id] = h
 	}
 	return h
@@ -147,24 +164,59 @@ func (m *Manager) deliver(id string, b []byte) {
 	}
 }
 
-// keep records it in the hub's state; h.mu is held.
-func (h *hub) keep(it *item) {
+// keep records it in the hub's state and reports whether it goes to the
+// viewers: each event once (a batch and a repair may both bring it),
+// never a line of an older search, nor a line whose position was missed
+// (a viewer would take it for the current position's: it waits for a
+// repair to bring the position); h.mu is held.
+func (h *hub) keep(it *item) bool {
 	h.loaded = true
-	if it.search < h.search && it.kind != kindEnded {
-		return // a late event of a search before the current one
-	}
 	switch it.kind {
 	case kindPosition:
+		if it.search < h.search || it.search == h.search && h.pos != nil {
+			return false
+		}
+		if it.search > h.search {
+			clear(h.lines)
+		}
 		h.search, h.pos, h.term = it.search, it, nil
-		clear(h.lines)
+		for n := range h.termed {
+			if n < h.search-8 {
+				delete(h.termed, n)
+			}
+		}
+		return true
 	case kindInfo:
-		h.search = it.search
+		if it.search < h.search {
+			return false
+		}
+		if it.search > h.search {
+			h.search, h.pos, h.term = it.search, nil, nil
+			clear(h.lines)
+		}
 		h.lines[it.mpv] = it
+		if h.pos == nil {
+			h.m.repairSoon(h)
+			return false
+		}
+		return true
 	case kindTerm:
-		h.term = it
+		if h.termed[it.search] || it.search < h.search-8 {
+			return false
+		}
+		h.termed[it.search] = true
+		if it.search == h.search {
+			h.term = it
+		}
+		return true
 	case kindEnded:
+		if h.ended {
+			return false
+		}
 		h.ended = true
+		return true
 	}
+	return false
 }
 
 func (h *hub) dispatch() {
@@ -179,20 +231,24 @@ func (h *hub) dispatch() {
 		}
 		// One encoding of the frames for every viewer.
 		size := 0
+		out := make([]int, 0, len(items))
 		for i := range items {
-			size += len(items[i].json) + 10
+			if h.keep(&items[i]) {
+				out = append(out, i)
+				size += len(items[i].json) + 10
+			}
 		}
 		buf := make([]byte, 0, size)
-		for i := range items {
+		for _, i := range out {
 			start := len(buf)
 			buf = AppendFrame(buf, items[i].json)
 			items[i].frame = buf[start:len(buf):len(buf)]
 		}
-		for i := range items {
-			h.keep(&items[i])
-		}
 		viewers, ended := h.viewers, h.ended
 		h.mu.Unlock()
+		if len(buf) == 0 && !ended {
+			continue
+		}
 		h.fanout(viewers, buf)
 		if ended {
 			h.end()
@@ -276,9 +332,10 @@ func (h *hub) snapshot() []item {
 
 func (h *hub) snapshotLocked() []item {
 	var its []item
-	if h.pos != nil {
-		its = append(its, *h.pos)
+	if h.pos == nil {
+		return nil // lines without their position are shown to nobody
 	}
+	its = append(its, *h.pos)
 	keys := make([]int, 0, len(h.lines))
 	for k := range h.lines {
 		keys = append(keys, k)
@@ -347,9 +404,12 @@ type Seat struct {
 // instance's viewers are as many as they may be) or shutting_down
 // otherwise.
 func (m *Manager) Reserve(client, id string) (*Seat, *session.Error) {
+	if !validID(id) {
+		return nil, notFound(id)
+	}
 	st, err := m.be.load(m.ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, m.refused(id, err)
 	}
 	if st.Ended {
 		return nil, errorf(CodeEnded, "broadcast %s has ended", id)
@@ -398,7 +458,12 @@ func (s *Seat) Watch(v Viewer) (func(), *session.Error) {
 		// This instance has seen no batch of it yet: the state as the
 		// search's instance last stored it.
 		h.mu.Unlock()
-		snap := parseBatch(m.be.snapshot(m.ctx, id))
+		b, err := m.be.snapshot(m.ctx, id)
+		if err != nil && err.Code == CodeInvalid {
+			s.Release()
+			return nil, m.refused(id, err)
+		}
+		snap := parseStored(b)
 		h.mu.Lock()
 		if !h.loaded {
 			for i := range snap {

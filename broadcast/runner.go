@@ -131,8 +131,9 @@ loop:
 	<-read
 	if ended && send {
 		var b batch
-		b.add(kindEnded, 0, 0, fmt.Appendf(nil, `{"type":"ended","id":%q}`, r.id))
-		m.be.publish(m.ctx, r.id, b.bytes())
+		if m.addEnded(&b, r.id); len(b.bytes()) > 0 {
+			m.be.publish(m.ctx, r.id, b.bytes())
+		}
 	}
 	m.be.release(m.ctx, r.id)
 }
@@ -223,8 +224,8 @@ func (r *runner) read() {
 			}
 			ev.ID = r.id
 			js, err := ev.MarshalJSON()
-			if err != nil {
-				continue
+			if err != nil || len(js) > m.bounds.event {
+				continue // over what is stored and read back (bounds)
 			}
 			js = withSearch(js, s.n)
 			b.add(kind, s.n, ev.MultiPV, js)
@@ -257,7 +258,7 @@ func (r *runner) publish(b []byte, items []item) {
 			r.snapPos, r.snapTerm = &it, nil
 			clear(r.snap)
 		case kindInfo:
-			if r.snapPos == nil || it.search >= r.snapPos.search {
+			if (r.snapPos == nil || it.search >= r.snapPos.search) && it.mpv <= r.st.MultiPV {
 				r.snap[it.mpv] = it
 			}
 		case kindTerm:
@@ -294,6 +295,10 @@ func (r *runner) eval(s *searchOf, term *session.Event) {
 		PV       []string       `json:"pv,omitempty"`
 	}{s.ply, s.best.Score, s.best.Depth, term.Move, s.best.PV}
 	js, err := json.Marshal(e)
+	if err == nil && len(js) > r.m.bounds.eval {
+		e.PV = nil // within what is stored and read back (bounds)
+		js, err = json.Marshal(e)
+	}
 	if err == nil {
 		r.m.be.addEval(r.m.ctx, r.id, s.ply, js)
 	}

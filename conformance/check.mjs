@@ -178,6 +178,12 @@ async function releaseViewers() {
   await sleep(300);
 }
 
+// A match of the anonymous client: created by its 201 case (got sets the
+// id), read, then cancelled by its DELETE case.
+let matchID = '';
+const matchPath = () => '/v1/matches/' + matchID;
+const noMatch = '/v1/matches/000000000000000000000000';
+
 // op, status, request, and bad: the request violates the spec on purpose.
 const cases = [
   { op: 'get /healthz', status: 200 },
@@ -213,6 +219,7 @@ const cases = [
   { op: 'post /v1/records/parse', status: 200, body: 'example' },
   { op: 'post /v1/records/parse', status: 200, body: { record: 'PI82HI22KA\n-\n-7162GI\n+7776FU\n%CHUDAN\n' }, note: 'CSA, a handicap' },
   { op: 'post /v1/records/parse', status: 200, body: { record_base64: 'juiNh4qEgUaVvY7oCiAgIDEgglaYWpXgKDc3KQo=' }, note: 'Shift_JIS bytes' },
+  { op: 'post /v1/records/parse', status: 200, body: { record: '1. e4 { [%eval 0.36] [%clk 0:03:00] } e5?! (1... c5 2. Nf3 ({x} 2. c3)) 2. Nf3 $14 *' }, note: 'PGN: variations, NAGs, comment commands' },
   { op: 'post /v1/records/parse', status: 400, body: { record: '', extra: 1 }, bad: true },
   { op: 'post /v1/records/parse', status: 415, body: '{"record":""}', headers: textPlain, bad: true },
   { op: 'post /v1/records/parse', status: 403, body: 'example', headers: foreign },
@@ -225,6 +232,15 @@ const cases = [
   { op: 'post /v1/records/export', status: 200, body: { sfen: '4k4/9/9/9/9/9/9/9/4K4 b G 1', plies: [{ move: 'G*5b', eval: { mate: 1 } }] }, note: 'a board diagram, a mate' },
   { op: 'post /v1/records/export', status: 200, body: { fen: 'startpos', header: { white: 'A', black: 'B' }, end: '1-0', plies: [{ move: 'e2e4', eval: { cp: 31, depth: 20 }, time_ms: 1500 }, { move: 'e7e5', eval: { mate: -3 } }] }, note: 'a chess game as PGN' },
   { op: 'post /v1/records/export', status: 422, body: { format: 'pgn', plies: [{ move: 'e2e4' }, { move: 'e2e4' }] }, note: 'an illegal chess move' },
+  {
+    op: 'post /v1/records/export', status: 200, note: 'a chess parse answer as it is',
+    body: {
+      format: 'pgn', position: { fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', moves: ['e2e4', 'e7e5'] }, header: { fields: [] },
+      plies: [{ move: 'e2e4', san: 'e4', eval: { cp: 36 }, clock_ms: 180000 },
+        { move: 'e7e5', san: 'e5', nags: [6], variations: [[{ move: 'c7c5', san: 'c5', comment_before: 'x', time_ms: 2500 }]] }],
+    },
+  },
+  { op: 'post /v1/records/export', status: 422, body: { fen: 'startpos', plies: [{ move: 'e2e4', san: 'd4' }] }, note: 'a san naming another move: record_mismatch' },
   { op: 'post /v1/records/export', status: 400, body: { plies: [], extra: 1 }, bad: true },
   { op: 'post /v1/records/export', status: 415, body: '{"plies":[]}', headers: textPlain, bad: true },
   { op: 'post /v1/records/export', status: 403, body: 'example', headers: foreign },
@@ -275,6 +291,10 @@ const cases = [
   { op: 'post /v1/games/analysis', status: 422, body: { record: '1 ７六歩(77)\n2 ２二角成(88)\n', limits: { depth: 1 } }, note: 'bad record' },
   { op: 'post /v1/games/analysis', status: 202, body: { record: '1 ７六歩(77)\n2 ３四歩(33)\n', limits: { depth: 1 } }, note: 'from a KIF record' },
   { op: 'post /v1/games/analysis', status: 429, body: 'example', headers: keyed, before: spendRate },
+  { op: 'get /v1/play/games', status: 200 },
+  { op: 'get /v1/play/games', status: 401, headers: wrongKey, bad: true },
+  { op: 'get /v1/play/games', status: 403, headers: foreign },
+  { op: 'get /v1/play/games', status: 421, ...misdirected },
   { op: 'get /v1/games/analysis/{id}', status: 200, url: gamePath, before: () => startGameJob({ depth: 2 }) },
   { op: 'get /v1/games/analysis/{id}', status: 304, url: gamePath, get headers() { return { 'If-None-Match': etag }; }, before: gameJobEnded, note: 'If-None-Match of the last ETag' },
   { op: 'get /v1/games/analysis/{id}', status: 404, url: noGame },
@@ -339,6 +359,28 @@ const cases = [
   { op: 'get /v1/broadcasts/{id}/ws', status: 409, url: bcPath('/ws'), headers: handshake, note: 'ended' },
   { op: 'put /v1/broadcasts/{id}/position', status: 409, url: bcPath('/position'), body: 'example', note: 'ended' },
 
+  { op: 'post /v1/matches', status: 201, body: 'example', got: (v) => { matchID = v.id; } },
+  { op: 'post /v1/matches', status: 400, body: { players: [], extra: 1 }, bad: true },
+  { op: 'post /v1/matches', status: 401, body: 'example', headers: wrongKey, bad: true },
+  { op: 'post /v1/matches', status: 403, body: 'example', headers: foreign },
+  { op: 'post /v1/matches', status: 404, body: { players: [{ engine: 'fairy' }, { engine: 'nobody' }], games: 2, limits: { nodes: 100 } }, note: 'an unknown engine' },
+  { op: 'post /v1/matches', status: 413, body: huge, bad: true },
+  { op: 'post /v1/matches', status: 415, body: '{}', headers: textPlain, bad: true },
+  { op: 'post /v1/matches', status: 421, body: 'example', ...misdirected },
+  { op: 'post /v1/matches', status: 422, body: { players: [{ engine: 'fairy' }, { engine: 'fairy' }], games: 2, limits: {} }, note: 'no limit' },
+  { op: 'post /v1/matches', status: 429, body: 'example', headers: keyed, before: spendRate },
+  { op: 'get /v1/matches/{id}', status: 200, url: matchPath },
+  { op: 'get /v1/matches/{id}', status: 404, url: noMatch },
+  { op: 'get /v1/matches/{id}', status: 401, url: matchPath, headers: wrongKey, bad: true },
+  { op: 'get /v1/matches/{id}', status: 403, url: matchPath, headers: foreign },
+  { op: 'get /v1/matches/{id}', status: 421, url: matchPath, ...misdirected },
+  { op: 'delete /v1/matches/{id}', status: 401, url: matchPath, headers: wrongKey, bad: true },
+  { op: 'delete /v1/matches/{id}', status: 403, url: matchPath, headers: foreign },
+  { op: 'delete /v1/matches/{id}', status: 404, url: matchPath, headers: { 'X-API-Key': apiKey }, note: 'not its owner' },
+  { op: 'delete /v1/matches/{id}', status: 404, url: noMatch },
+  { op: 'delete /v1/matches/{id}', status: 421, url: matchPath, ...misdirected },
+  { op: 'delete /v1/matches/{id}', status: 200, url: matchPath },
+
   { op: 'post /v1/ws-ticket', status: 200, headers: { Authorization: 'Bearer ' + apiKey } },
   { op: 'post /v1/ws-ticket', status: 401, bad: true, note: 'anonymous' },
   // RFC 9110 makes the scheme case-insensitive; Prism compares it exactly
@@ -371,6 +413,7 @@ const cases = [
   { op: 'post /v1/broadcasts/{id}/moves', status: 503, url: bcPath('/moves'), body: 'example' },
   { op: 'put /v1/broadcasts/{id}/position', status: 503, url: bcPath('/position'), body: 'example' },
   { op: 'get /v1/broadcasts/{id}/ws', status: 503, url: bcPath('/ws'), headers: handshake },
+  { op: 'post /v1/matches', status: 503, body: 'example' },
 ];
 
 // Statuses of the spec no case here reaches, and why.
@@ -388,10 +431,14 @@ const notDriven = {
   'get /v1/games/analysis/{id} 429': "needs the client's flood guard of reads spent and kept spent while the proxy forwards; TestReadsAreCheap (server/reads_test.go) spends it and checks the answer against openapi.yaml",
   'get /v1/engines 429': 'as for get /v1/games/analysis/{id}: TestReadsAreCheap',
   'get /v1/limits 429': 'as for get /v1/games/analysis/{id}: TestReadsAreCheap',
+  'get /v1/play/games 429': 'as for get /v1/games/analysis/{id}: the same flood guard of reads (readGuard), whose 429 TestReadsAreCheap checks',
+  'get /v1/play/games 503': 'needs games in a Redis that does not answer; TestPlayGamesStoreUnreachable (server/play27_test.go) makes one and checks the answer against openapi.yaml',
   'post /v1/broadcasts 408': 'as for /v1/validate; TestBroadcastAnswersBeyondConformance (server/broadcast_test.go) stalls one and checks the answer against openapi.yaml',
   'get /v1/broadcasts/{id} 429': 'as for get /v1/games/analysis/{id}; TestBroadcastAnswersBeyondConformance spends the reads and checks the answer against openapi.yaml',
   'get /v1/broadcasts/{id} 503': 'needs broadcasts in a Redis that does not answer; TestBroadcastAnswersBeyondConformance makes one and checks every route\'s 503 against openapi.yaml',
   'delete /v1/broadcasts/{id} 503': 'as for get: TestBroadcastAnswersBeyondConformance',
+  'post /v1/matches 408': 'as for /v1/validate; TestMatchAnswersBeyondConformance (server/matches_test.go) stalls one and checks the answer against openapi.yaml',
+  'get /v1/matches/{id} 429': 'as for get /v1/games/analysis/{id}; TestMatchAnswersBeyondConformance spends the reads and checks the answer against openapi.yaml',
 };
 
 let failures = 0;

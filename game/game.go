@@ -33,6 +33,7 @@ package game
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -107,6 +108,13 @@ type Probe struct {
 	MateInOne string
 	// StartMoves are a few moves from the start position.
 	StartMoves []string
+	// Won, Lost and Reversed tell the side an engine's scores are from:
+	// in each, one side has clearly won (material or discs far beyond what
+	// a search could doubt). In Won that side is to move, in Lost the
+	// other side is; in Reversed the other side has won and is to move
+	// (it tells scores fixed to one side from scores that are the same
+	// whoever has won). All have moves to search.
+	Won, Lost, Reversed string
 }
 
 // Position is a checked position: a start, the moves played from it, and
@@ -232,6 +240,9 @@ type RecordGame struct {
 	// result, ...), or "".
 	End   string      `json:"end"`
 	Plies []RecordPly `json:"plies"`
+	// Final is the position the main line reaches as parse answers it
+	// (its final_<field>), or "": checked by Export, not written.
+	Final string `json:"-"`
 }
 
 // RecordHeader is a record's header as /v1/records/parse answers it and
@@ -251,13 +262,40 @@ type RecordField struct {
 	Value string `json:"value"`
 }
 
-// RecordPly is a move to write, with what the record says of it.
+// RecordPly is a move to write, with what the record says of it: a ply of
+// /v1/records/parse's answer as it is.
 type RecordPly struct {
-	Move       string        `json:"move"`
-	Comment    string        `json:"comment"`
-	TimeMS     *int64        `json:"time_ms"`
-	Eval       *RecordEval   `json:"eval"`
+	Move    string `json:"move"`
+	Comment string `json:"comment"`
+	// CommentBefore is a comment before a variation's first move (PGN's
+	// "({a comment} 1... d5)").
+	CommentBefore string `json:"comment_before"`
+	TimeMS        *int64 `json:"time_ms"`
+	// ClockMS is the mover's clock after the move (PGN's [%clk]).
+	ClockMS *int64      `json:"clock_ms"`
+	Eval    *RecordEval `json:"eval"`
+	// NAGs are PGN's annotation glyphs ($1 = !, ... $6 = ?!, $18, ...).
+	NAGs       []int         `json:"nags"`
 	Variations [][]RecordPly `json:"variations"`
+	// The move in the game's notation, as parse answers it: chess's SAN,
+	// shogi's KIF. The move is what is written; a notation is checked
+	// against it (CodeRecordMismatch when it names another move), and a
+	// notation of another game is refused.
+	SAN string `json:"san"`
+	KIF string `json:"kif"`
+	// Line is the line of the text parse read the move from: read, and
+	// not written (a record written anew has its own lines).
+	Line int `json:"line"`
+}
+
+// CodeRecordMismatch refuses a record to write whose parts disagree: a
+// ply's notation naming another move than its move, a position whose
+// moves are not the plies', a final position not the one the moves reach.
+const CodeRecordMismatch = "record_mismatch"
+
+// Mismatch is a CodeRecordMismatch error.
+func Mismatch(moveIndex int, format string, args ...any) *RecordError {
+	return &RecordError{Code: CodeRecordMismatch, Message: fmt.Sprintf(format, args...), MoveIndex: moveIndex}
 }
 
 // RecordEval is an engine's evaluation of the position after a move, from

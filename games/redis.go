@@ -173,27 +173,6 @@ func unixMS(s string) time.Time {
 	return time.UnixMilli(n)
 }
 
-// loadScript reads job KEYS[1] as HGETALL would, measuring it on the
-// server first (anyone able to write to the Redis can store anything
-// there): a hash of more than ARGV[3] fields reads as absent, and a field
-// named in more than 32 bytes, or holding more than ARGV[2] bytes (ARGV[1]
-// for req), is left out; nothing larger is ever sent.
-var loadScript = redis.NewScript(`
-local k = KEYS[1]
-if redis.call('TYPE', k).ok ~= 'hash' then return {} end
-if redis.call('HLEN', k) > tonumber(ARGV[3]) then return {} end
-local out = {}
-for _, f in ipairs(redis.call('HKEYS', k)) do
-  local cap = tonumber(ARGV[2])
-  if f == 'req' then cap = tonumber(ARGV[1]) end
-  if string.len(f) <= 32 and redis.call('HSTRLEN', k, f) <= cap then
-    out[#out + 1] = f
-    out[#out + 1] = redis.call('HGET', k, f)
-  end
-end
-return out
-`)
-
 // The bounds of a job's record as read back: maxField bytes for a field
 // (a result, an error, a number), maxReq bytes of request per move of
 // MaxMoves and reqSlack more (the start, the limits, the thresholds),
@@ -209,15 +188,17 @@ const (
 
 // load reads job id; nil when there is none.
 func (s *store) load(ctx context.Context, id string) (*record, error) {
-	v, err := loadScript.Run(ctx, s.cl, []string{s.key(id)}, maxReq*s.maxMoves+reqSlack, maxField, fieldsPerPly*(s.maxMoves+1)+fieldsSlack).Slice()
+	// Measured on the server first (redislease.ReadHash): a hash of more
+	// fields reads as absent, a field over its bound is left out.
+	rh, err := redislease.ReadHash(ctx, s.cl, s.key(id), redislease.Caps{Fields: fieldsPerPly*(s.maxMoves+1) + fieldsSlack,
+		Value: maxField, Named: map[string]int{"req": maxReq*s.maxMoves + reqSlack}})
+	if errors.Is(err, redislease.ErrTooMany) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	h := make(map[string]string, len(v)/2)
-	for i := 0; i+1 < len(v); i += 2 {
-		f, _ := v[i].(string)
-		h[f], _ = v[i+1].(string)
-	}
+	h := rh.Values
 	if h["owner"] == "" || h["req"] == "" {
 		return nil, nil
 	}

@@ -428,3 +428,21 @@ func (s *RedisStore) Finish(ctx context.Context, st *State, keep time.Duration, 
 	}
 	return nil
 }
+
+// Owned lists client's games in progress (the owner hash: every game in
+// progress, MaxGames at most).
+func (s *RedisStore) Owned(ctx context.Context, client string) ([]string, error) {
+	ctx, cancel := s.ctx(ctx)
+	defer cancel()
+	all, err := s.cl.HGetAll(ctx, s.p+"owner").Result()
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for id, o := range all {
+		if o == client {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}

@@ -63,6 +63,7 @@ type kind struct {
 	probed     *probe.Profile // profile before the configured overrides: what the cache holds
 	profileKey string
 	dialect    *usi.Dialect // what its engines speak; set before the probe (nil: USI)
+	spare      *usi.Engine  // the probe's engine, until the first slot takes it (spare.go)
 	lastErr    string       // why the engine last failed to start, in its own words too
 	// discovered is closed when the first discovery has ended: the profile
 	// is known, or the engine could not be started to learn it.

@@ -15,7 +15,9 @@
 //
 // Before a kind's first engine starts, the pool knows the engine's profile
 // (package probe): loaded from the cache for this binary, or probed on a
-// spare process. The profile says which go parameters the engine honours,
+// spare process, which then serves as the kind's first engine once nothing
+// the probe did is left to change an answer (spare.go): an engine slow to
+// get ready is started once. The profile says which go parameters the engine honours,
 // whether it solves mates, and whether isready is cheap enough to use
 // between leases. An idle engine is never sent anything: its health check
 // reads its process state.
@@ -292,6 +294,9 @@ func (p *Pool) Close(ctx context.Context) error {
 	}
 	p.cancel()
 	p.wg.Wait()
+	for _, k := range p.kinds {
+		k.closeSpare() // a probe's engine no slot took
+	}
 	return err
 }
 

@@ -43,14 +43,14 @@ func (k *kind) discover(ctx context.Context) bool {
 			}
 			d, guessed := k.dialectOf(ctx)
 			k.setDialect(d)
-			prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d})
+			prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d, Keep: k.keepSpare})
 			if err != nil && guessed && ctx.Err() == nil {
 				// It said nothing in the quick look and failed as USI:
 				// ask again with the whole start timeout.
 				if d2, derr := usi.Detect(ctx, k.usiConfig(k.log), k.cfg.Timeouts.Start); derr == nil && d2 != d {
 					k.log.Info("engine dialect learned", "protocol", d2.Name)
 					k.setDialect(d2)
-					prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d2})
+					prof, err = probe.Run(ctx, probe.Config{Start: start, Identity: ident, Logger: plog, Dialect: d2, Keep: k.keepSpare})
 				}
 			}
 			if err == nil {

@@ -130,6 +130,9 @@ func (k *kind) startEngineWith(ctx context.Context, cfg usi.Config) (*usi.Engine
 // start starts a serving engine: options, then isready (which may take a
 // while: engines load their evaluation files then).
 func (k *kind) start(ctx context.Context) (*instance, error) {
+	if in := k.takeSpare(ctx); in != nil {
+		return in, nil
+	}
 	c := k.cfg
 	sctx, cancel := context.WithTimeout(ctx, c.Timeouts.Start+c.Timeouts.Ready)
 	defer cancel()
@@ -173,7 +176,18 @@ func (k *kind) start(ctx context.Context) (*instance, error) {
 // and USI_Ponder, which GUIs send to every engine (an engine's own hash
 // default may be gigabytes), under the names the engine advertises.
 func (k *kind) applyOptions(eng *usi.Engine) error {
-	opts := eng.Options()
+	values := k.startValues(eng.Options())
+	for _, name := range sortedKeys(values) {
+		if err := eng.SetOption(name, values[name]); err != nil {
+			return fmt.Errorf("option %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// startValues are the options applyOptions sets on an engine advertising
+// opts, by the names it advertises.
+func (k *kind) startValues(opts []usi.Option) map[string]string {
 	values := map[string]string{}
 	for name, v := range k.cfg.Options {
 		values[advertisedName(opts, name)] = v
@@ -188,12 +202,7 @@ func (k *kind) applyOptions(eng *usi.Engine) error {
 		}
 		values[advertisedName(opts, name)] = clampSpin(opts, advertisedName(opts, name), reserved[name])
 	}
-	for _, name := range sortedKeys(values) {
-		if err := eng.SetOption(name, values[name]); err != nil {
-			return fmt.Errorf("option %s: %w", name, err)
-		}
-	}
-	return nil
+	return values
 }
 
 // clampSpin brings a default value within an advertised spin option's range.

@@ -36,6 +36,18 @@ type Config struct {
 	// Dialect is what Start's engines speak (nil: USI); it decides the
 	// game of the probe's positions (UCI: chess).
 	Dialect *usi.Dialect
+	// Keep, if set, is given the engine the probe used last instead of
+	// closing it, when the probe succeeds and the engine may serve on: it
+	// runs, no search is in flight, and mate searches do not unfit it
+	// (Profile.AfterMate ok). Keep owns it from then on: an engine that
+	// is slow to get ready is started once, not once for the probe and
+	// again to serve. It is in a game (it searched since its last
+	// usinewgame; its hash holds the probe's positions), and the options
+	// the probe set (the analysis options, USI_AnalyseMode,
+	// UCI_AnalyseMode and USI_OwnBook, where advertised) are as the probe
+	// left them: its Options and OptionValue say which differ from what
+	// Start set.
+	Keep func(*usi.Engine)
 }
 
 // ErrStart is returned, wrapped, when the engine could not be started at all.
@@ -64,16 +76,20 @@ func Run(ctx context.Context, cfg Config) (*Profile, error) {
 	// isready again only at the start of the next game; never two isready
 	// in a row. A step that makes the engine exit or hang is a finding, the
 	// engine is started afresh for the next one.
-	for _, step := range []func(context.Context) error{r.baseline, r.depth, r.nodes, r.movetime, r.inc, r.newGame, r.mate, r.startpos} {
+	for _, step := range []func(context.Context) error{r.baseline, r.depth, r.nodes, r.movetime, r.inc, r.scoreSide, r.newGame, r.mate, r.startpos} {
 		if err := step(ctx); err != nil {
 			return nil, err
 		}
 	}
 	p := r.prof
+	if e := r.eng; cfg.Keep != nil && e != nil && e.Err() == nil && e.ActiveSearch() == nil && p.AfterMate != AfterMateRecycle {
+		r.eng = nil
+		cfg.Keep(e)
+	}
 	p.ProbedAt = time.Now().UTC().Truncate(time.Second)
 	p.ProbeTook = Millis(time.Since(began).Milliseconds())
 	log.Info("engine profile probed", "id", p.Identity.Name, "native", p.NativeParams(), "checkmate", p.Checkmate,
-		"after_mate", p.AfterMate, "mate_only", p.MateOnly, "isready_ms", p.ReadyAgainMS, "avoid", p.Avoid, "took", time.Since(began).Round(time.Millisecond))
+		"after_mate", p.AfterMate, "mate_only", p.MateOnly, "score_side", p.ScoreSide, "isready_ms", p.ReadyAgainMS, "avoid", p.Avoid, "took", time.Since(began).Round(time.Millisecond))
 	return p, nil
 }
 
@@ -260,8 +276,11 @@ type outcome struct {
 	maxNodes int64
 	nps      int64
 	infos    int
-	depthSet bool // some info line had depth
-	nodesSet bool // ... and nodes
+	depthSet bool            // some info line had depth
+	nodesSet bool            // ... and nodes
+	scored   bool            // some info line of the best line had a score
+	score    usi.Score       // ... the last one
+	scale    *usi.ScoreScale // the engine's scale of bare scores, if it declared one
 }
 
 // search sends one go and waits at most bound for the answer, then stops the
@@ -304,6 +323,12 @@ func (r *runner) search(ctx context.Context, sfen string, g usi.Go, bound time.D
 		if in.Has(usi.InfoNPS) {
 			o.nps = in.NPS
 		}
+		if in.Has(usi.InfoScore) && in.MultiPV <= 1 {
+			o.scored, o.score = true, in.Score
+		}
+	}
+	if sc, ok := e.ScoreScale(); ok {
+		o.scale = &sc
 	}
 	o.res, o.err = s.Wait(context.WithoutCancel(ctx))
 	o.took = time.Since(start)

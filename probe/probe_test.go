@@ -225,6 +225,9 @@ func TestProbeUCI(t *testing.T) {
 			p.Goes("movetime") != Native || p.Goes("byoyomi") != Unsupported || p.MultiPVOption != "MultiPV" || p.HashOption != "Hash" || !p.Chess960 {
 			t.Errorf("%s: profile %+v", path, p)
 		}
+		if p.ScoreSide != ScoreSideToMove || p.Sources["score_side"] != SourceProbed {
+			t.Errorf("%s: score side %q (%s), want %s", path, p.ScoreSide, p.Notes["score_side"], ScoreSideToMove)
+		}
 		if path == "/usr/games/fairy-stockfish" && !slices.Contains(p.Variants, "chess") {
 			t.Errorf("fairy-stockfish: variants %v, want chess among them", p.Variants)
 		}
@@ -281,6 +284,11 @@ func TestRealEngines(t *testing.T) {
 	// from the start killed it.
 	if !gps.Avoids(AvoidStartposAfterSFEN) || fairy.Avoids(AvoidStartposAfterSFEN) {
 		t.Errorf("startpos after sfen avoided: gpsusi %v (%s), fairy-stockfish %v", gps.Avoid, gps.Notes[AvoidStartposAfterSFEN], fairy.Avoid)
+	}
+	for _, p := range []*Profile{fairy, gps} {
+		if p.ScoreSide != ScoreSideToMove {
+			t.Errorf("%s: score side %q (%s), want %s", p.Identity.Name, p.ScoreSide, p.Notes["score_side"], ScoreSideToMove)
+		}
 	}
 	if !gps.ReadyBetweenLeases || !fairy.ReadyBetweenLeases {
 		t.Errorf("isready at a new game: gpsusi %dms %v, fairy-stockfish %dms %v; want cheap", gps.ReadyAgainMS, gps.ReadyBetweenLeases, fairy.ReadyAgainMS, fairy.ReadyBetweenLeases)

@@ -2,18 +2,19 @@
 // learns an engine it has never seen: which go parameters it honours and
 // how, whether it answers go mate with checkmate and still searches normally
 // afterwards, whether it only solves mates, what it calls its MultiPV, hash
-// and ponder options, whether its info lines carry depth and nodes, and what
-// an isready costs it. The findings are a Profile, kept on disk by the
+// and ponder options, whether its info lines carry depth and nodes, what
+// an isready costs it, and the side its scores are from. The findings are a Profile, kept on disk by the
 // engine's identity so that a restart does not probe again.
 //
 // Run drives a spare engine process that its caller starts (and restarts,
 // when a probe makes the engine exit); it never touches an engine that serves
-// clients. Nothing here knows any engine by name.
+// clients (though its last engine may go on to serve: Config.Keep).
+// Nothing here knows any engine by name.
 //
 // # Concurrency and ownership
 //
 // Run owns the engines its Start function returns and closes each of them
-// before it returns. A Profile is a value: once returned it is not changed,
+// before it returns, but the one it gives to Config.Keep. A Profile is a value: once returned it is not changed,
 // and it is safe to read from many goroutines. Load and Save may be called
 // concurrently for different identities.
 package probe
@@ -58,8 +59,21 @@ const (
 )
 
 // Version is the probe's format; a profile of another version is probed
-// again. 2: the GUIs' order (one isready per game), Avoid, Observed.
-const Version = 2
+// again. 2: the GUIs' order (one isready per game), Avoid, Observed. 3:
+// ScoreSide.
+const Version = 3
+
+// The side an engine's scores are from (Profile.ScoreSide). USI, UCI and
+// USI-X score from the side to move; engines seen do otherwise.
+const (
+	ScoreSideToMove = "side_to_move" // the protocols' norm
+	ScoreSideOther  = "other_side"   // the side that just moved
+	ScoreSideBlack  = "black"        // always Black's (game.Black: sente, chess's and othello's Black)
+	ScoreSideWhite  = "white"        // always White's
+	// ScoreSideUnknown: the probe could not tell (no scores, or none clear
+	// enough); usid takes the protocol's norm.
+	ScoreSideUnknown = "unknown"
+)
 
 // Limit parameters the probe measures; the clock parameters (btime, wtime,
 // byoyomi) plus infinite and ponder are Shogidokoro's core, which every USI
@@ -71,8 +85,8 @@ var (
 
 // Profile is what usid knows about one engine. Sources says, for each fact
 // (a go parameter's name, or "checkmate", "after_mate", "mate_only",
-// "multipv_option", "hash_option", "ponder_option", "reports_depth",
-// "reports_nodes", "isready", and each Avoid... step), where it came from; Notes says why, for the
+// "multipv_option", "hash_option", "ponder_option", "score_side",
+// "reports_depth", "reports_nodes", "isready", and each Avoid... step), where it came from; Notes says why, for the
 // facts a probe decided.
 type Profile struct {
 	Version  int      `json:"version"`
@@ -100,6 +114,12 @@ type Profile struct {
 	MultiPVOption string `json:"multipv_option,omitempty"` // "" when it has none
 	HashOption    string `json:"hash_option"`
 	PonderOption  string `json:"ponder_option"`
+
+	// ScoreSide is the side the engine's scores are from (ScoreSide...
+	// constants), learned from two positions one side has clearly won, one
+	// with each side to move. usid turns every score to the side to move
+	// (ScoresFlipped) before anything reads it.
+	ScoreSide string `json:"score_side"`
 
 	ReportsDepth bool  `json:"reports_depth"`
 	ReportsNodes bool  `json:"reports_nodes"`
@@ -170,6 +190,24 @@ func (p *Profile) Goes(param string) string {
 		return Native
 	}
 	return Unsupported
+}
+
+// ScoresFlipped reports whether the engine's scores of a position with side
+// ("b" or "w") to move are from the other side's point of view, and must be
+// negated to be the side to move's.
+func (p *Profile) ScoresFlipped(side string) bool {
+	if p == nil {
+		return false
+	}
+	switch p.ScoreSide {
+	case ScoreSideOther:
+		return true
+	case ScoreSideBlack:
+		return side != game.Black
+	case ScoreSideWhite:
+		return side != game.White
+	}
+	return false
 }
 
 // Avoids reports whether the probe found that step makes the engine exit

@@ -29,7 +29,9 @@ func (s *Server) broadcastRoutes(r chi.Router) {
 	r.Delete("/broadcasts/{id}", s.endBroadcast)
 	r.Post("/broadcasts/{id}/moves", s.broadcastMoves)
 	r.Put("/broadcasts/{id}/position", s.broadcastPosition)
-	r.Get("/broadcasts/{id}/ws", s.watchBroadcast)
+	// A viewer's upgrade reads the broadcast too: charged as a read before
+	// the store is asked anything.
+	r.With(s.readGuard).Get("/broadcasts/{id}/ws", s.watchBroadcast)
 }
 
 func (s *Server) createBroadcast(w http.ResponseWriter, r *http.Request) {
@@ -202,7 +204,7 @@ func (s *Server) watchBroadcast(w http.ResponseWriter, r *http.Request) {
 	unwatch, perr := seat.Watch(v)
 	if perr != nil {
 		code := websocket.StatusTryAgainLater
-		if perr.Code == broadcast.CodeEnded || perr.Code == broadcast.CodeNotFound {
+		if perr.Code == broadcast.CodeEnded || perr.Code == broadcast.CodeNotFound || perr.Code == broadcast.CodeInvalid {
 			code = websocket.StatusNormalClosure
 		}
 		c.Close(code, perr.Code)

@@ -160,28 +160,40 @@ func dialStalled(t *testing.T, base, path string) net.Conn {
 // declares that the conformance check (conformance/check.mjs) cannot bring
 // about through its proxy, each checked against openapi.yaml here: 503 from
 // every route while the broadcasts' Redis does not answer, 408 for a
-// creation whose body stalls, 429 for a read once the client's reads are
-// spent.
+// creation whose body stalls, 429 for a read (a viewer's upgrade too)
+// once the client's reads are spent.
 func TestBroadcastAnswersBeyondConformance(t *testing.T) {
 	dead := deadRedis(t)
-	bm, err := broadcast.New(broadcast.Config{Service: shared.srv.cfg.Service,
-		Redis: &broadcast.RedisConfig{URL: dead, Timeout: 200 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
+	// One read in the burst, none more for the test's length: each of the
+	// two servers answers one read.
+	start := func() string {
+		bm, err := broadcast.New(broadcast.Config{Service: shared.srv.cfg.Service,
+			Redis: &broadcast.RedisConfig{URL: dead, Timeout: 200 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { bm.Close(context.Background()) })
+		cfg := shared.srv.cfg
+		cfg.Registerer, cfg.Broadcasts, cfg.BodyTimeout = nil, bm, 200*time.Millisecond
+		cfg.Access = &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5, Reads: 0.001}}
+		srv := New(cfg)
+		hs := httptest.NewServer(srv)
+		t.Cleanup(func() {
+			srv.Drain(context.Background())
+			hs.Close()
+		})
+		return hs.URL
 	}
-	defer bm.Close(context.Background())
-	cfg := shared.srv.cfg
-	cfg.Registerer, cfg.Broadcasts, cfg.BodyTimeout = nil, bm, 200*time.Millisecond
-	cfg.Access = &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5, Reads: 0.001}}
-	srv := New(cfg)
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	defer srv.Drain(context.Background())
+	url, url2 := start(), start()
 	const id = "/v1/broadcasts/6f1c0e5b8d2a4f3e9b7c1d0a2e4f6a8b"
 	c := checkedClient(t)
 	send := func(method, path, body string, hdr http.Header) int {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), method, hs.URL+path, strings.NewReader(body))
+		base := url
+		if strings.HasPrefix(path, "2:") {
+			base, path = url2, path[2:]
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), method, base+path, strings.NewReader(body))
 		if body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}
@@ -208,7 +220,7 @@ func TestBroadcastAnswersBeyondConformance(t *testing.T) {
 		{"DELETE", id, "", nil},
 		{"POST", id + "/moves", `{"moves":["7g7f"]}`, nil},
 		{"PUT", id + "/position", `{"position":{"sfen":"startpos"}}`, nil},
-		{"GET", id + "/ws", "", handshake},
+		{"GET", "2:" + id + "/ws", "", handshake}, // the other server's one read
 	} {
 		if code := send(r.method, r.path, r.body, r.hdr); code != http.StatusServiceUnavailable {
 			t.Errorf("%s %s with Redis unreachable: %d, want 503", r.method, r.path, code)
@@ -218,8 +230,11 @@ func TestBroadcastAnswersBeyondConformance(t *testing.T) {
 	if code := send("GET", id, "", nil); code != http.StatusTooManyRequests {
 		t.Errorf("GET %s with the reads spent: %d, want 429", id, code)
 	}
+	if code := send("GET", id+"/ws", "", handshake); code != http.StatusTooManyRequests {
+		t.Errorf("GET %s/ws with the reads spent: %d, want 429", id, code)
+	}
 
-	resp, body := stalledPOST(t, hs.URL, "/v1/broadcasts", `{"engine":`)
+	resp, body := stalledPOST(t, url, "/v1/broadcasts", `{"engine":`)
 	if resp.StatusCode != http.StatusRequestTimeout {
 		t.Fatalf("stalled POST /v1/broadcasts: %d %s, want 408", resp.StatusCode, body)
 	}
@@ -260,5 +275,39 @@ func TestBroadcastPlaceNoRetryAfter(t *testing.T) {
 	t.Logf("a broadcast past max_broadcasts: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "" {
 		t.Errorf("a broadcast past max_broadcasts: %d with Retry-After %q, want 503 without one", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+}
+
+// TestBroadcastUpgradesAreReads (issue 43): a viewer's upgrade is a read
+// of the broadcast, charged to the client's flood guard of reads before
+// the store is asked: 1,200 upgrades in a row from one client are
+// answered (here 404, an unknown broadcast: each a read of the store) no
+// more often than the guard's burst and its rate over the time they
+// really took; the rest are 429. Before, all 1,200 reached the store.
+func TestBroadcastUpgradesAreReads(t *testing.T) {
+	bm, err := broadcast.New(broadcast.Config{Service: shared.srv.cfg.Service})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bm.Close(context.Background()) })
+	const reads = 20.0
+	cfg := shared.srv.cfg
+	cfg.Registerer, cfg.Broadcasts = nil, bm
+	cfg.Access = &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5, Reads: reads}}
+	srv := New(cfg)
+	t.Cleanup(func() { srv.Drain(context.Background()) })
+	handshake := http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"}, "Sec-Websocket-Version": {"13"}, "Sec-Websocket-Key": {"dGhlIHNhbXBsZSBub25jZQ=="}}
+	codes := map[int]int{}
+	start := time.Now()
+	for range 1200 {
+		codes[serve(srv, "GET", "/v1/broadcasts/6f1c0e5b8d2a4f3e9b7c1d0a2e4f6a8b/ws", "", handshake).Code]++
+	}
+	took := time.Since(start)
+	// What the guard lets through: its burst (2×reads+1) and its rate over
+	// the time the 1,200 took.
+	allowed := int(2*reads) + 1 + int(reads*took.Seconds()) + 1
+	t.Logf("1,200 upgrades in %v: %v (at most %d answered)", took.Round(time.Millisecond), codes, allowed)
+	if codes[http.StatusNotFound] > allowed || codes[http.StatusTooManyRequests] < 1200-allowed || codes[http.StatusNotFound]+codes[http.StatusTooManyRequests] != 1200 {
+		t.Errorf("1,200 upgrades in %v: %v; want at most %d answered 404, the rest 429", took, codes, allowed)
 	}
 }

@@ -166,27 +166,32 @@ func TestChessExport(t *testing.T) {
 	if g.Tag("White") != "A" || g.Tag("Black") != "B" || g.Tag("Event") != "Test" || g.Result != "0-1" || len(g.Moves) != len(chessGame) {
 		t.Fatalf("read back: tags %v result %s, %d moves\n%s", g.Tags, g.Result, len(g.Moves), text)
 	}
+	// The evaluations and times are [%eval] and [%emt] commands, read back
+	// into the plies' fields.
 	for i, p := range g.Moves {
-		if p.Move.String() != chessGame[i] || !strings.Contains(p.Comment, "[%eval ") {
-			t.Errorf("ply %d: %s %q", i, p.Move, p.Comment)
+		if p.Move.String() != chessGame[i] || p.Eval == nil {
+			t.Errorf("ply %d: %s %+v", i, p.Move, p)
 		}
 	}
 	ev := ps[5]["eval"].(map[string]any) // after 3.Qxe5+: White lost
-	if cp, ok := ev["cp"].(float64); ok && !strings.Contains(g.Moves[4].Comment, fmt.Sprintf("[%%eval %.2f", cp/100)) {
-		t.Errorf("3.Qxe5+ comment %q, want White's eval %v", g.Moves[4].Comment, cp)
+	if cp, ok := ev["cp"].(float64); ok && (g.Moves[4].Eval.CP == nil || *g.Moves[4].Eval.CP != int(cp)) {
+		t.Errorf("3.Qxe5+ eval %+v, want White's eval %v", g.Moves[4].Eval, cp)
 	}
-	if !strings.Contains(g.Moves[0].Comment, "[%emt 0:01:01]") || !strings.HasSuffix(g.Moves[4].Comment, "the queen for a pawn") {
-		t.Errorf("comments %q, %q", g.Moves[0].Comment, g.Moves[4].Comment)
+	if e := g.Moves[0].Elapsed; e == nil || *e != 61500*time.Millisecond || g.Moves[4].Comment != "the queen for a pawn" {
+		t.Errorf("time %v, comment %q", e, g.Moves[4].Comment)
 	}
-	if vs := g.Moves[4].Variations; len(vs) != 1 || len(vs[0]) != 2 || vs[0][0].SAN != "Bc4" || vs[0][0].Comment != "[%eval 0.20,12]" {
+	if vs := g.Moves[4].Variations; len(vs) != 1 || len(vs[0]) != 2 || vs[0][0].SAN != "Bc4" || vs[0][0].Eval == nil || *vs[0][0].Eval.CP != 20 || vs[0][0].Eval.Depth != 12 {
 		t.Errorf("variation %+v", vs)
+	}
+	if !strings.Contains(text, "3. Qxe5+ { [%eval ") || !strings.Contains(text, "1. e4 { [%eval ") || !strings.Contains(text, "[%emt 0:01:01.5] }") {
+		t.Errorf("not written as lichess writes it:\n%s", text)
 	}
 
 	// A start other than the standard one is written with SetUp and FEN.
 	fen := "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1"
 	st, _, out = call(t, e, http.MethodPost, "/v1/records/export", map[string]any{"fen": fen, "plies": []any{map[string]any{"move": "f1f8", "eval": map[string]any{"mate": 0}}}, "end": "1-0"})
 	gs, err = pgn.Parse(fmt.Sprint(out["pgn"]))
-	if st != 200 || err != nil || gs[0].Tag("FEN") != fen || gs[0].Moves[0].SAN != "Qf8#" || gs[0].Moves[0].Comment != "[%eval #0]" {
+	if st != 200 || err != nil || gs[0].Tag("FEN") != fen || gs[0].Moves[0].SAN != "Qf8#" || gs[0].Moves[0].Eval == nil || *gs[0].Moves[0].Eval.Mate != 0 {
 		t.Errorf("from a FEN: %d %v %v", st, out, err)
 	}
 	for _, tc := range []struct {

@@ -1,12 +1,16 @@
 package server
 
 import (
+	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
-	"time"
+	"github.com/usid/usid/play"
 )
 
 // TestPlayOverWebSocket: a game against fairy over the WebSocket, the
@@ -94,4 +98,64 @@ func TestResignOnEnginesTurnExport(t *testing.T) {
 		t.Errorf("KIF:\n%s", kif)
 	}
 	shared.waitIdle(t)
+}
+
+// TestPlayGamesList (issue 44): GET /v1/play/games lists the caller's
+// game in progress, also once its connection went (a closed tab holding a
+// slot), as openapi.yaml says; resigned by its id from another
+// connection, it is listed no more.
+func TestPlayGamesList(t *testing.T) {
+	cl := dial(t, shared)
+	cl.send(map[string]any{"type": "play_start", "id": "p1", "engine": "fairy",
+		"play": map[string]any{"side": "b", "clock": map[string]any{"b": map[string]any{"main_ms": 600000}, "w": map[string]any{"byoyomi_ms": 1000}}}})
+	start, _ := last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["id"] == "p1" }))["play"].(map[string]any)
+	if start == nil || start["status"] != "playing" {
+		t.Fatalf("play_start: %v", start)
+	}
+	game := start["game"].(string)
+	cl.c.Close(websocket.StatusNormalClosure, "tab closed")
+	<-cl.done
+
+	code, _, v := call(t, shared, "GET", "/v1/play/games", nil)
+	games, _ := v["games"].([]any)
+	if code != 200 || len(games) != 1 {
+		t.Fatalf("GET /v1/play/games: %d %v", code, v)
+	}
+	if g := games[0].(map[string]any); g["game"] != game || g["rules"] != "shogi" || g["engine"] != "fairy" || g["human"] != "b" || num(g["plies"]) != 0 || g["turn"] != "b" {
+		t.Errorf("listed %v, want game %s of shogi against fairy, Black to move", g, game)
+	}
+
+	cl2 := dial(t, shared)
+	cl2.send(map[string]any{"type": "play_resign", "id": "x", "game": game})
+	ev := last(cl2.until(10*time.Second, func(ev map[string]any) bool { return ev["id"] == "x" }))
+	if p, _ := ev["play"].(map[string]any); p == nil || p["status"] != "ended" {
+		t.Fatalf("resign by id: %v", ev)
+	}
+	if code, _, v := call(t, shared, "GET", "/v1/play/games", nil); code != 200 || len(v["games"].([]any)) != 0 {
+		t.Errorf("after the resignation: %d %v", code, v)
+	}
+	shared.waitIdle(t)
+}
+
+// TestPlayGamesStoreUnreachable: with games in a Redis that does not
+// answer, GET /v1/play/games answers 503 as openapi.yaml says
+// (conformance's notDriven names this test).
+func TestPlayGamesStoreUnreachable(t *testing.T) {
+	store, err := play.NewRedisStore(play.RedisConfig{URL: deadRedis(t), Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	pm := play.New(play.Config{Service: shared.srv.cfg.Service, Store: store})
+	defer pm.Close(context.Background())
+	hs := ownServer(t, func(c *Config) { c.Play = pm })
+	resp, err := checkedClient(t).Get(hs.URL + "/v1/play/games")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"engine_unavailable"`) {
+		t.Errorf("with Redis unreachable: %d %s, want 503 engine_unavailable", resp.StatusCode, body)
+	}
 }

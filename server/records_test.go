@@ -203,7 +203,7 @@ func TestRecordsExportErrors(t *testing.T) {
 			t.Errorf("%s: %d %v, want 422 %s move_index %v", tc.name, code, v, tc.code, tc.index)
 		}
 	}
-	if code, _, v := call(t, shared, "POST", "/v1/records/export", map[string]any{"plies": []map[string]any{{"move": "7g7f", "kif": "▲７六歩(77)"}}}); code != 400 {
+	if code, _, v := call(t, shared, "POST", "/v1/records/export", map[string]any{"plies": []map[string]any{{"move": "7g7f", "kiff": "▲７六歩(77)"}}}); code != 400 {
 		t.Errorf("unknown field: %d %v", code, v)
 	}
 }

@@ -33,6 +33,7 @@ import (
 
 	"github.com/usid/usid/broadcast"
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/session"
@@ -82,6 +83,8 @@ type Config struct {
 	// Broadcasts runs broadcasts (one search, many viewers); nil: no
 	// /v1/broadcasts routes.
 	Broadcasts *broadcast.Manager
+	// Matches runs engine matches; nil: no /v1/matches routes.
+	Matches *match.Manager
 }
 
 // Server routes requests. Create it with New.
@@ -168,8 +171,14 @@ func New(cfg Config) *Server {
 			r.With(s.readGuard).Get("/games/analysis/{id}", s.getGameAnalysis)
 			r.Delete("/games/analysis/{id}", s.cancelGameAnalysis)
 		}
+		if cfg.Play != nil {
+			r.With(s.readGuard).Get("/play/games", s.playGames)
+		}
 		if cfg.Broadcasts != nil {
 			s.broadcastRoutes(r)
+		}
+		if cfg.Matches != nil {
+			s.matchRoutes(r)
 		}
 	})
 	if cfg.Web != nil {
@@ -386,6 +395,7 @@ var statusOf = map[string]int{
 	broadcast.CodeNotOwner:       http.StatusForbidden,
 	broadcast.CodeConflict:       http.StatusConflict,
 	broadcast.CodeEnded:          http.StatusConflict,
+	broadcast.CodeInvalid:        http.StatusNotFound,
 }
 
 // Problem is an RFC 9457 problem document with usid's stable code.

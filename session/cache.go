@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/usid/usid/evalcache"
+	"github.com/usid/usid/game"
 )
 
 // The evaluation cache (Config.Cache, package evalcache) keeps finished
@@ -102,6 +103,11 @@ func (c *Service) cacheKey(j *job) string {
 	}
 	id := prof.Identity
 	parts := []string{"usid-eval-v2", id.Path, strconv.FormatInt(id.Size, 10), strconv.FormatInt(id.ModTime.UnixNano(), 10), id.Name, id.Author, "dir=" + cfg.Dir}
+	if prof.ScoresFlipped(game.Black) || prof.ScoresFlipped(game.White) {
+		// Its scores are turned to the side to move's (search.go): not
+		// what a cache filled before usid knew it holds.
+		parts = append(parts, "scores="+prof.ScoreSide)
+	}
 	for _, a := range cfg.Args {
 		parts = append(parts, "arg="+a)
 	}

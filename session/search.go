@@ -569,7 +569,15 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	// Each line is converted and emitted on the engine's stdout reader as
 	// it is parsed (Deliver): no hand-off to this goroutine per line. The
 	// state above is read after Wait, which returns after the last call.
+	// An engine whose scores are from another side than the side to move
+	// (the probe's score_side) has every line turned here, before anything
+	// reads it: events, the cache, a chess mate's check, and through them
+	// REST answers, game analyses, games and broadcasts.
+	flip := prof.ScoresFlipped(j.pos.SideToMove())
 	s.Deliver(func(in *usi.Info, more bool) {
+		if flip {
+			in.FromOtherSide(j.scale)
+		}
 		if (p.stopDepth > 0 && in.Has(usi.InfoPV) && in.Depth >= p.stopDepth) || (p.stopNodes > 0 && in.Nodes >= p.stopNodes) {
 			stop()
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -84,7 +85,7 @@ const (
 // for what is safe to call concurrently.
 type Engine struct {
 	cfg    Config
-	log    *slog.Logger
+	lg     atomic.Pointer[logging] // Relabel replaces it while readers log
 	cmd    *exec.Cmd
 	pid    int
 	cancel context.CancelFunc // kills the process group (through cmd.Cancel)
@@ -118,6 +119,24 @@ type Engine struct {
 	closing    bool
 	killReason string
 	err        error // why the process is gone; nil while it runs
+}
+
+// logging is where an engine's log lines go, and Config.Expected.
+type logging struct {
+	log      *slog.Logger
+	expected string
+}
+
+func (e *Engine) logger() *slog.Logger { return e.lg.Load().log }
+
+// Relabel sends the engine's log lines to log from now on, with expected
+// as Config.Expected: a probe's spare engine that goes on to serve
+// (package pool) logs as a serving one.
+func (e *Engine) Relabel(log *slog.Logger, expected string) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	e.lg.Store(&logging{log.With("component", "usi", "engine", filepath.Base(e.cfg.Path), "pid", e.pid), expected})
 }
 
 // Start starts the engine in its own process group and performs the USI
@@ -192,7 +211,7 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 		usiok:      make(chan struct{}),
 		readyCh:    make(chan struct{}),
 	}
-	e.log = cfg.Logger.With("component", "usi", "engine", filepath.Base(cfg.Path), "pid", e.pid)
+	e.lg.Store(&logging{cfg.Logger.With("component", "usi", "engine", filepath.Base(cfg.Path), "pid", e.pid), cfg.Expected})
 	e.wg.Add(3)
 	go e.readStdout()
 	go e.readStderr()
@@ -205,7 +224,7 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 		cancel()
 		return nil, &StartError{Err: err, LastWords: e.LastWords()}
 	}
-	e.log.Info("engine started", "name", e.id.Name, "options", len(e.options))
+	e.logger().Info("engine started", "name", e.id.Name, "options", len(e.options))
 	return e, nil
 }
 
@@ -327,13 +346,13 @@ func (e *Engine) close() error {
 	case <-e.done:
 	default:
 		if werr := e.write("quit"); werr != nil {
-			e.log.Debug("quit not sent", "err", werr)
+			e.logger().Debug("quit not sent", "err", werr)
 		}
 		t := time.NewTimer(e.cfg.QuitTimeout)
 		select {
 		case <-e.done:
 		case <-t.C:
-			e.log.Warn("engine did not quit; killing it", "timeout", e.cfg.QuitTimeout)
+			e.logger().Warn("engine did not quit; killing it", "timeout", e.cfg.QuitTimeout)
 			e.kill("no exit after quit")
 			err = fmt.Errorf("%w: engine did not exit within %v after quit; killed", ErrTimeout, e.cfg.QuitTimeout)
 			<-e.done

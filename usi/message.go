@@ -804,3 +804,44 @@ func (in Info) String() string {
 	}
 	return string(b)
 }
+
+// FromOtherSide is the score as the other side sees it: its number
+// negated (a bare score reflected within scale, when there is one: a win
+// probability p of 0..100 becomes 100−p), a mate's sign turned, its bound
+// turned (at least x is at most −x). An engine whose scores are from the
+// side that just moved (package probe learns it) has them turned so.
+func (s Score) FromOtherSide(scale *ScoreScale) Score {
+	s.Value = -s.Value
+	switch s.MateSign {
+	case '+':
+		s.MateSign = '-'
+	case '-':
+		s.MateSign = '+'
+	}
+	if s.Scaled {
+		if scale != nil && scale.Max > scale.Min {
+			s.Points = scale.Min + scale.Max - s.Points
+		} else {
+			s.Points = -s.Points
+		}
+		s.Value = roundScore(s.Points)
+	}
+	switch s.Bound {
+	case LowerBound:
+		s.Bound = UpperBound
+	case UpperBound:
+		s.Bound = LowerBound
+	}
+	return s
+}
+
+// FromOtherSide is the line as the other side sees it: its score
+// (Score.FromOtherSide) and its win and loss chances swapped.
+func (in *Info) FromOtherSide(scale *ScoreScale) {
+	if in.Has(InfoScore) {
+		in.Score = in.Score.FromOtherSide(scale)
+	}
+	if in.Has(InfoWDL) {
+		in.WDL[0], in.WDL[2] = in.WDL[2], in.WDL[0]
+	}
+}

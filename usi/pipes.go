@@ -42,9 +42,9 @@ func (e *Engine) writeLocked(text string) error {
 		}
 		return fmt.Errorf("%w: write: %v", ErrEngineExited, err)
 	}
-	if e.log.Enabled(context.Background(), slog.LevelDebug) {
+	if e.logger().Enabled(context.Background(), slog.LevelDebug) {
 		for l := range strings.Lines(text) {
-			e.log.Debug("send", "line", strings.TrimSuffix(l, "\n"))
+			e.logger().Debug("send", "line", strings.TrimSuffix(l, "\n"))
 		}
 	}
 	return nil
@@ -90,7 +90,7 @@ func (e *Engine) wait() {
 	s := e.search
 	e.search = nil
 	e.mu.Unlock()
-	e.log.Info("engine exited", "err", err)
+	e.logger().Info("engine exited", "err", err)
 	// Done first: a caller whose search failed finds the engine marked gone.
 	close(e.done)
 	if s != nil {
@@ -111,7 +111,7 @@ func (e *Engine) readStdout() {
 			// A line longer than the buffer: drop it to its end, so that a
 			// runaway engine cannot make us hold megabytes.
 			if !discarding {
-				e.log.Warn("discarding over-long line from engine", "max_bytes", e.cfg.MaxLineBytes,
+				e.logger().Warn("discarding over-long line from engine", "max_bytes", e.cfg.MaxLineBytes,
 					"start", string(b[:min(len(b), 80)]))
 				discarding = true
 			}
@@ -156,14 +156,14 @@ func (e *Engine) handle(line string) {
 		// A bestmove or checkmate we cannot read still ends the search:
 		// the engine has stopped, and waiting would hang the caller.
 		if tok := firstToken(line); tok == "bestmove" || tok == "checkmate" {
-			e.log.Warn("bad search result from engine", "line", clip(line))
+			e.logger().Warn("bad search result from engine", "line", clip(line))
 			if s := e.ActiveSearch(); s != nil {
 				e.endSearch(s, Result{}, err)
 			}
 			return
 		}
 		if line != "" {
-			e.log.Debug("ignored engine line", "line", clip(line))
+			e.logger().Debug("ignored engine line", "line", clip(line))
 			e.remember(line)
 		}
 		return
@@ -229,10 +229,10 @@ func (e *Engine) handle(line string) {
 		e.mu.Unlock()
 	case CopyProtection, Registration:
 		if strings.HasSuffix(line, "error") {
-			e.log.Warn("engine reports", "line", line)
+			e.logger().Warn("engine reports", "line", line)
 		}
 	}
-	e.log.Debug("recv", "line", clip(line))
+	e.logger().Debug("recv", "line", clip(line))
 }
 
 func (e *Engine) finishActive(res Result, line string) {
@@ -240,7 +240,7 @@ func (e *Engine) finishActive(res Result, line string) {
 		e.endSearch(s, res, nil)
 		return
 	}
-	e.log.Debug("search result with no search in flight", "line", line)
+	e.logger().Debug("search result with no search in flight", "line", line)
 }
 
 // maxLastWords is how many of an engine's non-USI lines are kept for
@@ -282,10 +282,10 @@ func (e *Engine) readStderr() {
 			if full {
 				line += " [cut]"
 			}
-			if e.cfg.Expected != "" {
-				e.log.Info("engine stderr", "line", line, "expected", e.cfg.Expected)
+			if lg := e.lg.Load(); lg.expected != "" {
+				lg.log.Info("engine stderr", "line", line, "expected", lg.expected)
 			} else {
-				e.log.Warn("engine stderr", "line", line)
+				e.logger().Warn("engine stderr", "line", line)
 			}
 			e.remember(line)
 		}

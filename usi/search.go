@@ -178,7 +178,7 @@ func (s *Search) Stop() {
 		s.stopTimer = time.AfterFunc(d, func() {
 			err := fmt.Errorf("%w: no bestmove within %v after stop", ErrTimeout, d)
 			if s.e.endSearch(s, Result{}, err) {
-				s.e.log.Warn("engine ignored stop; killing it", "timeout", d)
+				s.e.logger().Warn("engine ignored stop; killing it", "timeout", d)
 				s.e.kill("ignored stop")
 			}
 		})
@@ -233,7 +233,7 @@ func (s *Search) send(line string, ok func() bool) error {
 	err := e.writeLocked(line + "\n")
 	if err != nil {
 		// The engine is gone or stuck: its exit fails the search.
-		e.log.Debug("not sent", "line", line, "err", err)
+		e.logger().Debug("not sent", "line", line, "err", err)
 	}
 	return err
 }

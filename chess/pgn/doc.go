@@ -9,8 +9,16 @@
 // FEN tag's) is legal and each SAN names exactly one legal move. A Variant
 // tag of "Chess960" (or "chess 960", "Fischerandom") reads the game with
 // Chess960 castling; other variants are refused. Parsing is linear in the
-// input, whatever it is made of (many comments, tags, NAGs, variations or
-// games: BenchmarkRead, TestParseLinear); variations may nest MaxDepth deep.
+// input, whatever it is made of (many comments, tags, NAGs, variations,
+// comment commands or games: BenchmarkRead, TestParseLinear); variations may
+// nest MaxDepth deep, and a game holds at most DefaultMaxPlies moves, all
+// its lines together (ParseMax sets another bound).
+//
+// A move's comments may hold the commands lichess and python-chess write:
+// [%clk H:MM:SS] (the clock after the move), [%emt H:MM:SS] (the time it
+// took) and [%eval 0.17] / [%eval #-3] (with an optional ",depth"), read
+// into Ply.Clock, Ply.Elapsed and Ply.Eval; other commands ([%cal], ...)
+// and commands written otherwise stay in the comment's text.
 //
 // A refused text is an *Error with the 1-based line of the bad token, the
 // index of its game, a stable code (one of this package's pgn_* codes, or a
@@ -22,9 +30,12 @@
 // the result), "0-0" for castling and promotions without "=". Move numbers
 // are read but not checked against the ply.
 //
-// Write writes a Game in the PGN export format: its tags in order, the
-// movetext with canonical SAN, move numbers, comments, NAGs and variations,
-// wrapped at 80 columns. Parse(Write(g)) gives g back.
+// Write writes a Game in the PGN export format as lichess writes it: its
+// tags in order, the movetext with canonical SAN, move numbers, a move's
+// first NAG as its suffix when it is one of ! ? !! ?? !? ?! (the others as
+// $n), its commands in a comment of their own ({ [%eval 0.17] [%clk
+// 0:03:00] }) before its text, variations, wrapped at 80 columns.
+// Parse(Write(g)) gives g back.
 //
 // # Sources
 //

@@ -2,6 +2,7 @@ package pgn
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/usid/usid/chess"
 )
@@ -9,15 +10,20 @@ import (
 // Codes of this package's errors; moves and start positions refused by the
 // rules carry package chess's codes.
 const (
-	CodeSyntax  chess.Code = "pgn_syntax"  // a token or structure PGN does not have
-	CodeTag     chess.Code = "pgn_tag"     // a malformed or repeated tag pair
-	CodeResult  chess.Code = "pgn_result"  // the termination marker contradicts the Result tag
-	CodeVariant chess.Code = "pgn_variant" // a Variant tag other than standard chess or Chess960
-	CodeEmpty   chess.Code = "pgn_empty"   // no game in the text
+	CodeSyntax  chess.Code = "pgn_syntax"      // a token or structure PGN does not have
+	CodeTag     chess.Code = "pgn_tag"         // a malformed or repeated tag pair
+	CodeResult  chess.Code = "pgn_result"      // the termination marker contradicts the Result tag
+	CodeVariant chess.Code = "pgn_variant"     // a Variant tag other than standard chess or Chess960
+	CodeEmpty   chess.Code = "pgn_empty"       // no game in the text
+	CodeTooLong chess.Code = "record_too_long" // a game has more moves, all lines together, than allowed
 )
 
 // MaxDepth bounds how deep variations nest.
 const MaxDepth = 64
+
+// DefaultMaxPlies bounds the moves of a game, all its lines together,
+// when ParseMax is given no bound.
+const DefaultMaxPlies = 10000
 
 // Game is one game: its tags, where it starts, its moves and result.
 type Game struct {
@@ -39,9 +45,14 @@ type Ply struct {
 	SAN  string // canonical SAN, whatever the text wrote
 	// Before is a comment before the move; only the first move of a
 	// variation has one (elsewhere a comment belongs to the move before).
-	Before  string
-	Comment string // comments after the move, joined by a space
+	Before string
+	// Comment is the text of the comments after the move, joined by a
+	// space, without the commands read into Clock, Elapsed and Eval.
+	Comment string
 	NAGs    []int
+	Clock   *time.Duration // [%clk]: the mover's clock after the move
+	Elapsed *time.Duration // [%emt]: the time the move took
+	Eval    *Eval          // [%eval]: the position after the move
 	// Variations are alternatives to this move, each a line from the
 	// position before it.
 	Variations [][]Ply

@@ -46,6 +46,9 @@ var bombs = []struct {
 	{"comments_nags", func(n int) string { return repeat("1. e4 ", "{a} $1 ", " *", n) }},
 	{"comments_variations", func(n int) string { return repeat("1. e4 ", "{a} (1. d4) ", " *", n) }},
 	{"nags", func(n int) string { return repeat("1. e4", " $1", " *", n) }},
+	{"commands", func(n int) string { return repeat("1. e4 ", "{[%clk 0:03:00] [%eval 0.1]}", " *", n) }},
+	{"open_commands", func(n int) string { return repeat("1. e4 {", "[%clk ", "} *", n) }},
+	{"unclosed_commands", func(n int) string { return repeat("1. e4 {", "[%clk 0:03:00 ", "]} *", n) }},
 	{"variations", func(n int) string { return repeat("1. e4", " (1. d4)", " *", n) }},
 	{"nested_variations", func(n int) string {
 		nest := strings.Repeat("(1... d5 ", MaxDepth) + strings.Repeat(")", MaxDepth)

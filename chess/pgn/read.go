@@ -8,10 +8,18 @@ import (
 	"github.com/usid/usid/chess"
 )
 
-// Parse reads every game of text. It fails on the first error, which names
-// its line and game.
-func Parse(text string) ([]*Game, error) {
-	r := &reader{text: text, line: 1, lineStart: true}
+// Parse reads every game of text, each of at most DefaultMaxPlies moves. It
+// fails on the first error, which names its line and game.
+func Parse(text string) ([]*Game, error) { return ParseMax(text, 0) }
+
+// ParseMax is Parse with each game bounded to maxPlies moves, all its lines
+// together (0: DefaultMaxPlies); a longer game is refused with
+// CodeTooLong.
+func ParseMax(text string, maxPlies int) ([]*Game, error) {
+	if maxPlies <= 0 {
+		maxPlies = DefaultMaxPlies
+	}
+	r := &reader{text: text, line: 1, lineStart: true, maxPlies: maxPlies}
 	var games []*Game
 	for {
 		r.skipSpace()
@@ -38,6 +46,8 @@ type reader struct {
 	line      int
 	lineStart bool // i is at the start of a line (for % escape lines)
 	gameIndex int
+	maxPlies  int // moves a game may have, all lines together
+	plies     int // moves of the game so far
 }
 
 func (r *reader) errorf(code chess.Code, line int, format string, args ...any) *Error {
@@ -87,7 +97,7 @@ func isResult(s string) bool { return s == "1-0" || s == "0-1" || s == "1/2-1/2"
 
 // game reads one game: tag pairs, then movetext up to its result.
 func (r *reader) game(index int) (*Game, error) {
-	r.gameIndex = index
+	r.gameIndex, r.plies = index, 0
 	g := &Game{}
 	fenLine := r.line
 	seen := map[string]bool{} // the names so far: a set, not a search of g.Tags per tag, which is quadratic
@@ -194,6 +204,7 @@ type frame struct {
 	// comment copies the comments so far).
 	comments []string
 	target   *string // where they go: the last ply's Comment, before, or the game's Comment
+	ply      *Ply    // the ply whose comment target is (its commands are read), or nil
 }
 
 // comment keeps a comment for the line's last move (or its start).
@@ -207,7 +218,11 @@ func (f *frame) comment(text string) {
 // takes a move and when it ends.
 func (f *frame) flush() {
 	if len(f.comments) > 0 {
-		*f.target = strings.Join(f.comments, " ")
+		text := strings.Join(f.comments, " ")
+		if f.ply != nil {
+			text = takeCommands(text, f.ply)
+		}
+		*f.target = text
 		f.comments = f.comments[:0]
 	}
 }
@@ -343,12 +358,18 @@ func (r *reader) token(top *frame, tok string, line int) error {
 		pe.MoveIndex = len(top.plies)
 		return pe
 	}
+	if r.plies++; r.plies > r.maxPlies {
+		pe := r.errorf(CodeTooLong, line, "the game has more than %d moves, all lines together", r.maxPlies)
+		pe.MoveIndex = len(top.plies)
+		return pe
+	}
 	ply := Ply{Move: m, SAN: top.pos.SAN(m)}
 	top.prev = top.pos
 	top.pos.Play(m)
 	top.flush()
 	top.plies = append(top.plies, ply)
-	top.target = &top.plies[len(top.plies)-1].Comment
+	top.ply = &top.plies[len(top.plies)-1]
+	top.target = &top.ply.Comment
 	if suffix != "" {
 		n, ok := suffixNAG[suffix]
 		if !ok {

@@ -63,7 +63,7 @@ func (w *writer) add(s string) { w.toks = append(w.toks, s) }
 func (w *writer) comment(c string) error {
 	switch {
 	case !strings.Contains(c, "}"):
-		w.add("{" + c + "}")
+		w.add("{ " + c + " }")
 	case !strings.ContainsAny(c, "\n\r"):
 		w.add(";" + c)
 	default:
@@ -95,12 +95,26 @@ func (w *writer) line(plies []Ply, pos chess.Position, number bool) error {
 		if err := checkLegal(&pos, ply.Move); err != nil {
 			return err
 		}
-		w.add(pos.SAN(ply.Move))
-		for _, n := range ply.NAGs {
+		san := pos.SAN(ply.Move)
+		nags := ply.NAGs
+		// The first NAG, when it is a move's (1-6), as its suffix (e4!?),
+		// as lichess writes it; the others as $n.
+		if len(nags) > 0 && nags[0] >= 1 && nags[0] <= 6 {
+			san += suffixOf[nags[0]]
+			nags = nags[1:]
+		}
+		w.add(san)
+		for _, n := range nags {
 			if n < 0 || n > 255 {
 				return fmt.Errorf("pgn: NAG %d is not 0..255", n)
 			}
 			w.add("$" + strconv.Itoa(n))
+		}
+		if cmds := commands(&ply); len(cmds) > 0 {
+			// Commands in a comment of their own before the text: a
+			// text holding "}" goes on a ";" line of its own.
+			w.add("{ " + strings.Join(cmds, " ") + " }")
+			number = true
 		}
 		if ply.Comment != "" {
 			if err := w.comment(ply.Comment); err != nil {
@@ -123,6 +137,10 @@ func (w *writer) line(plies []Ply, pos chess.Position, number bool) error {
 	}
 	return nil
 }
+
+// suffixOf is the suffix of each move NAG (PGN standard 10), as suffixNAG
+// reads them.
+var suffixOf = [7]string{1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!"}
 
 // checkLegal reports whether m is a legal move of pos.
 func checkLegal(pos *chess.Position, m chess.Move) error {

@@ -147,6 +147,22 @@ func contract(t *testing.T, g game.Game, keys map[string]bool) {
 	if _, err := g.Check("startpos", "", p.StartMoves); err != nil {
 		t.Errorf("the probe's start moves: %v", err)
 	}
+	// The positions that tell the side an engine's scores are from: one
+	// side to move in each, a move to search in both, no end yet.
+	var sides []string
+	for _, text := range []string{p.Won, p.Lost, p.Reversed} {
+		q, err := g.Check(text, "", nil)
+		if err != nil {
+			t.Fatalf("the probe's decided position %q: %v", text, err)
+		}
+		if q.Ending() != game.EndNone || game.ForcedMove(q) != "" || len(legal(t, g, q)) == 0 {
+			t.Errorf("the probe's decided position %q: ending %q, forced %q, %d moves; want a move to search", text, q.Ending(), game.ForcedMove(q), len(legal(t, g, q)))
+		}
+		sides = append(sides, q.SideToMove())
+	}
+	if sides[0] == sides[1] || sides[2] != sides[1] {
+		t.Errorf("the probe's decided positions have %v to move; want the winner, the loser, the other winner", sides)
+	}
 	if p.MateInOne != "" {
 		q, err := g.Check(p.MateInOne, "", nil)
 		if err != nil {

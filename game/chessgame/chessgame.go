@@ -59,6 +59,10 @@ func (chessGame) Probe() game.Probe {
 		Middle:     "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8",
 		MateInOne:  "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", // Rd8#
 		StartMoves: []string{"e2e4", "e7e5"},
+		// White has no queen: Black is a queen up; Reversed, White is.
+		Won:      "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR b KQkq - 0 1",
+		Lost:     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1",
+		Reversed: "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
 	}
 }
 

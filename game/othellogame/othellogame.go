@@ -54,9 +54,15 @@ var middle = func() string {
 	return p.Token()
 }()
 
+// decided is a board Black has won, 35 discs to 1, on which both sides
+// have a move (Black a1, taking b2; White b8, h2 or h8, taking five);
+// Reversed, its colours swapped.
+const decided = "--------" + "-OXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "--------"
+
 func (othelloGame) Probe() game.Probe {
 	// Othello has no mate search: MateInOne stays empty.
-	return game.Probe{Middle: middle, StartMoves: []string{"f5", "d6"}}
+	return game.Probe{Middle: middle, StartMoves: []string{"f5", "d6"}, Won: decided + "B", Lost: decided + "W",
+		Reversed: strings.NewReplacer("X", "O", "O", "X").Replace(decided) + "W"}
 }
 
 func (othelloGame) Check(start, _ string, moves []string) (game.Position, *rules.Error) {
@@ -86,11 +92,24 @@ func (othelloGame) Check(start, _ string, moves []string) (game.Position, *rules
 
 // Inspect is othello's verdict, with checkmate (always false, as in_check
 // is) where every game's verdict has it.
+// Inspect is othello's verdict in othello's words: no in_check or
+// checkmate (the game has neither), game_over and the result by the count.
 func (othelloGame) Inspect(start, _ string, moves []string, _ bool) any {
-	return struct {
-		othello.Verdict
-		Checkmate bool `json:"checkmate"`
-	}{Verdict: othello.Inspect(start, moves)}
+	v := othello.Inspect(start, moves)
+	return verdict{Valid: v.Valid, Othello: v.Othello, SideToMove: v.SideToMove, LegalMoves: v.LegalMoves,
+		GameOver: v.GameOver, Result: v.Result, Errors: v.Errors}
+}
+
+// verdict is /v1/validate's answer for an othello position: othello.Verdict
+// but for its in_check, always false.
+type verdict struct {
+	Valid      bool             `json:"valid"`
+	Othello    string           `json:"othello"`
+	SideToMove string           `json:"side_to_move,omitempty"`
+	LegalMoves []string         `json:"legal_moves"`
+	GameOver   bool             `json:"game_over"`
+	Result     *othello.Result  `json:"result,omitempty"`
+	Errors     []*othello.Error `json:"errors"`
 }
 
 func (othelloGame) Perft(p game.Position, depth int) uint64 {

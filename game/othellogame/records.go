@@ -158,6 +158,9 @@ func (othelloGame) Export(g *game.RecordGame, maxMoves int) (any, *game.RecordEr
 			if count++; count > maxMoves {
 				return nil, pos, &game.RecordError{Code: "record_too_long", Message: fmt.Sprintf("more than %d moves (all lines together)", maxMoves), MoveIndex: -1}
 			}
+			if p.SAN != "" || p.KIF != "" {
+				return nil, pos, invalid("%s[%d]: san and kif are chess's and shogi's notations; an othello ply is its square", where, i)
+			}
 			if p.Move != "pass" && pos.MustPass() {
 				out = append(out, othello.Pass)
 				pos.Play(othello.Pass)
@@ -194,6 +197,9 @@ func (othelloGame) Export(g *game.RecordGame, maxMoves int) (any, *game.RecordEr
 	moves, final, err := line(g.Plies, *start, "plies")
 	if err != nil {
 		return nil, err
+	}
+	if g.Final != "" && g.Final != final.Token() {
+		return nil, game.Mismatch(-1, "final_othello: %q, but the moves reach %s", g.Final, final.Token())
 	}
 	resp := transcriptExport{Transcript: othello.Transcript(moves), End: g.End}
 	if r, over := final.Outcome(); over {

@@ -174,12 +174,27 @@ func exportRecordOf(g *game.RecordGame, maxMoves int) (*kifu.Record, *game.Recor
 	if maxMoves <= 0 {
 		maxMoves = kifu.DefaultMaxMoves
 	}
-	var line func(plies []game.RecordPly, where string) ([]kifu.Move, *game.RecordError)
-	line = func(plies []game.RecordPly, where string) ([]kifu.Move, *game.RecordError) {
+	// line replays the plies from pos (last: the square of the move before,
+	// for KIF's 同): a ply's kif, when given, must be the move's.
+	// ExportKIF checks the moves again as it writes them, with its codes.
+	var line func(plies []game.RecordPly, pos shogi.Position, last shogi.Square, where string) ([]kifu.Move, *game.RecordError)
+	line = func(plies []game.RecordPly, pos shogi.Position, last shogi.Square, where string) ([]kifu.Move, *game.RecordError) {
 		out := make([]kifu.Move, 0, len(plies))
 		for i, p := range plies {
 			if count++; count > maxMoves {
 				return nil, &game.RecordError{Code: string(kifu.CodeRecordTooLong), Message: fmt.Sprintf("more than %d moves (all lines together)", maxMoves), MoveIndex: -1}
+			}
+			switch {
+			case p.SAN != "":
+				return nil, invalid("%s[%d].san: a chess notation; a shogi ply has kif", where, i)
+			case len(p.NAGs) > 0, p.ClockMS != nil, p.CommentBefore != "":
+				return nil, invalid("%s[%d]: nags, clock_ms and comment_before are PGN's; a KIF has none", where, i)
+			}
+			mv, merr := pos.CheckMove(p.Move)
+			if merr == nil {
+				if p.KIF != "" && p.KIF != pos.KIF(mv, last) {
+					return nil, game.Mismatch(i, "%s[%d].kif: %q is not the move %s (%s)", where, i, p.KIF, p.Move, pos.KIF(mv, last))
+				}
 			}
 			m := kifu.Move{USI: p.Move, Comment: p.Comment, TimeMS: -1}
 			if p.TimeMS != nil {
@@ -201,19 +216,37 @@ func exportRecordOf(g *game.RecordGame, maxMoves int) (*kifu.Record, *game.Recor
 				if len(v) == 0 {
 					return nil, invalid("%s[%d].variations[%d]: empty", where, i, k)
 				}
-				alt, err := line(v, fmt.Sprintf("%s[%d].variations[%d]", where, i, k))
+				alt, err := line(v, pos, last, fmt.Sprintf("%s[%d].variations[%d]", where, i, k))
 				if err != nil {
 					return nil, err
 				}
 				m.Variations = append(m.Variations, alt)
 			}
 			out = append(out, m)
+			if merr != nil {
+				break // ExportKIF refuses the move with its code
+			}
+			pos.Play(mv)
+			last = mv.To
 		}
 		return out, nil
 	}
-	moves, err := line(g.Plies, "plies")
+	moves, err := line(g.Plies, *start, shogi.NoSquare, "plies")
 	if err != nil {
 		return nil, err
+	}
+	if g.Final != "" {
+		pos, legal := *start, true
+		for _, m := range moves {
+			mv, err := pos.CheckMove(m.USI)
+			if legal = err == nil; !legal {
+				break // ExportKIF refuses it
+			}
+			pos.Play(mv)
+		}
+		if legal && pos.SFEN() != g.Final {
+			return nil, game.Mismatch(-1, "final_sfen: %q, but the moves reach %s", g.Final, pos.SFEN())
+		}
 	}
 	rec.Moves = moves
 	return rec, nil

@@ -46,6 +46,11 @@ func (shogiGame) Probe() game.Probe {
 		Middle:     "3g1ksnl/lrs3gb1/nppp1p+Bpp/p3p1p2/3P5/2P6/PP2PPPPP/4GG1R1/LNS1K1SNL w - 18",
 		MateInOne:  "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", // G*5b
 		StartMoves: []string{"7g7f", "3c3d"},
+		// Black has both rooks and both bishops (two of them in hand);
+		// Reversed, White has.
+		Won:      "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b RB 1",
+		Lost:     "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w RB 1",
+		Reversed: "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL w rb 1",
 	}
 }
 

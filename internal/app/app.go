@@ -31,6 +31,7 @@ import (
 	"github.com/usid/usid/evalcache"
 	_ "github.com/usid/usid/game/builtin" // the games usid serves
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
@@ -126,6 +127,21 @@ type Config struct {
 		Lease                time.Duration `yaml:"lease"`
 		Check                time.Duration `yaml:"check"`
 	} `yaml:"broadcast"`
+	// Matches configures engine matches (package match).
+	Matches struct {
+		MaxPerClient   int           `yaml:"max_per_client"`
+		MaxMatches     int           `yaml:"max_matches"`
+		MaxRunning     int           `yaml:"max_running"`
+		MaxGames       int           `yaml:"max_games"`
+		MaxConcurrency int           `yaml:"max_concurrency"`
+		MaxOpenings    int           `yaml:"max_openings"`
+		MaxPlies       int           `yaml:"max_plies"`
+		MaxClock       time.Duration `yaml:"max_clock"`
+		Keep           time.Duration `yaml:"keep"`
+		MaxKept        int           `yaml:"max_kept"`
+		Lag            time.Duration `yaml:"lag"`
+		EngineMargin   time.Duration `yaml:"engine_margin"`
+	} `yaml:"matches"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
 		Hosts         []string      `yaml:"hosts"`
@@ -362,6 +378,7 @@ type Main struct {
 	games      *games.Manager
 	play       *play.Manager
 	broadcasts *broadcast.Manager
+	matches    *match.Manager
 	srv        atomic.Pointer[server.Server] // for the broadcasts' callers
 	server     *server.Server
 	http       *http.Server
@@ -467,9 +484,13 @@ func (m *Main) Run() error {
 		m.closeBudgets()
 		return fmt.Errorf("broadcast.redis: %w", err)
 	}
+	mc := c.Matches
+	m.matches = match.New(match.Config{Service: svc, MaxPerClient: mc.MaxPerClient, MaxMatches: mc.MaxMatches, MaxRunning: mc.MaxRunning,
+		MaxGames: mc.MaxGames, MaxConcurrency: mc.MaxConcurrency, MaxOpenings: mc.MaxOpenings, MaxPlies: mc.MaxPlies, MaxClock: mc.MaxClock,
+		Keep: mc.Keep, MaxKept: mc.MaxKept, Lag: mc.Lag, EngineMargin: mc.EngineMargin, Logger: m.Logger.With("component", "match")})
 	m.server = server.New(server.Config{
-		Broadcasts: m.broadcasts,
-		Service:    svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
+		Broadcasts: m.broadcasts, Matches: m.matches,
+		Service: svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
@@ -523,6 +544,7 @@ func (m *Main) Close(ctx context.Context) error {
 		m.games.Close(ctx)
 		m.play.Close(ctx) // games against the engine end aborted
 		m.broadcasts.Close(ctx)
+		m.matches.Close() // matches end cancelled, their engines given back
 		close(gamesDrained)
 	}()
 	m.server.Drain(ctx)

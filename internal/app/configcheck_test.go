@@ -17,7 +17,7 @@ func TestUnknownKeys(t *testing.T) {
 		want       []string // each a whole line of the error
 	}{
 		{"top", "lisen: \":80\"\n", []string{
-			`config: line 1: unknown key lisen (did you mean "listen"?); valid keys at the top level: access, broadcast, cache, engines, games, listen, play, profile_dir, server, session`}},
+			`config: line 1: unknown key lisen (did you mean "listen"?); valid keys at the top level: access, broadcast, cache, engines, games, listen, matches, play, profile_dir, server, session`}},
 		{"engine entry", "engines:\n  - name: a\n    path: /bin/true\n    instance: 2\n", []string{
 			`config: line 4: unknown key engines[0].instance (did you mean "instances"?); valid keys at engines[0]: args, capabilities, client_options, cooldown, dir, disabled, env, failure_window, health_interval, instances, max_age, max_failures, max_leases, name, options, path, protocol, queue, timeouts`}},
 		{"engine timeouts", "engines:\n  - {name: a, path: /bin/true}\n  - name: b\n    path: /bin/true\n    timeouts:\n      start: 5s\n      stopp: 1s\n", []string{
@@ -33,14 +33,14 @@ func TestUnknownKeys(t *testing.T) {
 			`line 3: unknown key server.max_bodyy (did you mean "max_body"?); valid keys at server: hosts, max_body, max_message, origins, shutdown_grace`,
 			`line 5: unknown key cache.redis_tll (did you mean "redis_ttl"?); valid keys at cache: enabled, file, max_entries, max_mb, redis, redis_prefix, redis_ttl, redis_url_file, timeout`}},
 		{"merge key", "base: &b {idle_release: 1s, idel: 2s}\nsession:\n  <<: *b\n", []string{
-			`config: line 1: unknown key base; valid keys at the top level: access, broadcast, cache, engines, games, listen, play, profile_dir, server, session`,
+			`config: line 1: unknown key base; valid keys at the top level: access, broadcast, cache, engines, games, listen, matches, play, profile_dir, server, session`,
 			`line 1: unknown key session.idel; valid keys at session: acquire_timeout, caps, idle_release, max_lease, queue_timeout`}},
 		{"a scalar for a section", "session:\n  caps: 5\n", []string{
 			`config: line 2: session.caps: want a mapping of keys (max_analysis, max_depth, max_mate_time, max_moves, max_movetime, max_multipv, max_nodes), not a scalar`}},
 		{"a mapping for a list", "engines:\n  - {name: a, path: /bin/true, env: {A: b}}\n", []string{
 			`config: line 2: engines[0].env: want a list, not a mapping`}},
 		{"a list for the file", "- listen\n", []string{
-			`config: line 1: the top level: want a mapping of keys (access, broadcast, cache, engines, games, listen, play, profile_dir, server, session), not a list`}},
+			`config: line 1: the top level: want a mapping of keys (access, broadcast, cache, engines, games, listen, matches, play, profile_dir, server, session), not a list`}},
 	} {
 		_, err := ParseConfig(usid.DefaultConfig, []byte(tt.yaml))
 		if err == nil {

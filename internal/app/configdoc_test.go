@@ -14,6 +14,7 @@ import (
 	"github.com/usid/usid/broadcast"
 	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
@@ -179,6 +180,11 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	want.Broadcast.MaxViewersPerClient, want.Broadcast.MaxViewers, want.Broadcast.Keep = bc.MaxViewersPerClient, bc.MaxViewers, bc.Keep
 	want.Broadcast.Idle = bc.Idle
 	want.Broadcast.RedisPrefix, want.Broadcast.Lease, want.Broadcast.Check = broadcast.RedisPrefix, bc.Lease, bc.Check
+	mc := match.Config{}.WithDefaults()
+	want.Matches.MaxPerClient, want.Matches.MaxMatches, want.Matches.MaxRunning = mc.MaxPerClient, mc.MaxMatches, mc.MaxRunning
+	want.Matches.MaxGames, want.Matches.MaxConcurrency, want.Matches.MaxOpenings = mc.MaxGames, mc.MaxConcurrency, mc.MaxOpenings
+	want.Matches.MaxPlies, want.Matches.MaxClock, want.Matches.Keep, want.Matches.MaxKept = mc.MaxPlies, mc.MaxClock, mc.Keep, mc.MaxKept
+	want.Matches.Lag, want.Matches.EngineMargin = mc.Lag, mc.EngineMargin
 	s := server.Config{}.WithDefaults()
 	want.Server.ShutdownGrace, want.Server.MaxBody, want.Server.MaxMessage = DefaultShutdownGrace, s.MaxBody, s.MaxMessage
 	a := (&server.Access{Anonymous: true}).WithDefaults()

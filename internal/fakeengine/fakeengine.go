@@ -21,6 +21,7 @@ package fakeengine
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -38,6 +39,10 @@ const EnvMode = "USID_FAKE_ENGINE"
 // EnvPIDFile names a file the engine writes its pid to as it starts, so that
 // a test can check on the process even when the engine's start failed.
 const EnvPIDFile = "USID_FAKE_ENGINE_PIDFILE"
+
+// EnvStarts names a file the engine appends a line to (its pid) as it
+// starts, in every mode: a test counts the processes a pool started.
+const EnvStarts = "USID_FAKE_ENGINE_STARTS"
 
 // Modes. A mode may carry an argument after '=', as in "slow-start=2s".
 const (
@@ -105,6 +110,16 @@ func RunIfRequested() {
 	}
 }
 
+// appendLine appends line to the file named name, creating it.
+func appendLine(name, line string) error {
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := fmt.Fprintln(f, line)
+	return errors.Join(werr, f.Close())
+}
+
 // Path is the executable to start: the running test binary.
 func Path() string { return os.Args[0] }
 
@@ -115,6 +130,12 @@ func Env(mode string) []string { return append(os.Environ(), EnvMode+"="+mode) }
 func Main(mode string) int {
 	if f := os.Getenv(EnvPIDFile); f != "" {
 		if err := os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "fakeengine: %v\n", err)
+			return 2
+		}
+	}
+	if f := os.Getenv(EnvStarts); f != "" {
+		if err := appendLine(f, strconv.Itoa(os.Getpid())); err != nil {
 			fmt.Fprintf(os.Stderr, "fakeengine: %v\n", err)
 			return 2
 		}

@@ -63,6 +63,14 @@ const (
 	// the best move with two occupied squares (d4 e5: illegal whatever
 	// came before), as a hostile engine's line would.
 	USIXIllegalPV = "usix-illegal-pv"
+	// USIXDiscs plays greedily and scores what it sees: its best move is
+	// the one after which the side to move has the most discs over the
+	// other (the first such square), its score that difference ("info
+	// depth 1 score <n> nodes 10 pv <move>"; with no move, the difference
+	// on the board and "bestmove pass"). =side gives the score from
+	// another side, as engines seen do: =other (the side not to move),
+	// =black or =white (always that side's); none: the side to move's.
+	USIXDiscs = "usix-discs"
 
 	// UOI is an engine written to the UOI draft: "uoi" answered with a "#"
 	// comment, "id name", "id auther", "option name use_book default true"
@@ -161,6 +169,46 @@ func (b *obrd) legal() []int {
 		}
 	}
 	return out
+}
+
+// discs is the side to move's discs less the other side's.
+func (b *obrd) discs() int {
+	me, them := b.colors()
+	n := 0
+	for _, c := range b.cell {
+		switch c {
+		case me:
+			n++
+		case them:
+			n--
+		}
+	}
+	return n
+}
+
+// greedy is the move after which the side to move has the most discs over
+// the other (the first such square; -1: none) and that difference, from
+// the side to move.
+func (b *obrd) greedy() (best, score int) {
+	best, score = -1, b.discs()
+	for _, i := range b.legal() {
+		a := *b
+		a.play(i)
+		if d := -a.discs(); best < 0 || d > score {
+			best, score = i, d
+		}
+	}
+	return best, score
+}
+
+// scoreFrom turns a score from the side to move into one from side
+// ("": the side to move; "other", "black", "white").
+func (b *obrd) scoreFrom(side string, score int) int {
+	switch {
+	case side == "other", side == "black" && b.white, side == "white" && !b.white:
+		return -score
+	}
+	return score
 }
 
 // play puts the side's disc on i (-1: a pass), whatever the rules say, and
@@ -383,6 +431,15 @@ func mainOthello(mode, arg string) int {
 				}
 				pv = best
 			}
+			var discsInfo string
+			if mode == USIXDiscs {
+				i, score := board.greedy()
+				discsInfo = fmt.Sprintf("info depth 1 score %d nodes 10", board.scoreFrom(arg, score))
+				if i >= 0 {
+					best = name(i)
+					discsInfo += " pv " + best
+				}
+			}
 			if mode == USIXPassMisplay && passInMoves {
 				for i, c := range board.cell {
 					if c != '-' {
@@ -397,6 +454,8 @@ func mainOthello(mode, arg string) int {
 			var info []string
 			switch mode {
 			case USIXNoInfo:
+			case USIXDiscs:
+				info = []string{discsInfo}
 			case USIXFloat:
 				info = []string{"info string no_search_score -73.0", "info depth 2 score 41.0 pv " + pv}
 			case USIXWinOutside:

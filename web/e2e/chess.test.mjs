@@ -131,6 +131,8 @@ test(`${lang} ${size}: play stockfish with Fischer clocks, then analyse the game
   assert.equal(await page.locator('[data-testid="play-declare"]').isHidden(), true, 'chess has no declaration');
   await checkLanguage(page, lang, 'chess, playing');
   await screenshot(page, `chess-play-${lang}-${size}`);
+  // Resigning asks first: a second click confirms (issue 44).
+  await page.click('[data-testid="play-resign"]');
   await page.click('[data-testid="play-resign"]');
   await page.waitForSelector('[data-testid="play-result"]:not([hidden])');
   assert.equal(await page.locator('[data-testid="play-result"]').getAttribute('data-winner'), 'b');

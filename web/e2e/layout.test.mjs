@@ -136,6 +136,8 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
         }
         await page.evaluate(() => scrollTo(0, 0));
         await screenshot(page, `layout-play-${name}`);
+        // Resigning asks first: a second click confirms (issue 44).
+        await page.click('[data-testid="play-resign"]');
         await page.click('[data-testid="play-resign"]');
         await page.waitForSelector('[data-testid="play-result"]:not([hidden])');
         await read(page, 'board, the game over', problems);

@@ -144,6 +144,38 @@ test('othello: a transcript in, a pass, the end by the disc count, the transcrip
   await close(b);
 });
 
+// A wipeout in nine moves (found by a search with package othello): the
+// game ends 13-0 with 51 squares empty, which the winner gets (World
+// Othello Federation): 64-0. The end of the game (the banner) and the move
+// list give that one score; the banner says the discs on the board beside it.
+const WIPEOUT = 'd3c3b3d2e1d6d7e3f4';
+for (const [lang, locale, size, words] of [
+  ['en', 'en-US', 'desktop', { score: 'Black 64 – White 0', raw: 'on the board 13–0' }],
+  ['ja', 'ja-JP', 'phone', { score: '黒 64 – 白 0', raw: '盤上の石は黒13・白0' }],
+]) {
+  test(`othello ${lang} ${size}: a game ended with empty squares shows one score`, { timeout: 60_000 }, async () => {
+    const { b, page } = await openOthello({ ...SIZES[size], locale });
+    await page.fill('[data-testid="position-input"]', WIPEOUT);
+    await page.click('[data-testid="load-position"]');
+    await page.waitForFunction((k) => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === k, WIPEOUT.length / 2);
+    await page.click('[data-testid="nav-last"]');
+    await page.waitForSelector('[data-testid="terminal"]:not([hidden])');
+    assert.deepEqual(await count(page), [13, 0]);
+    const banner = await page.locator('[data-testid="terminal"]').innerText();
+    const list = await page.locator('[data-testid="game-result"]').innerText();
+    assert.equal(await page.getAttribute('[data-testid="game-result"]', 'data-end'), '64-0');
+    for (const [what, text] of [['the banner', banner], ['the move list', list]]) {
+      assert.ok(text.includes(words.score), `${what} says ${words.score}: ${text}`);
+      assert.ok(!/\b13\b.*\b0\b/.test(text.replace(words.raw, '')), `${what} gives no other score: ${text}`);
+    }
+    assert.ok(banner.includes(words.raw), `the banner says the discs on the board: ${banner}`);
+    await checkLanguage(page, lang, 'othello, a wipeout');
+    await screenshot(page, `othello-wipeout-${lang}-${size}`);
+    assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
+    await close(b);
+  });
+}
+
 test('othello: the editor places discs and chooses the side to move; usid checks the position', { timeout: 60_000 }, async () => {
   const { b, page } = await openOthello({ ...SIZES.phone, locale: 'ja-JP' });
   await page.click('[data-testid="edit-position"]');

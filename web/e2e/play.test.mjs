@@ -230,6 +230,8 @@ for (const [size, opts] of Object.entries(SIZES)) {
       last.times_ms.forEach((ms, i) => { if (i % 2 === 1) assert.ok(ms <= 1300, `engine move ${i + 1} took ${ms} ms`); });
       if (last.status === 'playing') {
         await page.waitForSelector('[data-testid="clock-b"][data-running="true"]');
+        // Resigning asks first: a second click confirms (issue 44).
+        await page.click('[data-testid="play-resign"]');
         await page.click('[data-testid="play-resign"]');
       }
       await page.waitForSelector('[data-testid="play-result"]:not([hidden])');

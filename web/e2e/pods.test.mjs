@@ -254,6 +254,8 @@ test('a game against the engine, reloaded onto another usid behind the round-rob
   const after = await humanMove(2);
   assert.equal(after.status, 'playing');
   assert.equal(after.moves.length, before.moves.length + 2);
+  // Resigning asks first: a second click confirms (issue 44).
+  await page.click('[data-testid="play-resign"]');
   await page.click('[data-testid="play-resign"]');
   await waitFor('the end', () => plays[plays.length - 1].status === 'ended', 30_000);
   const end = plays[plays.length - 1];

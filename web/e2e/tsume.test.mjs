@@ -2,7 +2,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, screenshot, takeProblems, baseURL } from './lib.mjs';
+import { launch, screenshot, takeProblems, baseURL, SIZES } from './lib.mjs';
 
 const ENGINE = process.env.USID_MATE_ENGINE || 'gps';
 const SEED = '9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1';
@@ -103,6 +103,52 @@ test('a problem set up with the board editor is solved', { timeout: 60_000 }, as
   assert.deepEqual(await page.locator('[data-testid="tsume-move"]').evaluateAll((ls) => ls.map((l) => l.dataset.usi)), ['G*5b']);
   await page.close();
   assert.deepEqual(takeProblems(browser.context), []);
+});
+
+// Only engines that can answer the page (issue 44: stockfish was offered):
+// shogi engines (USI), of which those without a mate search cannot be
+// chosen; no chess or othello engine, though usid has both configured.
+test('the engines offered are shogi engines with a mate search', async () => {
+  const { engines } = await (await fetch(`${baseURL()}/v1/engines`)).json();
+  const game = Object.fromEntries(engines.map((e) => [e.name, e.profile?.protocol]));
+  const others = engines.filter((e) => ['uci', 'usix', 'uoi'].includes(e.profile?.protocol)).map((e) => e.name);
+  assert.ok(others.includes('stockfish') && others.includes('othello'), `run.sh configures a chess and an othello engine: ${others}`);
+  const page = await openTsume();
+  const offered = await page.locator('[data-testid="engine-select"] option').evaluateAll((os) => os.map((o) => ({ name: o.value, disabled: o.disabled })));
+  assert.ok(offered.some((o) => o.name === ENGINE && !o.disabled), `${ENGINE} is offered: ${JSON.stringify(offered)}`);
+  for (const o of offered) {
+    assert.equal(game[o.name], 'usi', `${o.name} is a shogi engine`);
+    const caps = engines.find((e) => e.name === o.name).capabilities;
+    assert.equal(o.disabled, !caps.checkmate, `${o.name}: chosen only with a mate search`);
+  }
+  await page.close();
+  assert.deepEqual(takeProblems(browser.context), []);
+});
+
+// The example problems show their whole titles, at a phone's width too
+// (issue 44: "Mate in 5: rook and gold against a king on the edg…").
+test('the example problems are listed whole, and set up when chosen', async () => {
+  for (const opts of [SIZES.desktop, SIZES.phone]) {
+    const b = await launch({ ...opts, locale: 'en-US' });
+    try {
+      const page = await b.context.newPage();
+      await page.goto(`${baseURL()}/tsume`);
+      await page.waitForSelector('[data-testid="board"] .piece');
+      const cut = await page.locator('[data-testid="samples"] button').evaluateAll((bs) => bs
+        .filter((x) => x.scrollWidth > x.clientWidth + 1 || x.getBoundingClientRect().right > innerWidth)
+        .map((x) => x.textContent));
+      assert.deepEqual(cut, [], `${opts.width} px: titles cut`);
+      const titles = await page.locator('[data-testid="samples"] button').allTextContents();
+      assert.ok(titles.includes('Mate in 5: rook and gold against a king on the edge'), titles.join(' | '));
+      await screenshot(page, `tsume-examples-${opts.mobile ? 'phone' : 'desktop'}`);
+      await page.click('[data-testid="samples"] button[data-i18n="tsume.sample4"]');
+      assert.equal(await page.inputValue('[data-testid="sfen-input"]'), '4k4/9/9/9/9/9/9/9/4K4 b - 1');
+      assert.equal(await page.getAttribute('[data-testid="samples"] button[data-i18n="tsume.sample4"]', 'aria-pressed'), 'true');
+      assert.deepEqual(takeProblems(b.context), []);
+    } finally {
+      await b.close();
+    }
+  }
 });
 
 test('an illegal problem shows its error', async () => {

@@ -560,9 +560,17 @@ test('usid\'s error codes are told in the page\'s words, with their details (iss
   assert.equal(details('d4 e5 empty; the four centre squares d4 e4 d5 e5 are occupied in every position of a game', 'othello').sqs, 'd4 e5');
   assert.equal(errorText({ code: 'no_such_code', message: 'whatever' }), 'usidがこの内容を受け付けませんでした');
   assert.equal(formatScore({ mate: 0, winner: 'w' }), '詰み');
+  // A page's engine of another game (issue 44: the tsume page offered stockfish).
+  const mismatch = { code: 'game_mismatch', message: 'engine stockfish plays chess; the request has a shogi position (sfen)' };
+  assert.equal(errorText(mismatch), 'エンジンstockfishはチェスのエンジンです。この局面は将棋です');
   i18n.setLang('en');
+  assert.equal(errorText(mismatch), 'Engine stockfish plays chess; the request has a shogi position (sfen)');
   assert.equal(errorText(gold), gold.message, 'an English page shows usid\'s own words, without the code');
   assert.equal(errorText({ code: 'pawn_back_rank', message: 'a pawn stands on a1, on the first or last rank' }), 'A pawn stands on a1, on the first or last rank');
+  // A sentence that begins with a square or a move keeps its lower case (issue 44).
+  assert.equal(errorText({ code: 'centre_empty', message: 'd4 e4 d5 e5 are empty; the four centre squares d4 e4 d5 e5 are occupied in every position of a game' }),
+    'd4 e4 d5 e5 are empty; the four centre squares d4 e4 d5 e5 are occupied in every position of a game');
+  assert.equal(errorText({ code: 'occupied', message: 'f5 already holds a disc' }), 'f5 already holds a disc');
   assert.equal(errorText({ code: 'too_many_requests', message: '' }), 'Too many requests: wait a moment, or close another usid tab');
   assert.equal(formatScore({ mate: 0, winner: 'b' }), 'Mate');
   assert.equal(formatScore({ mate: 3, winner: 'b' }), '#3');

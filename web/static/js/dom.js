@@ -115,3 +115,32 @@ export function isTyping(e) {
   const t = e.target;
   return t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
 }
+
+// twoStep makes a button ask before it acts, as lichess's resign does: the
+// first click (or Enter) turns it into its confirmation (confirmKey's
+// words) for ms; a second click acts. Escape, leaving the button or the
+// time running out turn it back. The words go through data-i18n, so that a
+// change of language while it asks says it in the new one.
+export function twoStep(button, act, { confirmKey = 'play.resign.confirm', ms = 4000 } = {}) {
+  let timer = 0;
+  const reset = () => {
+    clearTimeout(timer);
+    if (button.dataset.confirming !== 'true') return;
+    delete button.dataset.confirming;
+    button.dataset.i18n = button.dataset.i18nWas;
+    button.textContent = t(button.dataset.i18n);
+    button.classList.remove('confirm');
+  };
+  button.addEventListener('click', () => {
+    if (button.dataset.confirming === 'true') { reset(); act(); return; }
+    button.dataset.confirming = 'true';
+    button.dataset.i18nWas = button.dataset.i18n;
+    button.dataset.i18n = confirmKey;
+    button.textContent = t(confirmKey);
+    button.classList.add('confirm');
+    timer = setTimeout(reset, ms);
+  });
+  button.addEventListener('keydown', (e) => { if (e.key === 'Escape') reset(); });
+  button.addEventListener('blur', reset);
+  return reset;
+}

@@ -13,6 +13,7 @@ const SHOGI_PIECES = {
   pawn: '歩', lance: '香', knight: '桂', silver: '銀', gold: '金', bishop: '角', rook: '飛', king: '玉',
 };
 const CHESS_PIECES = { pawn: 'ポーン', knight: 'ナイト', bishop: 'ビショップ', rook: 'ルーク', queen: 'クイーン', king: 'キング' };
+const GAMES = { shogi: '将棋', chess: 'チェス', othello: 'オセロ' };
 const FULL = '０１２３４５６７８９';
 const RANKS = '一二三四五六七八九';
 
@@ -38,7 +39,12 @@ export function details(message, g = game()) {
     return t(white ? 'side.white' : 'side.black');
   };
   const sides = (m.match(/\b(Black|White)\b/gi) || []).map(sideName);
-  const p = { piece, side: sides[0] || '', side2: sides[1] || '', sq: sqs[0] || '', sq2: sqs[1] || '', sqs: sqs.join(' ') };
+  // The games a refusal names (game_mismatch: "engine stockfish plays
+  // chess; the request has a shogi position") and the engine it names.
+  const games = (m.match(/\b(shogi|chess|othello)\b/g) || []).map((x) => (lang === 'ja' ? GAMES[x] : x));
+  const engine = m.match(/\bengine (\S+)/)?.[1] || '';
+  const p = { piece, side: sides[0] || '', side2: sides[1] || '', sq: sqs[0] || '', sq2: sqs[1] || '', sqs: sqs.join(' '),
+    game1: games[0] || '', game2: games[1] || '', engine };
   nums.forEach((n, i) => { p[`n${i + 1}`] = n; });
   p.nlast = nums[nums.length - 1] || '';
   return p;
@@ -51,10 +57,18 @@ export function errorKey(code, g = game()) {
   return null;
 }
 
+// capitalised begins a sentence with a capital, unless its first word is
+// a square or a move ("d4 e4 d5 e5 are empty", "e2e4 is illegal"): those
+// are written in lower case.
+export function capitalised(msg) {
+  if (/^\S*\d/.test(msg)) return msg;
+  return msg[0].toUpperCase() + msg.slice(1);
+}
+
 // errorText is what the player reads for usid's error {code, message}.
 export function errorText(e) {
   const code = e?.code || '';
-  if (lang !== 'ja' && e?.message) return e.message[0].toUpperCase() + e.message.slice(1);
+  if (lang !== 'ja' && e?.message) return capitalised(e.message);
   const key = errorKey(code);
   if (key) return t(`err.code.${key}`, details(e?.message));
   return lang === 'ja' || !e?.message ? t('err.code.unknown') : e.message;

@@ -12,9 +12,14 @@ import { shogi } from './games/shogi.js';
 import * as api from './api.js';
 
 // A node is one move: {id, move (USI), kif, comment, timeMs, parent,
-// children}. The tree's root holds no move.
+// children}, and what a record says of it besides (PGN's): before (the
+// comment before a variation's first move), nags, clockMs, eval (the
+// record's evaluation: {cp}|{mate}, depth). The tree's root holds no move.
 function node(id, parent, move, extra = {}) {
-  return { id, parent, move, kif: extra.kif || '', comment: extra.comment || '', timeMs: extra.timeMs ?? null, children: [] };
+  return {
+    id, parent, move, kif: extra.kif || '', comment: extra.comment || '', timeMs: extra.timeMs ?? null,
+    before: extra.before || '', nags: extra.nags || [], clockMs: extra.clockMs ?? null, eval: extra.eval || null, children: [],
+  };
 }
 
 export class Game extends EventTarget {
@@ -268,7 +273,10 @@ export class Game extends EventTarget {
     const grow = (parent, plies) => {
       let p = parent;
       for (const ply of plies) {
-        const n = this.addChild(p, ply.move, { kif: nf ? ply[nf] : '', comment: ply.comment, timeMs: ply.time_ms });
+        const n = this.addChild(p, ply.move, {
+          kif: nf ? ply[nf] : '', comment: ply.comment, timeMs: ply.time_ms,
+          before: ply.comment_before, nags: ply.nags, clockMs: ply.clock_ms, eval: ply.eval,
+        });
         for (const v of ply.variations || []) grow(p, v);
         p = n;
       }

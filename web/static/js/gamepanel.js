@@ -210,6 +210,7 @@ export class GamePanel {
       position: { [mod.field]: start, moves },
       header: { fields: [] },
       plies: moves.map((move, i) => ({ move, [mod.plyField || 'note']: notes[i] || '' })),
+      ...(mod.recordEnd?.(v) ? { end: mod.recordEnd(v) } : {}), // a finished othello game's score, as /v1/records/parse gives it
     };
   }
 
@@ -260,7 +261,8 @@ export class GamePanel {
     const n = this.game.node;
     const comment = this.game.cursor === 0 ? (r ? r.comment : '') : n.comment;
     const c = $('#move-comment');
-    c.hidden = !comment;
+    // A game whose move list shows the comments beside their moves does not repeat them here.
+    c.hidden = !comment || !!this.mod.commentsInList;
     c.textContent = comment || '';
   }
 
@@ -484,9 +486,14 @@ export class GamePanel {
       for (let p = n, moves = before; p; p = p.children[0]) {
         moves = [...moves, p.move];
         const ply = { move: p.move };
+        if (p.before) ply.comment_before = p.before;
         if (p.comment) ply.comment = p.comment;
+        if (p.nags.length) ply.nags = p.nags;
         if (Number.isFinite(p.timeMs)) ply.time_ms = p.timeMs;
-        const e = evalOf(`${g.root}|${moves.join(' ')}`);
+        if (Number.isFinite(p.clockMs)) ply.clock_ms = p.clockMs;
+        // The game analysis' evaluation, else the record's own, else the page's.
+        const key = `${g.root}|${moves.join(' ')}`;
+        const e = (this.results.get(key) || !p.eval) ? evalOf(key) : p.eval;
         if (e) ply.eval = e;
         const alts = p.parent.children[0] === p ? p.parent.children.slice(1) : [];
         if (alts.length) ply.variations = alts.map((a) => line(a, moves.slice(0, -1)));

@@ -6,10 +6,12 @@
 // connection resumes it (the server keeps it for a grace period).
 
 import { t } from './i18n.js';
-import { $, escapeHtml, loadSetting, saveSetting } from './dom.js';
+import { $, escapeHtml, loadSetting, saveSetting, twoStep } from './dom.js';
+import { errorText } from './errwords.js';
+import { GamesInProgress, playKey } from './playgames.js';
 
-// The game's id, per game's page (shogi's under the old name).
-let KEY = 'usid.play';
+// The game's id, per game's page (shogi's under the old name: playKey).
+let KEY = playKey('');
 
 // gameStart is a play event's start position: its "fen" in chess, its
 // "sfen" in every other game (othello's token too: the event names the
@@ -54,7 +56,7 @@ export class PlayPanel {
   constructor(root, deps) {
     Object.assign(this, deps);
     this.mod = this.game.mod;
-    if (this.mod.scope) KEY = `usid.play.${this.mod.scope}`;
+    KEY = playKey(this.mod.scope);
     this.root = root;
     this.state = null; // the last play event's "play"
     this.at = 0; // performance.now() when it came
@@ -73,7 +75,12 @@ export class PlayPanel {
     }
     this.restoreSettings();
     $('#play-begin', root).addEventListener('click', () => this.begin());
-    $('#play-resign', root).addEventListener('click', () => this.send({ type: 'play_resign' }));
+    // Resigning asks first (a second click within a few seconds).
+    this.unaskResign = twoStep($('#play-resign', root), () => this.send({ type: 'play_resign' }));
+    this.games = new GamesInProgress($('#play-games', root), {
+      sock: this.sock, mod: this.mod, current: () => this.state?.game || remembered() || '',
+      busy: () => this.active || this.status === 'starting', resume: (id) => this.resume(id),
+    });
     $('#play-declare', root).addEventListener('click', () => this.send({ type: 'play_declare' }));
     $('#play-analyse', root).addEventListener('click', () => document.querySelector('#analyse-game')?.click());
     $('#play-mode', root).addEventListener('change', () => this.renderForm());
@@ -214,6 +221,17 @@ export class PlayPanel {
     try { sessionStorage.setItem(`${KEY}.started`, String(Date.now())); } catch { /* private mode */ }
     this.render();
     this.sock.send({ ...msg, id: this.sub });
+    this.games.render(); // no resume while this tab starts a game
+    this.reveal = true; // again at the game's first event, its clocks shown
+    this.revealBoard();
+  }
+
+  // revealBoard scrolls the board, its clocks and (on a phone, below the
+  // board) the resign button into view: the start button is below the
+  // fold, and the player's clock runs from the game's first event.
+  revealBoard() {
+    const wrap = document.querySelector('.board-wrap');
+    if (wrap) wrap.scrollIntoView({ block: 'start', behavior: 'instant' });
   }
 
   resume(id) {
@@ -241,7 +259,11 @@ export class PlayPanel {
         this.status = 'idle';
         this.state = null;
       }
-      this.error(m.message || m.code, m.code);
+      // The bound on a player's games: say it in the page's words and
+      // show the games that hold the slots (closed tabs' too).
+      const slots = m.code === 'too_many_requests' && /this client has (\d+) games/.exec(m.message || '');
+      this.error(slots ? t('play.toomany', { n: slots[1] }) : errorText(m), m.code);
+      if (slots) this.games.refresh();
       if (this.state) this.sync(this.state, true);
       this.render();
       return;
@@ -257,6 +279,10 @@ export class PlayPanel {
     if (first) this.flip(m.play.human);
     this.sync(m.play, first);
     this.render();
+    if (first) this.games.render(); // not this tab's game
+    if (first && this.reveal) requestAnimationFrame(() => this.revealBoard());
+    this.reveal = false;
+    if (m.play.status === 'ended') this.games.refresh();
   }
 
   // sync shows the game's moves on the board: the new ones played on, or
@@ -339,6 +365,7 @@ export class PlayPanel {
     }
     $('#play-live', r).hidden = !s;
     $('#play-resign', r).hidden = !playing;
+    if (!playing) this.unaskResign();
     $('#play-declare', r).hidden = !playing || !this.mod.declare;
     $('#play-analyse', r).hidden = !(s && s.status === 'ended');
     const analyze = document.querySelector('#analyze');

@@ -11,6 +11,7 @@ import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
 import { t, lang } from './i18n.js';
 import { errorText } from './errwords.js';
+import { shogi } from './games/shogi.js';
 import { $, showErrors, loadSetting, saveSetting, isTyping, escapeHtml, hashParams, engineLabel } from './dom.js';
 
 const SEED = '9/9/9/9/9/k8/9/9/1R2K4 b Gr2b3g4s4n4l18p 1';
@@ -103,10 +104,12 @@ $('#edit').addEventListener('click', () => {
   setProgress('editing', t('tsume.editing'));
   editor.start(problem.pos || parseSfen('9/9/9/9/9/9/9/9/9 b - 1'));
 });
-$('#samples').addEventListener('change', (e) => {
-  if (!e.target.value) return;
-  $('#sfen-input').value = e.target.value;
-  setProblem(e.target.value);
+$('#samples').addEventListener('click', (e) => {
+  const b = e.target.closest('button[data-sfen]');
+  if (!b) return;
+  for (const o of $('#samples').querySelectorAll('button')) o.setAttribute('aria-pressed', String(o === b));
+  $('#sfen-input').value = b.dataset.sfen;
+  setProblem(b.dataset.sfen);
 });
 
 // --- engines -------------------------------------------------------------
@@ -114,7 +117,9 @@ $('#samples').addEventListener('change', (e) => {
 async function loadEngines() {
   const sel = $('#engine');
   try {
-    const list = await api.engines();
+    // Shogi engines only (a chess or othello engine refuses a shogi
+    // position); one without a mate search is shown, not offered.
+    const list = (await api.engines()).filter((e) => e.profile && shogi.protocols.includes(e.profile.protocol || 'usi'));
     sel.innerHTML = '';
     for (const e of list) {
       const o = document.createElement('option');
@@ -129,6 +134,7 @@ async function loadEngines() {
     const mates = (e) => e.capabilities && e.capabilities.checkmate;
     const pick = list.find((e) => e.name === saved && mates(e)) || list.find(mates) || list[0];
     if (pick) sel.value = pick.name;
+    if (!list.length) sel.innerHTML = `<option value="">${escapeHtml(t('engine.none'))}</option>`;
   } catch (e) {
     sel.innerHTML = `<option value="">${escapeHtml(t('engine.default'))}</option>`;
     showErrors(errorBox, [{ code: e.code, message: e.message }], { title: t('err.engines') });

@@ -164,6 +164,7 @@ export const chess = {
   notationField: 'moves_san',
   pvField: 'pv_san',
   plyField: 'san', // a record's ply's notation (/v1/records/parse)
+  commentsInList: true, // a PGN's comments beside their move, as lichess shows them
   startText: STARTPOS,
   protocols: ['uci'], // the engine protocols (profile.protocol) that play it
   firstSide: 'w',
@@ -210,6 +211,8 @@ export const chess = {
     const white = (ply % 2 === 1) === (turn0 === 'w');
     return white ? `${n}.` : '';
   },
+  // continuedNumber is Black's move's number where a line starts with it: "4…".
+  continuedNumber: (ply, turn0) => `${turn0 === 'w' ? Math.ceil(ply / 2) : Math.floor(ply / 2) + 1}…`,
   // moveText is what a move shows as: its notation from usid, else itself.
   moveText: (text, move, before) => ({ side: before ? before.turn : '', text: text || move || '', origin: '' }),
 

@@ -11,7 +11,9 @@
 //   validate, events and records; null when a move is its own notation);
 //   parse, toText, apply, parseText, positionText, sameHead (positions for
 //   display: no rules), moveText, moveNumber, sideKeys, mark, endText,
-//   terminalText, recordSides, recordFormat, recordExt;
+//   terminalText, recordSides, recordFormat, recordExt, commentsInList (a
+//   record's comments shown in the move list beside their move); optionally
+//   recordEnd (a transcript read on the page: the end of a finished game);
 //   formatScore, barText, tickText, winScale, graphTicks (scores);
 //   Board (the board class), Editor or editorSpec, editorHint, pieceHtml;
 //   preferEngine, engineRequired, handicaps, declare, clockNames,

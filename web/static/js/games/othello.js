@@ -127,11 +127,16 @@ export const othello = {
   clockNames: true,
   copiedKey: 'toast.positioncopied',
   recordSides: () => null, // a transcript has no header
-  // terminalText: the game is over, with the disc count usid gives.
+  // terminalText: the game is over, with the score usid gives: the discs
+  // with the empty squares to the winner (the World Othello Federation's
+  // count, as the move list and the transcript say it), the discs on the
+  // board beside it where squares are left empty.
   terminalText(v) {
     const r = v.result || {};
-    if (Number.isInteger(r.black_discs)) return `${t('othello.over')} — ${othello.endText(`${r.black_discs}-${r.white_discs}`)}`;
-    return t('othello.over');
+    if (!Number.isInteger(r.black)) return t('othello.over');
+    const raw = r.black !== r.black_discs || r.white !== r.white_discs
+      ? t('result.discs.raw', { b: r.black_discs, w: r.white_discs }) : '';
+    return `${t('othello.over')} — ${othello.endText(`${r.black}-${r.white}`)}${raw}`;
   },
   field: 'othello',
   notation: null, // moves are their own notation
@@ -179,6 +184,9 @@ export const othello = {
   // A pass is said in the page's language.
   moveText: (text, move, before) => ({ side: before ? before.turn : '', text: move === 'pass' ? t('othello.pass') : text || move || '', origin: '' }),
 
+  // recordEnd: a transcript read on the page ends as usid's records do,
+  // with the final score of a finished game ("64-0").
+  recordEnd: (v) => (v.game_over && Number.isInteger(v.result?.black) ? `${v.result.black}-${v.result.white}` : ''),
   // endText: the final disc count ("36-28", Black's first) or the
   // winner of a game ended otherwise, as othello records write it.
   endText(end) {

@@ -1,0 +1,36 @@
+// Package match plays engine against engine: two players (an engine, its
+// options, optionally a level), a number of games or pairs, each move
+// bounded by limits (movetime, nodes, depth) or a clock the server keeps,
+// from openings each played twice with colours swapped (a default set per
+// game: shogi's common openings, chess's usual first moves, a spread of
+// othello's positions four plies from the start), with an optional SPRT
+// that ends the match once it has decided, several games at once.
+//
+// The rules decide (package game): every move an engine answers is checked
+// before it is played, and an illegal one loses the game with its reason
+// in the record; the end is the rules' (shogi's mate, 千日手 and perpetual
+// check, 入玉宣言 when an engine answers bestmove win; chess's mate,
+// stalemate, insufficient material, threefold repetition and the
+// fifty-move rule; othello's count); a player whose clock ran out (by the
+// server's count, the time its search held an engine) loses on time; a
+// resignation loses; optional adjudication by the engines' scores, as
+// cutechess-cli's, says so in the record; a game reaching Config.MaxPlies
+// is drawn.
+//
+// Each player's engine is driven through a session.Session of usid's
+// (seat.go), as package play drives its engine: every search is checked,
+// planned from the engine's profile, charged to the match owner's engine
+// time (session.Caller.Budget) and waits in the pool's fair queue as the
+// owner's, so that a match takes its owner's turn and never more. A worker
+// (one per game played at once) holds one session per player for all its
+// games and sends usinewgame before each.
+//
+// Results are from players[0]'s side: wins, draws, losses, the
+// pentanomial counts of the pairs, the Elo difference with its 95%
+// interval and LOS, the SPRT's log-likelihood ratio (package match/stats).
+//
+// A Manager is safe for concurrent use: it bounds matches per client and
+// in total, runs Config.MaxRunning at once, keeps ended matches for
+// Config.Keep, and on Close cancels them and waits for their engines to
+// be given back. Matches live in this process (one pod).
+package match
