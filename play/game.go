@@ -3,6 +3,8 @@ package play
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,6 +121,13 @@ func (g *game) setUp(ctx context.Context, id string, emit func(*session.Event)) 
 	g.attachLocked(ctx, id, emit)
 	if l := g.st.Level; l != nil && l.Option != "" {
 		g.sess.Serve(&session.Request{Type: session.TypeSetOption, ID: "level", Engine: g.st.Engine, Name: l.Option, Value: l.Value})
+	}
+	if l := g.st.Level; l != nil {
+		// A level's options in a stable order (UCI_Elo before
+		// UCI_LimitStrength: the rating is in place when the limit is on).
+		for _, name := range slices.Sorted(maps.Keys(l.Options)) {
+			g.sess.Serve(&session.Request{Type: session.TypeSetOption, ID: "level", Engine: g.st.Engine, Name: name, Value: l.Options[name]})
+		}
 	}
 	g.sess.Serve(&session.Request{Type: session.TypeNewGame, ID: "newgame", Engine: g.st.Engine})
 	g.setup = true

@@ -67,13 +67,19 @@ type Result struct {
 	Comment string `json:"comment,omitempty"`
 }
 
-// Level is the engine's strength: a client-settable option (a Skill
-// Level) set to Value, or at most MoveTimeMS per move (the engine is told
-// a byoyomi that short, while its real clock runs as usual).
+// Level is the engine's strength: one of the engine's levels by ID (GET
+// /v1/engines: its Options set, at most its MoveTimeMS per move; the game
+// keeps both), a client-settable option (a Skill Level) set to Value, or
+// at most MoveTimeMS per move (the engine is told a byoyomi that short,
+// while its real clock runs as usual).
 type Level struct {
-	Option     string `json:"option,omitempty"`
-	Value      string `json:"value,omitempty"`
-	MoveTimeMS int64  `json:"movetime_ms,omitempty"`
+	ID string `json:"id,omitempty"`
+	// Options are the level ID's, as the server set them (a client names
+	// the level only).
+	Options    map[string]string `json:"options,omitempty"`
+	Option     string            `json:"option,omitempty"`
+	Value      string            `json:"value,omitempty"`
+	MoveTimeMS int64             `json:"movetime_ms,omitempty"`
 }
 
 // State is a game as a Store keeps it: enough for any process to carry it

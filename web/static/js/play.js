@@ -127,8 +127,10 @@ export class PlayPanel {
     return s.clock.running === s.human && this.game.cursor === this.game.length && this.game.length === s.moves.length;
   }
 
-  // followEngine fills the level choices from the engine's profile: its
-  // skill option where it has one a client may set, else a time per move.
+  // followEngine fills the level choices from the engine's levels (GET
+  // /v1/engines: by Elo, or over its skill option's range, strongest
+  // first), else its skill option where it has one a client may set; a
+  // time per move is offered too.
   followEngine() {
     const e = this.engine();
     const sel = $('#play-level', this.root);
@@ -141,9 +143,16 @@ export class PlayPanel {
       sel.append(o);
     };
     add('', t('play.level.full'));
+    const levels = (e?.levels || []).filter((l) => l.id !== 'full');
     const allowed = e?.client_options || {};
     const opt = (e?.options || []).find((o) => o.type === 'spin' && /skill|level|strength/i.test(o.name) && allowed[o.name]);
-    if (opt) {
+    if (levels.length) {
+      for (const l of [...levels].reverse()) {
+        const text = l.elo ? t('play.level.elo', { elo: l.elo }) : t('play.level.skill', { v: Object.values(l.options)[0] });
+        add(`lvl:${l.id}`, text);
+      }
+      sel.dataset.kind = 'level';
+    } else if (opt) {
       const rule = allowed[opt.name];
       const lo = rule.min ?? opt.min ?? 0;
       const hi = rule.max ?? opt.max ?? 20;
@@ -195,7 +204,9 @@ export class PlayPanel {
     const eng = tc(num('#play-main-engine'), num('#play-extra-engine'));
     const play = { side, clock: side === 'b' ? { b: you, w: eng } : { b: eng, w: you }, ponder: $('#play-ponder', this.root).checked };
     const level = $('#play-level', this.root).value;
-    if (level.startsWith('opt:')) {
+    if (level.startsWith('lvl:')) {
+      play.level = { id: level.slice(4) };
+    } else if (level.startsWith('opt:')) {
       const [, name, value] = level.split(':');
       play.level = { option: name, value };
     } else if (level.startsWith('ms:')) {
