@@ -13,8 +13,9 @@ import (
 // backend keeps broadcasts and carries their batches: memory (this
 // process) or Redis (every instance sharing it).
 type backend interface {
-	// create stores a new broadcast within the bounds (per owner, in all).
-	create(ctx context.Context, st *State, maxPer, maxAll int) *session.Error
+	// create stores a new broadcast within the bounds (per owner, per
+	// network of st.Networks, in all).
+	create(ctx context.Context, st *State, b session.Bounds) *session.Error
 	load(ctx context.Context, id string) (*State, *session.Error)
 	// update changes a broadcast with f, atomically; a change that ends
 	// it also takes it out of the bounds in the same step (it is
@@ -65,9 +66,10 @@ type backend interface {
 
 // memory keeps broadcasts in this process.
 type memory struct {
-	m  *Manager
-	mu sync.Mutex
-	bs map[string]*memEntry
+	m    *Manager
+	mu   sync.Mutex
+	bs   map[string]*memEntry
+	live session.Places // the live ones, per owner and network
 }
 
 type memEntry struct {
@@ -95,23 +97,11 @@ func clip(s string) string {
 	return s
 }
 
-func (b *memory) create(_ context.Context, st *State, maxPer, maxAll int) *session.Error {
+func (b *memory) create(_ context.Context, st *State, bd session.Bounds) *session.Error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	all, per := 0, 0
-	for _, e := range b.bs {
-		if e.live {
-			all++
-			if e.st.Owner == st.Owner {
-				per++
-			}
-		}
-	}
-	if all >= maxAll {
-		return errorf(session.CodeQueueFull, "the server runs as many broadcasts as it takes")
-	}
-	if per >= maxPer {
-		return errorf(session.CodeTooManyRequests, "this client runs as many broadcasts as it may")
+	if f := b.live.Take(st.Owner, st.Networks, bd); f != nil {
+		return full("broadcasts", f)
 	}
 	b.bs[st.ID] = &memEntry{st: *st, live: true, evals: map[int]json.RawMessage{}}
 	return nil
@@ -152,6 +142,7 @@ func (b *memory) endLocked(id string, e *memEntry) bool {
 		return false
 	}
 	e.live = false
+	b.live.Give(e.st.Owner, e.st.Networks)
 	e.forgetAt = time.AfterFunc(b.m.cfg.Keep, func() {
 		b.mu.Lock()
 		delete(b.bs, id)

@@ -41,6 +41,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,14 +108,17 @@ type Config struct {
 	Service *session.Service
 	// Callers is whom a broadcast's searches are for, by its owner's id
 	// (server.CallerFor): the owner's budget, also on an instance that
-	// takes the search over. Nil: an unbudgeted caller.
+	// takes the search over, and the networks its places are counted in
+	// (owners' and viewers'). Nil: an unbudgeted caller of no network.
 	Callers func(client string) session.Caller
 
-	MaxPerClient        int           // live broadcasts per client (2)
-	MaxBroadcasts       int           // live broadcasts in all (16)
-	MaxViewersPerClient int           // viewers per client on this instance (16)
-	MaxViewers          int           // viewers on this instance (20000)
-	Keep                time.Duration // an ended broadcast stays readable (10m)
+	MaxPerClient  int // live broadcasts per client (2)
+	MaxPerNetwork int // live broadcasts per network (2: an IPv4 /24, an IPv6 /64; a /56 twice that, a /48 four times: session.Places)
+	MaxBroadcasts int // live broadcasts in all (16)
+	// Viewers on this instance: per client (16), per network (64, wider
+	// ones as for broadcasts), in all (20000).
+	MaxViewersPerClient, MaxViewersPerNetwork, MaxViewers int
+	Keep                                                  time.Duration // an ended broadcast stays readable (10m)
 	// Idle ends a broadcast sent no move or position for this long (6h):
 	// a forgotten one would hold a place of MaxBroadcasts for ever.
 	Idle time.Duration
@@ -144,8 +148,14 @@ func (c *Config) defaults() {
 	if c.MaxPerClient <= 0 {
 		c.MaxPerClient = 2
 	}
+	if c.MaxPerNetwork <= 0 {
+		c.MaxPerNetwork = 2
+	}
 	if c.MaxBroadcasts <= 0 {
 		c.MaxBroadcasts = 16
+	}
+	if c.MaxViewersPerNetwork <= 0 {
+		c.MaxViewersPerNetwork = 64
 	}
 	if c.MaxViewersPerClient <= 0 {
 		c.MaxViewersPerClient = 16
@@ -184,8 +194,11 @@ type Request struct {
 
 // State is a broadcast as the backend keeps it.
 type State struct {
-	ID       string            `json:"id"`
-	Owner    string            `json:"owner"`
+	ID    string `json:"id"`
+	Owner string `json:"owner"`
+	// Networks are the owner's (session.Caller.Networks), counted by the
+	// bound per network.
+	Networks []string          `json:"networks,omitempty"`
 	Engine   string            `json:"engine"`
 	MultiPV  int               `json:"multipv"`
 	Options  map[string]string `json:"options,omitempty"`
@@ -238,8 +251,7 @@ type Manager struct {
 	mu      sync.Mutex
 	runners map[string]*runner
 	hubs    map[string]*hub
-	viewers map[string]int // per client, on this instance
-	total   int
+	viewers session.Places // per client and network, on this instance
 	closed  bool
 
 	delivered atomic.Int64 // batches written to viewers (Delivered)
@@ -255,7 +267,7 @@ func New(cfg Config) (*Manager, error) {
 	cfg.defaults()
 	ctx, stop := context.WithCancel(context.Background())
 	m := &Manager{cfg: cfg, bounds: boundsOf(cfg.Service.Caps), log: cfg.Logger, ctx: ctx, stop: stop, pod: randomID()[:12],
-		runners: map[string]*runner{}, hubs: map[string]*hub{}, viewers: map[string]int{}}
+		runners: map[string]*runner{}, hubs: map[string]*hub{}}
 	if cfg.Redis != nil {
 		be, err := openRedis(m, *cfg.Redis)
 		if err != nil {
@@ -314,6 +326,29 @@ func errorf(code, format string, args ...any) *session.Error {
 	return &session.Error{Code: code, Message: fmt.Sprintf(format, args...), MoveIndex: -1}
 }
 
+// full refuses a place (a broadcast, a viewer's seat) past bound f: 503
+// queue_full when the server's are all taken, 429 otherwise. It announces
+// no Retry-After (session.NoRetry): a broadcast holds its place until its
+// owner ends it or it idles (Config.Idle, hours), a viewer until it
+// leaves; no time can be promised.
+func full(what string, f *session.Full) *session.Error {
+	var e *session.Error
+	switch f.What {
+	case "client":
+		e = errorf(session.CodeTooManyRequests, "this client holds %d %s, as many as one may; end one first", f.Max, what)
+	case "network":
+		e = errorf(session.CodeTooManyRequests, "the clients of network %s hold %d %s, as many as one network may; retry once one ends", strings.TrimPrefix(f.Network, "net:"), f.Max, what)
+	case "total":
+		code := session.CodeTooManyRequests // a viewer: this instance's bound
+		if what == "broadcasts" {
+			code = session.CodeQueueFull
+		}
+		e = errorf(code, "the server holds %d %s, as many as it takes; retry once one ends", f.Max, what)
+	}
+	e.Retry = session.NoRetry
+	return e
+}
+
 func (m *Manager) unavailable(err error) *session.Error {
 	m.log.Warn("broadcast store unavailable", "err", err)
 	return errorf(session.CodeQueueFull, "broadcasts are unavailable for a moment (their store does not answer); retry")
@@ -346,7 +381,15 @@ func (m *Manager) Create(owner string, req *Request) (*View, *session.Error) {
 		return nil, errorf(session.CodeUnknownEngine, "no engine named %q", engine)
 	}
 	st.Engine = engine
-	if err := m.be.create(m.ctx, st, m.cfg.MaxPerClient, m.cfg.MaxBroadcasts); err != nil {
+	for name, value := range req.Options {
+		// Refused now with the code a session's setoption gets, not
+		// created for its runner to be refused later (issue 43).
+		if err := m.cfg.Service.CheckOption(engine, name, value); err != nil {
+			return nil, err
+		}
+	}
+	st.Networks = m.cfg.Callers(owner).Networks
+	if err := m.be.create(m.ctx, st, session.Bounds{PerClient: m.cfg.MaxPerClient, PerNetwork: m.cfg.MaxPerNetwork, Total: m.cfg.MaxBroadcasts}); err != nil {
 		return nil, err
 	}
 	m.take(st.ID) // this instance runs it, unless another got there first

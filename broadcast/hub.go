@@ -395,12 +395,14 @@ func (h *hub) remove(v Viewer) bool {
 type Seat struct {
 	m          *Manager
 	client, id string
+	nets       []string
 	once       sync.Once
 }
 
 // Reserve takes a place for a viewer of client on broadcast id: not_found,
-// ended, too_many_requests (the client's or this instance's viewers are
-// as many as they may be) or shutting_down otherwise.
+// ended, too_many_requests (the client's, its networks' or this
+// instance's viewers are as many as they may be) or shutting_down
+// otherwise.
 func (m *Manager) Reserve(client, id string) (*Seat, *session.Error) {
 	if !validID(id) {
 		return nil, notFound(id)
@@ -413,31 +415,21 @@ func (m *Manager) Reserve(client, id string) (*Seat, *session.Error) {
 		return nil, errorf(CodeEnded, "broadcast %s has ended", id)
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	switch {
-	case m.closed:
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
 		return nil, errorf(session.CodeShuttingDown, "the server is shutting down")
-	case m.total >= m.cfg.MaxViewers:
-		return nil, errorf(session.CodeTooManyRequests, "this instance has as many viewers as it takes")
-	case m.viewers[client] >= m.cfg.MaxViewersPerClient:
-		return nil, errorf(session.CodeTooManyRequests, "this client has as many viewers as it may")
 	}
-	m.total++
-	m.viewers[client]++
-	return &Seat{m: m, client: client, id: id}, nil
+	nets := m.cfg.Callers(client).Networks
+	if f := m.viewers.Take(client, nets, session.Bounds{PerClient: m.cfg.MaxViewersPerClient, PerNetwork: m.cfg.MaxViewersPerNetwork, Total: m.cfg.MaxViewers}); f != nil {
+		return nil, full("viewers on this instance", f)
+	}
+	return &Seat{m: m, client: client, nets: nets, id: id}, nil
 }
 
 // Release gives the place back (once; later calls do nothing).
 func (s *Seat) Release() {
-	s.once.Do(func() {
-		m := s.m
-		m.mu.Lock()
-		m.total--
-		if m.viewers[s.client]--; m.viewers[s.client] <= 0 {
-			delete(m.viewers, s.client)
-		}
-		m.mu.Unlock()
-	})
+	s.once.Do(func() { s.m.viewers.Give(s.client, s.nets) })
 }
 
 // Watch adds viewer v of client to broadcast id on this instance; it

@@ -30,6 +30,10 @@ type RedisConfig = redislease.Config
 //	o:<owner>   set of the owner's live broadcasts
 //	owners      hash: id → owner, of the live broadcasts (a place whose
 //	            state is gone is still given back to its owner)
+//	n:<network> set of the live broadcasts of owners of that network
+//	            (State.Networks: each of an owner's prefixes)
+//	nets        hash: id → its owner's networks (separated by spaces), so
+//	            that a place is given back to them as to its owner
 //
 // Every value is read within its bounds (Manager.bounds), measured in
 // Redis first: one over them makes the broadcast invalid (CodeInvalid),
@@ -135,25 +139,42 @@ local function sets(...) return typed('set', ...) end
 local function hashes(...) return typed('hash', ...) end
 `
 
-// createScript. KEYS: active, o:<owner>, b:<id>, owners. ARGV: id, maxAll,
-// maxPer, state, owner. The owner's set is cleared of ids no longer
-// active (a place given back by another way) before it is counted.
+// createScript. KEYS: active, o:<owner>, b:<id>, owners, nets, then
+// n:<network> of each of the owner's networks, narrowest first. ARGV: id,
+// maxAll, maxPer, state, owner, maxPerNetwork (the narrowest's; each
+// wider one twice the one before, as session.NetworkBound), the networks
+// (separated by spaces). The owner's and the networks' sets are cleared
+// of ids no longer active (a place given back by another way) before
+// they are counted. It answers 1, or -1 (all full), -2 (the owner's),
+// -3 (a key of another type), -(4+i) (the i-th network's).
 var createScript = redis.NewScript(luaTypes + `
-if not sets(KEYS[1], KEYS[2]) or not hashes(KEYS[3], KEYS[4]) then return -3 end
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return -1 end
-if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then
-  for _, x in ipairs(redis.call('SRANDMEMBER', KEYS[2], 64)) do
-    if redis.call('SISMEMBER', KEYS[1], x) == 0 then redis.call('SREM', KEYS[2], x) end
+if not sets(KEYS[1], KEYS[2]) or not hashes(KEYS[3], KEYS[4], KEYS[5]) then return -3 end
+for i = 6, #KEYS do
+  if not sets(KEYS[i]) then return -3 end
+end
+local function full(k, max)
+  if redis.call('SCARD', k) < max then return false end
+  for _, x in ipairs(redis.call('SRANDMEMBER', k, 64)) do
+    if redis.call('SISMEMBER', KEYS[1], x) == 0 then redis.call('SREM', k, x) end
   end
-  if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then return -2 end
+  return redis.call('SCARD', k) >= max
+end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return -1 end
+if full(KEYS[2], tonumber(ARGV[3])) then return -2 end
+local bound = tonumber(ARGV[6])
+for i = 6, #KEYS do
+  if full(KEYS[i], bound) then return -(i - 2) end
+  bound = bound * 2
 end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[5])
+for i = 6, #KEYS do redis.call('SADD', KEYS[i], ARGV[1]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[5], ARGV[1], ARGV[7]) end
 redis.call('HSET', KEYS[3], 'state', ARGV[4], 'search', 0, 'term', 0)
 return 1`)
 
-func (b *redisBackend) create(ctx context.Context, st *State, maxPer, maxAll int) *session.Error {
+func (b *redisBackend) create(ctx context.Context, st *State, bd session.Bounds) *session.Error {
 	js, err := json.Marshal(st)
 	if err != nil {
 		return errorf("internal", "%v", err)
@@ -163,17 +184,23 @@ func (b *redisBackend) create(ctx context.Context, st *State, maxPer, maxAll int
 	}
 	ctx, cancel := b.call(ctx)
 	defer cancel()
-	n, err := createScript.Run(ctx, b.rdb, []string{b.key("active"), b.key("o:", st.Owner), b.key("b:", st.ID), b.key("owners")},
-		st.ID, maxAll, maxPer, js, st.Owner).Int()
+	keys := []string{b.key("active"), b.key("o:", st.Owner), b.key("b:", st.ID), b.key("owners"), b.key("nets")}
+	for _, n := range st.Networks {
+		keys = append(keys, b.key("n:", n))
+	}
+	n, err := createScript.Run(ctx, b.rdb, keys, st.ID, bd.Total, bd.PerClient, js, st.Owner, bd.PerNetwork, strings.Join(st.Networks, " ")).Int()
 	switch {
 	case err != nil:
 		return b.m.unavailable(err)
 	case n == -1:
-		return errorf(session.CodeQueueFull, "the server runs as many broadcasts as it takes")
+		return full("broadcasts", &session.Full{What: "total", Max: bd.Total})
 	case n == -2:
-		return errorf(session.CodeTooManyRequests, "this client runs as many broadcasts as it may")
+		return full("broadcasts", &session.Full{What: "client", Max: bd.PerClient})
 	case n == -3:
 		return b.m.unavailable(errors.New("the broadcasts' keys in Redis are not of their types"))
+	case n <= -4 && -n-4 < len(st.Networks):
+		i := -n - 4
+		return full("broadcasts", &session.Full{What: "network", Network: st.Networks[i], Max: session.NetworkBound(bd.PerNetwork, i)})
 	}
 	return nil
 }
@@ -279,21 +306,30 @@ func (b *redisBackend) update(ctx context.Context, id string, f func(*State) *se
 
 // dropScript gives a broadcast's place back (a broadcast whose state is
 // gone, over its bounds, or ended but still counted): its id leaves the
-// sets; del: its keys are removed, else they expire after keep. KEYS:
-// b:<id>, e:<id>, active, owners. ARGV: id, "del" or "keep", keep ms, the
+// sets (its owner's and its networks', named by the owners and nets
+// hashes); del: its keys are removed, else they expire after keep. KEYS:
+// b:<id>, e:<id>, active, owners, nets. ARGV: id, "del" or "keep", keep ms, the
 // owner's set when the owners hash does not name one, the key prefix.
 // Answer: 1 if the place was held (the caller tells the viewers), -1 if
 // a key is not of its type.
 var dropScript = redis.NewScript(luaTypes + `
-if not hashes(KEYS[4]) then return -1 end
+if not hashes(KEYS[4], KEYS[5]) then return -1 end
 local owner = redis.call('HGET', KEYS[4], ARGV[1])
 local os = ARGV[4]
 if owner then os = ARGV[5] .. 'o:' .. owner end
 if not sets(KEYS[3], os, ARGV[4]) then return -1 end
+local nets = {}
+for net in string.gmatch(redis.call('HGET', KEYS[5], ARGV[1]) or '', '%S+') do
+  local k = ARGV[5] .. 'n:' .. net
+  if not sets(k) then return -1 end
+  nets[#nets + 1] = k
+end
 local n = redis.call('SREM', KEYS[3], ARGV[1])
 redis.call('SREM', os, ARGV[1])
 if ARGV[4] ~= '' then redis.call('SREM', ARGV[4], ARGV[1]) end
 redis.call('HDEL', KEYS[4], ARGV[1])
+for _, k in ipairs(nets) do redis.call('SREM', k, ARGV[1]) end
+redis.call('HDEL', KEYS[5], ARGV[1])
 if ARGV[2] == 'del' then
   redis.call('DEL', KEYS[1], KEYS[2])
 elseif redis.call('TYPE', KEYS[1]).ok == 'hash' then
@@ -313,7 +349,7 @@ func (b *redisBackend) drop(ctx context.Context, id, owner string, del bool) boo
 	if owner != "" {
 		set = b.key("o:", owner)
 	}
-	n, err := dropScript.Run(ctx, b.rdb, []string{b.key("b:", id), b.key("e:", id), b.key("active"), b.key("owners")},
+	n, err := dropScript.Run(ctx, b.rdb, []string{b.key("b:", id), b.key("e:", id), b.key("active"), b.key("owners"), b.key("nets")},
 		id, how, b.m.cfg.Keep.Milliseconds(), set, b.cfg.Prefix).Int()
 	return err == nil && n == 1
 }

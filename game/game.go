@@ -144,6 +144,10 @@ type Position interface {
 	PonderOK(move, ponder string) bool
 	// CheckLine: every move of line is legal in turn from the final position.
 	CheckLine(line []string) error
+	// Legal is how many of line's first moves are legal in turn from the
+	// final position: an engine's line is shown to clients cut there
+	// (the rest is no line of the game).
+	Legal(line []string) int
 	// Notate writes moves from the final position in the game's
 	// notation, cut short at the first illegal one (nil when the game
 	// has no notation).

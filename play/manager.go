@@ -24,9 +24,10 @@ type Config struct {
 	// result (5m).
 	Keep time.Duration
 	// MaxPerClient bounds one client's games in progress (2);
-	// MaxPerNetwork the games of the clients of one network
-	// (session.Caller.Network: an IPv4 /24, an IPv6 /64) together (8), so
-	// that one subscriber's many addresses cannot take every slot;
+	// MaxPerNetwork the games of the clients of one network together (8:
+	// an IPv4 /24, an IPv6 /64; a /56 twice that, a /48 four times, see
+	// session.Places), so that one subscriber's many addresses cannot
+	// take every slot;
 	// MaxGames all games in progress (64); MaxKept the ended games kept
 	// (256).
 	MaxPerClient, MaxPerNetwork, MaxGames, MaxKept int
@@ -86,9 +87,7 @@ type Manager struct {
 
 	mu       sync.Mutex
 	games    map[string]*game // in progress and ended (until Keep)
-	playing  map[string]int   // games in progress per client
-	networks map[string]int   // games in progress per network (Caller.Network)
-	total    int              // games in progress
+	playing  session.Places   // games in progress, per client and network
 	done     []*game          // ended games, oldest first
 	closed   bool
 	taking   map[string]chan struct{} // games being taken over from another instance
@@ -104,7 +103,7 @@ type Manager struct {
 // New returns a Manager. With a Shared store it renews the leases of the
 // games it drives until Close.
 func New(cfg Config) *Manager {
-	m := &Manager{cfg: cfg.WithDefaults(), games: map[string]*game{}, playing: map[string]int{}, networks: map[string]int{}, taking: map[string]chan struct{}{}}
+	m := &Manager{cfg: cfg.WithDefaults(), games: map[string]*game{}, taking: map[string]chan struct{}{}}
 	if sh, ok := m.cfg.Store.(Shared); ok {
 		m.shared = sh
 		ctx, cancel := context.WithCancel(context.Background())
@@ -189,18 +188,27 @@ func (m *Manager) find(owner, id string) *game {
 func (m *Manager) admit(who session.Caller) *session.Error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch {
-	case m.closed:
+	if m.closed {
 		return newError(session.CodeShuttingDown, "the server is shutting down; reconnect to another instance")
-	case m.playing[who.Client] >= m.cfg.MaxPerClient:
-		return errPerClient(m.cfg.MaxPerClient)
-	case who.Network != "" && m.networks[who.Network] >= m.cfg.MaxPerNetwork:
-		return errPerNetwork(m.cfg.MaxPerNetwork)
-	case m.total >= m.cfg.MaxGames:
-		return errFull(m.cfg.MaxGames)
 	}
-	m.countLocked(who.Client, who.Network)
-	return nil
+	return m.refusal(m.playing.Take(who.Client, who.Networks, m.bounds()))
+}
+
+func (m *Manager) bounds() session.Bounds {
+	return session.Bounds{PerClient: m.cfg.MaxPerClient, PerNetwork: m.cfg.MaxPerNetwork, Total: m.cfg.MaxGames}
+}
+
+// refusal is the error of a game refused by bound f (nil: none).
+func (m *Manager) refusal(f *session.Full) *session.Error {
+	switch {
+	case f == nil:
+		return nil
+	case f.What == "client":
+		return errPerClient(f.Max)
+	case f.What == "network":
+		return errPerNetwork(f)
+	}
+	return errFull(f.Max)
 }
 
 // errFull refuses a game past the server's bound on games in progress:
@@ -214,17 +222,8 @@ func errPerClient(n int) *session.Error {
 	return newError(session.CodeTooManyRequests, "this client has %d games in progress, as many as one may; resign one or finish it", n)
 }
 
-func errPerNetwork(n int) *session.Error {
-	return newError(session.CodeTooManyRequests, "the clients of this network have %d games in progress, as many as one network may; retry later", n)
-}
-
-// countLocked counts a game in progress of client in network.
-func (m *Manager) countLocked(client, network string) {
-	m.playing[client]++
-	if network != "" {
-		m.networks[network]++
-	}
-	m.total++
+func errPerNetwork(f *session.Full) *session.Error {
+	return newError(session.CodeTooManyRequests, "the clients of network %s have %d games in progress, as many as one network may; retry later", f.Network[len("net:"):], f.Max)
 }
 
 func (m *Manager) register(g *game) {
@@ -235,21 +234,7 @@ func (m *Manager) register(g *game) {
 
 // unadmit undoes admit for a game that did not start.
 func (m *Manager) unadmit(who session.Caller) {
-	m.mu.Lock()
-	m.release(who.Client, who.Network)
-	m.mu.Unlock()
-}
-
-func (m *Manager) release(client, network string) {
-	m.total--
-	if m.playing[client]--; m.playing[client] <= 0 {
-		delete(m.playing, client)
-	}
-	if network != "" {
-		if m.networks[network]--; m.networks[network] <= 0 {
-			delete(m.networks, network)
-		}
-	}
+	m.playing.Give(who.Client, who.Networks)
 }
 
 // left forgets g, in progress, which another instance drives now.
@@ -257,7 +242,7 @@ func (m *Manager) left(g *game) {
 	m.mu.Lock()
 	if m.games[g.st.ID] == g {
 		delete(m.games, g.st.ID)
-		m.release(g.owner, g.st.Network)
+		m.playing.Give(g.owner, g.st.Networks)
 		m.handedBack++
 	}
 	m.mu.Unlock()
@@ -267,7 +252,7 @@ func (m *Manager) left(g *game) {
 // Keep and at most MaxKept of them.
 func (m *Manager) ended(g *game) {
 	m.mu.Lock()
-	m.release(g.owner, g.st.Network)
+	m.playing.Give(g.owner, g.st.Networks)
 	m.done = append(m.done, g)
 	var gone []*game
 	for len(m.done) > m.cfg.MaxKept {
@@ -301,7 +286,8 @@ func (m *Manager) forget(g *game) {
 func (m *Manager) Counts() (playing, kept int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.total, len(m.done)
+	_, n := m.playing.Held("")
+	return n, len(m.done)
 }
 
 // HandedBack is how many games this Manager gave to other instances.

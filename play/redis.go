@@ -33,7 +33,8 @@ type Shared interface {
 	Store
 	// Admit counts st's game (in progress, held by this instance) against
 	// the bounds and saves it: "ok", or the bound that refused it:
-	// "client", "network" (st.Network's) or "games". Games in progress that nobody renewed for
+	// "client", "network:" and the network of st.Networks that is full,
+	// or "games". Games in progress that nobody renewed for
 	// orphan are forgotten first (their instances went and their players
 	// did not come back).
 	Admit(ctx context.Context, st *State, b Bounds, orphan time.Duration) (string, error)
@@ -57,7 +58,8 @@ type Shared interface {
 }
 
 // Bounds are the bounds on games in progress: per client, per network
-// (State.Network; a game without one is not counted), in all.
+// (State.Networks' narrowest; each wider one twice the one before, as
+// session.NetworkBound), in all.
 type Bounds struct {
 	PerClient, PerNetwork, Games int
 }
@@ -121,9 +123,13 @@ local function drop(gid)
   redis.call('ZREM', P..'active', gid)
   redis.call('HDEL', P..'owner', gid)
   if o and redis.call('HINCRBY', P..'count', o, -1) <= 0 then redis.call('HDEL', P..'count', o) end
-  local n = redis.call('HGET', P..'network', gid)
+  local ns = redis.call('HGET', P..'network', gid)
   redis.call('HDEL', P..'network', gid)
-  if n and redis.call('HINCRBY', P..'netcount', n, -1) <= 0 then redis.call('HDEL', P..'netcount', n) end
+  if ns then
+    for n in string.gmatch(ns, '%S+') do
+      if redis.call('HINCRBY', P..'netcount', n, -1) <= 0 then redis.call('HDEL', P..'netcount', n) end
+    end
+  end
 end
 local function hold()
   local lk = P..'lease:'..ARGV[1]
@@ -139,7 +145,9 @@ end
 `
 
 // admitScript. ARGV: id, owner, maxPer, maxGames, now, orphan ms, pod,
-// lease ms, state, network ("": none), maxPerNetwork.
+// lease ms, state, networks (narrowest first, separated by spaces; "":
+// none), maxPerNetwork (of the narrowest; each wider one twice the one
+// before, as session.NetworkBound).
 var admitScript = redis.NewScript(luaPlay + `
 local id, owner, now = ARGV[1], ARGV[2], tonumber(ARGV[5])
 for _, gid in ipairs(redis.call('ZRANGEBYSCORE', P..'active', '-inf', now - tonumber(ARGV[6]))) do
@@ -148,14 +156,18 @@ for _, gid in ipairs(redis.call('ZRANGEBYSCORE', P..'active', '-inf', now - tonu
     redis.call('PEXPIRE', P..'game:'..gid, ARGV[6])
   end
 end
-local net = ARGV[10]
+local nets = ARGV[10]
 if tonumber(redis.call('HGET', P..'count', owner) or '0') >= tonumber(ARGV[3]) then return 'client' end
-if net ~= '' and tonumber(redis.call('HGET', P..'netcount', net) or '0') >= tonumber(ARGV[11]) then return 'network' end
+local bound = tonumber(ARGV[11])
+for n in string.gmatch(nets, '%S+') do
+  if tonumber(redis.call('HGET', P..'netcount', n) or '0') >= bound then return 'network:'..n end
+  bound = bound * 2
+end
 if redis.call('ZCARD', P..'active') >= tonumber(ARGV[4]) then return 'games' end
 redis.call('HINCRBY', P..'count', owner, 1)
-if net ~= '' then
-  redis.call('HINCRBY', P..'netcount', net, 1)
-  redis.call('HSET', P..'network', id, net)
+if nets ~= '' then
+  for n in string.gmatch(nets, '%S+') do redis.call('HINCRBY', P..'netcount', n, 1) end
+  redis.call('HSET', P..'network', id, nets)
 end
 redis.call('HSET', P..'owner', id, owner)
 redis.call('ZADD', P..'active', now, id)
@@ -321,7 +333,7 @@ func (s *RedisStore) Admit(ctx context.Context, st *State, bd Bounds, orphan tim
 		return "", err
 	}
 	v, err := s.run(ctx, admitScript, st.ID, st.Owner, bd.PerClient, bd.Games, time.Now().UnixMilli(), orphan.Milliseconds(),
-		s.pod, s.lease.Milliseconds(), string(b), st.Network, bd.PerNetwork)
+		s.pod, s.lease.Milliseconds(), string(b), strings.Join(st.Networks, " "), bd.PerNetwork)
 	str, _ := v.(string)
 	return str, err
 }

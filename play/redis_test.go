@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -349,7 +350,9 @@ func TestRedisStoreNetworkBound(t *testing.T) {
 	bd, orphan := Bounds{PerClient: 2, PerNetwork: 3, Games: 10}, time.Minute
 	in := func(id, owner, network string) *State {
 		st := testState(id, owner)
-		st.Network = network
+		if network != "" {
+			st.Networks = []string{network}
+		}
 		return st
 	}
 	for i, s := range []*RedisStore{a, b, a} {
@@ -357,8 +360,8 @@ func TestRedisStoreNetworkBound(t *testing.T) {
 			t.Fatalf("game %d of the network: %q %v", i, got, err)
 		}
 	}
-	if got, _ := b.Admit(ctx, in("g3", "ip:203.0.113.9", "net:203.0.113.0/24"), bd, orphan); got != "network" {
-		t.Errorf("a fourth game of the network: %q, want network", got)
+	if got, _ := b.Admit(ctx, in("g3", "ip:203.0.113.9", "net:203.0.113.0/24"), bd, orphan); got != "network:net:203.0.113.0/24" {
+		t.Errorf("a fourth game of the network: %q, want network:net:203.0.113.0/24", got)
 	}
 	if got, _ := b.Admit(ctx, in("g4", "ip:198.51.100.1", "net:198.51.100.0/24"), bd, orphan); got != "ok" {
 		t.Errorf("another network's game: %q", got)
@@ -376,5 +379,44 @@ func TestRedisStoreNetworkBound(t *testing.T) {
 	}
 	if n, _ := a.cl.HLen(ctx, "n1:network").Result(); n != 4 {
 		t.Errorf("%d games with a network recorded, want 4 (one ended, one without)", n)
+	}
+}
+
+// TestRedisStoreWiderPrefixes (issue 43): across instances, a game counts
+// in each of its owner's networks (an IPv6 /64, /56 and /48), each wider
+// one bounded at twice the one before; an ended game frees a place in
+// each.
+func TestRedisStoreWiderPrefixes(t *testing.T) {
+	rs := redistest.Start(t)
+	ctx := context.Background()
+	a := newRedisStore(t, rs.URL, "w1:", time.Second)
+	b := newRedisStore(t, rs.URL, "w1:", time.Second)
+	bd, orphan := Bounds{PerClient: 2, PerNetwork: 1, Games: 10}, time.Minute
+	in := func(id string, sub int) *State {
+		st := testState(id, fmt.Sprintf("ip:2001:db8:0:1%02x::/64", sub))
+		st.Networks = session.NetworksOf(netip.MustParseAddr(fmt.Sprintf("2001:db8:0:1%02x::1", sub)))
+		return st
+	}
+	for i, s := range []*RedisStore{a, b} {
+		if got, err := s.Admit(ctx, in(fmt.Sprint("g", i), i), bd, orphan); err != nil || got != "ok" {
+			t.Fatalf("game %d of the /56: %q %v", i, got, err)
+		}
+	}
+	if got, _ := a.Admit(ctx, in("g2", 0), bd, orphan); got != "network:net:2001:db8:0:100::/64" {
+		t.Errorf("a second game of one /64: %q, want its /64 full", got)
+	}
+	if got, _ := b.Admit(ctx, in("g3", 2), bd, orphan); got != "network:net:2001:db8:0:100::/56" {
+		t.Errorf("a third game of the /56: %q, want the /56 full (twice the /64's bound)", got)
+	}
+	ended := in("g1", 1)
+	ended.Status, ended.Result = statusEnded, &Result{Winner: "b", Reason: "resign", End: "resign"}
+	if err := b.Finish(ctx, ended, time.Minute, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := a.Admit(ctx, in("g3", 2), bd, orphan); got != "ok" {
+		t.Errorf("after one of the /56's games ended: %q, want ok", got)
+	}
+	if n, _ := a.cl.HGet(ctx, "w1:netcount", "net:2001:db8::/48").Int(); n != 2 {
+		t.Errorf("the /48 counts %d games, want 2", n)
 	}
 }

@@ -205,7 +205,7 @@ func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqI
 		m.shared.Hand(context.Background(), st)
 		return newError(session.CodeShuttingDown, "the server is shutting down; reconnect to another instance")
 	}
-	m.countLocked(st.Owner, st.Network)
+	m.playing.Add(st.Owner, st.Networks)
 	g := newGame(m, who, st, b)
 	m.games[st.ID] = g
 	m.mu.Unlock()

@@ -149,7 +149,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	} else if o.Clock.B.Moves > 0 || o.Clock.W.Moves > 0 {
 		return newError(session.CodeInvalidField, "play.clock: moves (a period of moves) is for chess clocks; %s has byoyomi", rules.Name())
 	}
-	st := &State{Owner: who.Client, Network: who.Network}
+	st := &State{Owner: who.Client, Networks: who.Networks}
 	st.Moves, st.TimesMS, st.ClocksMS = []string{}, []int64{}, []int64{}
 	start, serr := rules.Check(chk.Start(), chk.Variant(), nil)
 	if serr != nil { // checked by CheckPosition
@@ -212,9 +212,10 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 		case got == "client":
 			m.unadmit(who)
 			return errPerClient(m.cfg.MaxPerClient)
-		case got == "network":
+		case strings.HasPrefix(got, "network:"):
 			m.unadmit(who)
-			return errPerNetwork(m.cfg.MaxPerNetwork)
+			net := got[len("network:"):]
+			return errPerNetwork(&session.Full{What: "network", Network: net, Max: session.NetworkBound(m.cfg.MaxPerNetwork, slices.Index(who.Networks, net))})
 		case got != "ok":
 			m.unadmit(who)
 			return errFull(m.cfg.MaxGames)

@@ -93,9 +93,9 @@ type Level struct {
 type State struct {
 	Public
 	Owner string `json:"owner"`
-	// Network is the owner's network (session.Caller.Network), counted
-	// by the bound on games per network; "" for none.
-	Network   string    `json:"network,omitempty"`
+	// Networks are the owner's networks (session.Caller.Networks),
+	// counted by the bounds on games per network.
+	Networks  []string  `json:"networks,omitempty"`
 	Main      [2]int64  `json:"main_ms"` // main time left at TurnStart, Black's and White's
 	Played    [2]int    `json:"played"`  // moves each side played in this game (TimeControl.Moves)
 	TurnStart time.Time `json:"turn_start"`

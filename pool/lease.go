@@ -291,6 +291,19 @@ func (l *Lease) HasOption(name string) (string, bool) {
 	return name, slices.ContainsFunc(opts, func(o usi.Option) bool { return o.Name == name })
 }
 
+// CheckOption tells whether a client may set option name to value on
+// engine (the allow-list and bounds Lease.SetOption applies), without a
+// lease: a request that will set it later (a broadcast's options) is
+// refused when it is made. An engine not started yet advertises nothing:
+// its options are refused until it has.
+func (p *Pool) CheckOption(engine, name, value string) error {
+	k := p.kinds[engine]
+	if k == nil {
+		return fmt.Errorf("%w: no engine %q", ErrOptionNotAllowed, engine)
+	}
+	return k.checkClientOption(name, value)
+}
+
 // checkClientOption applies the allow-list to a client's option change.
 func (k *kind) checkClientOption(name, value string) error {
 	rule, ok := k.cfg.ClientOptions[name]

@@ -16,7 +16,6 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -44,6 +43,10 @@ type Access struct {
 	// (an IPv4 address or an IPv6 /64), keyed or not, so that no address can
 	// take the whole MaxSessions (0: MaxSessions/20, at least 16).
 	MaxSessionsPerAddress int
+	// MaxSessionsPerNetwork caps them from one network, keyed or not: an
+	// IPv4 /24 or IPv6 /64, a /56 twice that, a /48 four times
+	// (session.Places) (0: MaxSessionsPerAddress).
+	MaxSessionsPerNetwork int
 	// MaxClients bounds the identities tracked at once (0: 50000). Past
 	// it, a new identity takes the place of the least recently active one
 	// that holds no session or lease, so forged addresses cost no memory
@@ -138,6 +141,9 @@ func (a *Access) WithDefaults() *Access {
 	if c.MaxSessionsPerAddress <= 0 {
 		c.MaxSessionsPerAddress = max(c.MaxSessions/20, 16)
 	}
+	if c.MaxSessionsPerNetwork <= 0 {
+		c.MaxSessionsPerNetwork = c.MaxSessionsPerAddress
+	}
 	if c.MaxClients <= 0 {
 		c.MaxClients = 50000
 	}
@@ -188,10 +194,12 @@ type gate struct {
 	keyHashes map[string][32]byte
 
 	clients table
-	// overflow and addrOverflow stand in for a new identity and a new
-	// address entry while every tracked entry is busy (table.get).
-	overflow, addrOverflow *client
-	sessions               atomic.Int64 // WebSocket sessions over all clients
+	// overflow stands in for a new identity while every tracked entry is
+	// busy (table.get).
+	overflow *client
+	// sessions counts WebSocket sessions per address, per network and
+	// in all.
+	sessions session.Places
 
 	tickets usedTickets
 }
@@ -238,7 +246,6 @@ func newGate(a *Access) *gate {
 	g := &gate{cfg: a.WithDefaults(), keyHashes: map[string][32]byte{}, misconfigured: a.Check()}
 	g.clients.max, g.clients.seed = int64(g.cfg.MaxClients), maphash.MakeSeed()
 	g.overflow = newClient("ip:overflow", g.cfg.AnonymousQuota)
-	g.addrOverflow = &client{id: "addr:overflow"}
 	for name, k := range g.cfg.Keys {
 		g.keyHashes[name] = sha256.Sum256([]byte(k))
 	}
@@ -366,34 +373,30 @@ func (g *gate) allow(ctx context.Context, c *client) *session.Error {
 // caller is whom c's searches are for: its identity, and its budget to
 // charge their engine time to (REST, WebSocket and game analysis alike).
 func (g *gate) caller(c *client) session.Caller {
-	who := session.Caller{Client: c.id, Network: networkOf(c.id)}
+	who := session.Caller{Client: c.id, Networks: networksOf(c.id)}
 	if b := c.quota.EngineTime; !b.Unlimited() {
 		who.Budget = budget{g.cfg.Budgets, c.id, b}
 	}
 	return who
 }
 
-// networkOf is the network of an anonymous client ("ip:ADDR"), for the
-// bounds its neighbours share (session.Caller.Network): an IPv4 address's
-// /24, an IPv6 /64 (the unit anonymous clients are counted in already).
-// A key's clients have none: the key is bounded as one client.
-func networkOf(id string) string {
+// networksOf is the networks of an anonymous client ("ip:ADDR", or an
+// IPv6 "ip:PREFIX/64"), for the bounds its neighbours share
+// (session.Caller.Networks). A key's clients have none: the key is
+// bounded as one client.
+func networksOf(id string) []string {
 	s, ok := strings.CutPrefix(id, "ip:")
 	if !ok {
-		return ""
+		return nil
 	}
 	if p, err := netip.ParsePrefix(s); err == nil {
-		return "net:" + p.Masked().String()
+		return session.NetworksOf(p.Addr())
 	}
 	a, err := netip.ParseAddr(s)
 	if err != nil {
-		return "" // not an address (an odd RemoteAddr): counted as itself
+		return nil // not an address (an odd RemoteAddr): counted as itself
 	}
-	bits := 64
-	if a.Is4() {
-		bits = 24
-	}
-	return "net:" + netip.PrefixFrom(a, bits).Masked().String()
+	return session.NetworksOf(a)
 }
 
 // CallerFor is whom the searches of client id (as identified: "key:NAME"
@@ -453,33 +456,27 @@ func (g *gate) takeLease(c *client) (func(), *session.Error) {
 }
 
 // takeSession counts a WebSocket session (it may hold an engine) for
-// client c and for the address of r; the returned func gives it back.
+// client c and for the address of r and its networks; the returned func
+// gives it back.
 func (g *gate) takeSession(c *client, r *http.Request) (func(), *session.Error) {
-	tooMany := func(msg string) (func(), *session.Error) {
+	ip := g.clientIP(r)
+	addr, nets := "addr:"+ip, networksOf("ip:"+ip)
+	bounds := session.Bounds{PerClient: g.cfg.MaxSessionsPerAddress, PerNetwork: g.cfg.MaxSessionsPerNetwork, Total: g.cfg.MaxSessions}
+	if f := g.sessions.Take(addr, nets, bounds); f != nil {
+		msg := "the server has as many sessions as it takes"
+		switch f.What {
+		case "client":
+			msg = "this address has as many sessions as one address may"
+		case "network":
+			msg = fmt.Sprintf("the addresses of network %s have %d sessions, as many as one network may", strings.TrimPrefix(f.Network, "net:"), f.Max)
+		}
 		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: msg, MoveIndex: -1}
 	}
-	id := "addr:" + g.clientIP(r)
-	a := g.clients.get(id, func() *client { return &client{id: id} }, g.addrOverflow)
-	if g.sessions.Add(1) > int64(g.cfg.MaxSessions) {
-		g.sessions.Add(-1)
-		return tooMany("the server has as many sessions as it takes")
-	}
-	a.mu.Lock()
-	if a.sessions >= g.cfg.MaxSessionsPerAddress {
-		a.mu.Unlock()
-		g.sessions.Add(-1)
-		return tooMany("this address has as many sessions as one address may")
-	}
-	a.sessions++
-	a.mu.Unlock()
 	c.mu.Lock()
 	if c.sessions >= c.quota.Sessions || c.leases+c.sessions >= c.quota.Leases {
 		c.mu.Unlock()
-		a.mu.Lock()
-		a.sessions--
-		a.mu.Unlock()
-		g.sessions.Add(-1)
-		return tooMany("this client has as many sessions as its quota allows")
+		g.sessions.Give(addr, nets)
+		return nil, &session.Error{Code: session.CodeTooManyRequests, Message: "this client has as many sessions as its quota allows", MoveIndex: -1}
 	}
 	c.sessions++
 	c.mu.Unlock()
@@ -487,10 +484,7 @@ func (g *gate) takeSession(c *client, r *http.Request) (func(), *session.Error) 
 		c.mu.Lock()
 		c.sessions--
 		c.mu.Unlock()
-		a.mu.Lock()
-		a.sessions--
-		a.mu.Unlock()
-		g.sessions.Add(-1)
+		g.sessions.Give(addr, nets)
 	}, nil
 }
 

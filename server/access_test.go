@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/usid/usid/session"
 )
 
 // withAccess serves the shared engines through a server with other access rules.
@@ -480,15 +482,66 @@ func TestOverflowNewcomersNotLockedOut(t *testing.T) {
 	}
 }
 
+// TestSessionsPerNetwork (issue 43): WebSocket sessions were bounded per
+// address (an IPv4 address, an IPv6 /64) and in all only, so the
+// addresses of one /24, or the /64s of one /56, could take every session
+// of the server. Now one network holds max_sessions_per_network, a /56
+// twice that, a /48 four times; keyed or not; another network still
+// gets one.
+func TestSessionsPerNetwork(t *testing.T) {
+	g := newGate(&Access{Anonymous: true, MaxSessions: 100, MaxSessionsPerAddress: 2, MaxSessionsPerNetwork: 3,
+		Keys: map[string]string{"k": "key-k"}, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
+		AnonymousQuota: Quota{Rate: 100, Burst: 100, Sessions: 4, Leases: 4}, Keyed: Quota{Rate: 100, Burst: 100, Sessions: 64, Leases: 64}})
+	open := func(key string, addrs ...string) (n int, refused *session.Error) {
+		for _, a := range addrs {
+			for range 2 {
+				r := forgedRequest(a)
+				if key != "" {
+					r.Header.Set("X-API-Key", key)
+				}
+				c, err := g.identify(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				release, err := g.takeSession(c, r)
+				if err != nil {
+					return n, err
+				}
+				t.Cleanup(release)
+				n++
+			}
+		}
+		return n, nil
+	}
+	for _, tc := range []struct {
+		name, key string
+		addrs     []string
+		want      int
+	}{
+		{"one /24", "", []string{"203.0.113.1", "203.0.113.2", "203.0.113.3"}, 3},
+		{"one /56", "", []string{"2001:db8:0:100::1", "2001:db8:0:101::1", "2001:db8:0:102::1", "2001:db8:0:103::1"}, 6},
+		{"one /24 with a key", "key-k", []string{"198.51.100.1", "198.51.100.2", "198.51.100.3"}, 3},
+	} {
+		n, err := open(tc.key, tc.addrs...)
+		t.Logf("%s: %d sessions, then %v", tc.name, n, err)
+		if n != tc.want || err == nil || err.Code != session.CodeTooManyRequests {
+			t.Errorf("%s: %d sessions, then %v; want %d, then too_many_requests", tc.name, n, err, tc.want)
+		}
+	}
+	if n, err := open("", "192.0.2.9"); n != 2 {
+		t.Errorf("another network's address: %d sessions, %v", n, err)
+	}
+}
+
 // TestOverflowCountsSessionOnce: when the table cannot make room (every
-// entry holds a session), the overflow identity and the overflow address
-// entry are different objects, and a session counts once on each.
+// entry holds a session), a session on the overflow identity counts once
+// on it (addresses and networks are counted apart, session.Places).
 func TestOverflowCountsSessionOnce(t *testing.T) {
 	const maxClients = 64
 	g := newGate(&Access{Anonymous: true, MaxClients: maxClients, MaxSessionsPerAddress: 100, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
 		AnonymousQuota: Quota{Rate: 100, Burst: 100, Sessions: 4, Leases: 4}})
-	// Half the entries are identities, half their address entries: all busy.
-	for i := range maxClients / 2 {
+	// Every entry is an identity holding a session: all busy.
+	for i := range maxClients {
 		r := forgedRequest(netip.AddrFrom4([4]byte{198, 18, 0, byte(i)}).String())
 		c, _ := g.identify(r)
 		release, err := g.takeSession(c, r)

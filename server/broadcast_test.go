@@ -52,6 +52,11 @@ func TestBroadcastRoutes(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&out)
 		return resp.StatusCode, out
 	}
+	// An option the engine's allow-list refuses is refused at creation
+	// with setoption's code (issue 43: created, then only logged).
+	if code, v := do("POST", "/v1/broadcasts", map[string]any{"engine": "fairy", "options": map[string]string{"Threads": "64"}}); code != http.StatusUnprocessableEntity || v["code"] != "option_not_allowed" {
+		t.Errorf("a broadcast with an option not allowed: %d %v, want 422 option_not_allowed", code, v)
+	}
 	code, v := do("POST", "/v1/broadcasts", map[string]any{"engine": "fairy", "multipv": 2, "position": map[string]any{"sfen": "startpos", "moves": []string{"7g7f"}}})
 	if code != http.StatusCreated {
 		t.Fatalf("create: %d %v", code, v)
@@ -234,6 +239,43 @@ func TestBroadcastAnswersBeyondConformance(t *testing.T) {
 		t.Fatalf("stalled POST /v1/broadcasts: %d %s, want 408", resp.StatusCode, body)
 	}
 	checkResponseAs(t, "RequestTimeout", "stalled POST /v1/broadcasts", resp, body)
+}
+
+// TestBroadcastPlaceNoRetryAfter (issue 43): when every broadcast place is
+// taken the refusal said Retry-After: 5 though a place is held for up to
+// broadcast.idle (6 h); it now names no wait (none can be promised).
+func TestBroadcastPlaceNoRetryAfter(t *testing.T) {
+	bm, err := broadcast.New(broadcast.Config{Service: shared.srv.cfg.Service, MaxBroadcasts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bm.Close(context.Background())
+	hs := ownServer(t, func(c *Config) { c.Broadcasts = bm })
+	post := func() *http.Response {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", hs.URL+"/v1/broadcasts", strings.NewReader(`{"engine":"fairy","position":{"sfen":"startpos"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := checkedClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	first := post()
+	if first.StatusCode != http.StatusCreated {
+		t.Fatalf("the first broadcast: %d", first.StatusCode)
+	}
+	defer func() {
+		req, _ := http.NewRequestWithContext(context.Background(), "DELETE", hs.URL+first.Header.Get("Location"), nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	resp := post()
+	t.Logf("a broadcast past max_broadcasts: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "" {
+		t.Errorf("a broadcast past max_broadcasts: %d with Retry-After %q, want 503 without one", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
 }
 
 // TestBroadcastUpgradesAreReads (issue 43): a viewer's upgrade is a read

@@ -11,6 +11,7 @@ import (
 	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/othello"
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/session"
 )
 
 // othelloEnv serves othello engines from minimal entries (name and path:
@@ -22,12 +23,33 @@ func othelloEnv(t *testing.T) *env {
 		return pool.EngineConfig{Name: name, Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + mode}}
 	}
 	e, err := newEnvWith([]pool.EngineConfig{fake("usix", fakeengine.USIX), fake("uoi", fakeengine.UOI),
-		fake("misplay", fakeengine.USIXPassMisplay), fake("float", fakeengine.USIXFloat)}, nil)
+		fake("misplay", fakeengine.USIXPassMisplay), fake("float", fakeengine.USIXFloat), fake("illegalpv", fakeengine.USIXIllegalPV)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.close)
 	return e
+}
+
+// TestOthelloLineCut (issue 43): a USI-X engine's pv of illegal squares
+// reached clients whole; now every line shown is cut at its first illegal
+// move, through the game's rules (game.Position.Legal), as shogi's and
+// chess's are.
+func TestOthelloLineCut(t *testing.T) {
+	e := othelloEnv(t)
+	code, _, v := call(t, e, "POST", "/v1/analyze", map[string]any{"engine": "illegalpv", "position": map[string]any{"othello": "startpos"}, "limits": map[string]any{"depth": 1}})
+	if code != 200 {
+		t.Fatalf("analyze: %d %v", code, v)
+	}
+	lines, _ := v["lines"].([]any)
+	if len(lines) != 1 {
+		t.Fatalf("lines: %v", v)
+	}
+	pv := fmt.Sprint(lines[0].(map[string]any)["pv"])
+	t.Logf("the engine's line d3 d4 e5 was answered as %s", pv)
+	if pv != fmt.Sprint([]any{v["bestmove"]}) {
+		t.Errorf("pv %s, want the best move %v alone (d4 and e5 are occupied)", pv, v["bestmove"])
+	}
 }
 
 // passPosition is a game from the start whose last move is a pass: White
@@ -309,5 +331,28 @@ func TestOthelloForcedPassAnalysed(t *testing.T) {
 			t.Errorf("%s: the pass judged %v, the move before it %v (%v)", name, p["judgement"], before["judgement"], before["unjudged"])
 		}
 		e.waitIdle(t)
+	}
+}
+
+// TestOthelloDefaultsOnEveryRoute (issue 43): /v1/mate naming no engine
+// took the default engine (a shogi one) for an othello position where
+// /v1/analyze took the othello engine; every route now takes an engine of
+// the position's game (session's engineOf).
+func TestOthelloDefaultsOnEveryRoute(t *testing.T) {
+	e, err := newEnvWith([]pool.EngineConfig{{Name: "usix", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.USIX}}},
+		func(c *session.Config) { c.DefaultEngine = "shogi-default" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.close)
+	pos := map[string]any{"othello": "startpos"}
+	code, _, v := call(t, e, "POST", "/v1/analyze", map[string]any{"position": pos, "limits": map[string]any{"depth": 1}})
+	if code != 200 || v["engine"] != "usix" {
+		t.Fatalf("analyze: %d %v, want the usix engine", code, v)
+	}
+	code, _, v = call(t, e, "POST", "/v1/mate", map[string]any{"position": pos})
+	t.Logf("mate of an othello position: %d %v", code, v)
+	if s := fmt.Sprint(v); strings.Contains(s, "shogi-default") || !strings.Contains(s, "usix") {
+		t.Errorf("mate: %d %v, want an answer of the usix engine (othello's), not of the default", code, v)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,10 +148,11 @@ func drain(cl *wsClient) []map[string]any {
 	}
 }
 
-// TestGamesPerNetwork (issue 35): the addresses of one network (an IPv4
-// /24) together hold at most play's MaxPerNetwork games (8 by default),
-// so that one subscriber's many addresses cannot take every slot of the
-// server (64); a client of another network still starts one.
+// TestGamesPerNetwork (issues 35, 43): the addresses of one network (an
+// IPv4 /24, an IPv6 /64) together hold at most play's MaxPerNetwork games
+// (8 by default), a /56 twice that, so that one subscriber's many
+// addresses cannot take every slot of the server (64); a client of
+// another network still starts one.
 func TestGamesPerNetwork(t *testing.T) {
 	hs := proxied(t, shared)
 	const perNetwork = 8 // play.Config's default, which the shared env keeps
@@ -176,39 +178,48 @@ func TestGamesPerNetwork(t *testing.T) {
 		}
 		return cl, ev
 	}
-	// Two games from each address of 203.0.113.0/24 (one address's
-	// bound), address after address, until the network's bound refuses.
-	n, refused := 0, map[string]any(nil)
-	for i := 1; i <= 32 && refused == nil; i++ {
-		for range 2 {
-			if _, ev := start(fmt.Sprintf("203.0.113.%d", i)); ev["type"] == "error" {
-				refused = ev
-				break
+	// Two games from each client (one client's bound), client after
+	// client, until the network's bound refuses: the addresses of
+	// 203.0.113.0/24 hold 8; the /64s of 2001:db8:0:100::/56 (issue 43:
+	// one subscriber's) 16, twice a /64's bound, where they held every
+	// game slot (64) before.
+	for _, nw := range []struct {
+		name, addr string
+		want       int
+	}{{"203.0.113.0/24", "203.0.113.%d", perNetwork}, {"2001:db8:0:100::/56", "2001:db8:0:1%02x::1", 2 * perNetwork}} {
+		n, refused := 0, map[string]any(nil)
+		for i := 1; i <= 40 && refused == nil; i++ {
+			for range 2 {
+				if _, ev := start(fmt.Sprintf(nw.addr, i)); ev["type"] == "error" {
+					refused = ev
+					break
+				}
+				n++
 			}
-			n++
 		}
-	}
-	t.Logf("the addresses of 203.0.113.0/24 started %d games, then: %v", n, refused)
-	if n != perNetwork || refused == nil || refused["code"] != "too_many_requests" {
-		t.Fatalf("one /24 started %d games (then %v), want %d and too_many_requests", n, refused, perNetwork)
+		t.Logf("the clients of %s started %d games, then: %v", nw.name, n, refused)
+		if n != nw.want || refused == nil || refused["code"] != "too_many_requests" {
+			t.Fatalf("%s started %d games (then %v), want %d and too_many_requests", nw.name, n, refused, nw.want)
+		}
 	}
 	if _, ev := start("198.51.100.20"); playOf(ev) == nil {
 		t.Errorf("a client of another network: %v", ev)
 	}
 }
 
-// TestNetworkOf: the network an anonymous client's games are bounded with.
-func TestNetworkOf(t *testing.T) {
+// TestNetworksOf: the networks an anonymous client's places are bounded
+// with, narrowest first (issue 43: an IPv6 /56 and /48 as well as the /64).
+func TestNetworksOf(t *testing.T) {
 	for id, want := range map[string]string{
 		"ip:203.0.113.5":       "net:203.0.113.0/24",
 		"ip:203.0.113.250":     "net:203.0.113.0/24",
-		"ip:2001:db8:1:2::/64": "net:2001:db8:1:2::/64",
-		"ip:2001:db8::1":       "net:2001:db8::/64",
+		"ip:2001:db8:1:2::/64": "net:2001:db8:1:2::/64 net:2001:db8:1::/56 net:2001:db8:1::/48",
+		"ip:2001:db8::1":       "net:2001:db8::/64 net:2001:db8::/56 net:2001:db8::/48",
 		"ip:not-an-address":    "",
 		"key:alice":            "",
 	} {
-		if got := networkOf(id); got != want {
-			t.Errorf("networkOf(%q) = %q, want %q", id, got, want)
+		if got := strings.Join(networksOf(id), " "); got != want {
+			t.Errorf("networksOf(%q) = %q, want %q", id, got, want)
 		}
 	}
 }

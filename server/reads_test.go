@@ -82,6 +82,7 @@ func TestReadsAreCheap(t *testing.T) {
 	srv := readsServer(t, Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5})
 	id := bigJob(t, srv)
 	path := "/v1/games/analysis/" + id
+	began := time.Now() // the client's first read: its guard was full then
 	first := serve(srv, "GET", path, "", nil)
 	etag := first.Header().Get("ETag")
 	t.Logf("the job's answer: %d bytes, ETag %q, Cache-Control %q", first.Body.Len(), etag, first.Header().Get("Cache-Control"))
@@ -156,13 +157,18 @@ func TestReadsAreCheap(t *testing.T) {
 			t.Fatalf("GET %d: %d %s", i, w.Code, w.Body)
 		}
 	}
-	cpu := cpuTime() - cpu0
-	t.Logf("600 GETs in a row: %v; %v of CPU, %v per GET (process-wide: engines and other tests included)", counts, cpu, cpu/600)
-	if counts[429] == 0 {
+	cpu, took := cpuTime()-cpu0, time.Since(began)
+	// What the guard promises for the time the GETs really took (issue 43:
+	// a busy machine's 600 GETs took long enough to refill past a fixed
+	// 150): its burst and its rate over that time, less the reads above.
+	q := srv.gate.cfg.AnonymousQuota
+	promised := int(2*q.Reads) + 1 + int(q.Reads*took.Seconds()) + 1
+	t.Logf("600 GETs in a row: %v in %v (the guard allows %d); %v of CPU, %v per GET (process-wide: engines and other tests included)", counts, took.Round(time.Millisecond), promised, cpu, cpu/600)
+	if counts[429] == 0 && promised < 600 {
 		t.Errorf("600 GETs in a row: none refused; want 429 past the flood guard of reads")
 	}
-	if counts[200] > 150 {
-		t.Errorf("600 GETs in a row: %d answered, want about the burst (100) and the refill", counts[200])
+	if counts[200] > promised {
+		t.Errorf("600 GETs in a row: %d answered, want at most the burst and the refill over %v: %d", counts[200], took, promised)
 	}
 }
 

@@ -13,11 +13,13 @@ import (
 // caller that nobody charges.
 type Caller struct {
 	Client string
-	// Network is the group of neighbouring addresses Client belongs to,
-	// for bounds that one subscriber's many addresses must share (an
-	// anonymous client's IPv4 /24 or IPv6 /64); "" for none (an API key).
-	Network string
-	Class   pool.Class
+	// Networks are the prefixes of neighbouring addresses Client belongs
+	// to, narrowest first (NetworksOf: an anonymous client's IPv4 /24, or
+	// IPv6 /64, /56 and /48), for the bounds on places that one
+	// subscriber's many addresses must share (places.go); none for an API
+	// key, which is bounded as one client.
+	Networks []string
+	Class    pool.Class
 	// Budget, if set, is the caller's engine time (the server's
 	// engine-time quota): each search takes from it as it starts and is
 	// settled when it ends (see meter).

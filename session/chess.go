@@ -6,6 +6,7 @@
 package session
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/usid/usid/game"
@@ -21,20 +22,31 @@ const CodeGameMismatch = "game_mismatch"
 // UCI_Chess960 (the chess game's Chess960).
 const variant960 = "chess960"
 
-// engineOf is the engine for a position of game that names none: the
-// first engine of that game (for a mate, one that does mate searches; for
-// a Chess960 position, one that advertises UCI_Chess960), as far as the
-// probes have told; else the default engine, whose mismatch is then
-// refused.
+// engineOf is the engine for a position of game that names none, on
+// every route (REST and WebSocket searches, broadcasts through newJob;
+// game analyses and games against the engine through EngineFor): the
+// first engine of that game that can take the request (for a mate, one
+// that does mate searches; for a Chess960 position, one that advertises
+// UCI_Chess960), else the first engine of that game (which then says what
+// it cannot do: issue 43, a mate of an othello position went to the shogi
+// default), as far as the probes have told; else the default engine,
+// whose mismatch is then refused.
 func (c *Service) engineOf(game string, mate bool, variant string) string {
-	if c.Pool != nil {
-		for _, n := range c.Pool.Engines() {
-			if p := c.Pool.Profile(n); p != nil && p.Game() == game && (!mate || p.Checkmate) && (variant != variant960 || p.Chess960) {
-				return n
-			}
-		}
+	if c.Pool == nil {
+		return c.DefaultEngine
 	}
-	return c.DefaultEngine
+	first := ""
+	for _, n := range c.Pool.Engines() {
+		p := c.Pool.Profile(n)
+		if p == nil || p.Game() != game {
+			continue
+		}
+		if (!mate || p.Checkmate) && (variant != variant960 || p.Chess960) {
+			return n
+		}
+		first = cmp.Or(first, n)
+	}
+	return cmp.Or(first, c.DefaultEngine)
 }
 
 // EngineFor is the engine a request naming none gets for position p: the

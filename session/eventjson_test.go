@@ -194,7 +194,11 @@ func BenchmarkInfoJSON(b *testing.B) {
 // outbox and in the cache's lines.
 func TestInfoEventOwnsItsData(t *testing.T) {
 	c := &Service{}
-	j := &job{id: "a1"}
+	pos, perr := CheckPosition(&Position{Game: "chess", Start: "startpos"}, 10)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	j := &job{id: "a1", pos: pos}
 	in := usi.Info{Fields: usi.InfoDepth | usi.InfoScore | usi.InfoWDL | usi.InfoPV, Depth: 3,
 		Score: usi.Score{Value: 31}, WDL: [3]int{95, 895, 10}, PV: []string{"e2e4"}}
 	ev := c.infoEvent(j, &in)
@@ -209,5 +213,18 @@ func TestInfoEventOwnsItsData(t *testing.T) {
 	mate := c.infoEvent(j, &usi.Info{Fields: usi.InfoScore, Score: usi.Score{Mate: true, MateSign: '-'}})
 	if got := string(marshalPlain(t, mate)); got != `{"type":"info","id":"a1","multipv":1,"score":{"mate":0,"mate_sign":"-"}}` {
 		t.Errorf("mate - : got %s", got)
+	}
+}
+
+// TestInfoEventCutsIllegalLine (issue 43): an engine's line is shown cut at
+// its first illegal move, in every game (here chess: e2e4 e2e4).
+func TestInfoEventCutsIllegalLine(t *testing.T) {
+	pos, perr := CheckPosition(&Position{Game: "chess", Start: "startpos"}, 10)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	ev := (&Service{}).infoEvent(&job{id: "a", pos: pos}, &usi.Info{Fields: usi.InfoPV, PV: []string{"e2e4", "e7e5", "e2e4", "d7d5"}})
+	if got := strings.Join(ev.PV, " "); got != "e2e4 e7e5" {
+		t.Errorf("pv %q, want e2e4 e7e5 (the second e2e4 is illegal)", got)
 	}
 }

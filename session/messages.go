@@ -44,9 +44,16 @@ type Error struct {
 	Message   string
 	MoveIndex int // index of the refused move, or -1
 	// Retry, when set, is the wait the Message announces; RetryAfter
-	// returns it so that a Retry-After header says the same.
+	// returns it so that a Retry-After header says the same. NoRetry:
+	// no wait can be announced.
 	Retry time.Duration
 }
+
+// NoRetry is the Retry of a refusal that announces no wait (no
+// Retry-After): a place (a broadcast, a viewer's seat) is held until its
+// holder gives it back, which may be hours, and a constant would be
+// a lie.
+const NoRetry time.Duration = -1
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 

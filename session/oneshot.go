@@ -151,8 +151,8 @@ func (c *Service) oneShot(ctx context.Context, j *job, emit func(*Event)) (*Even
 // RetryAfter suggests when a refused REST request may be retried: the wait
 // the error announces, or a default for its code (0: no retry suggested).
 func RetryAfter(e *Error) time.Duration {
-	if e.Retry > 0 {
-		return e.Retry
+	if e.Retry != 0 {
+		return max(e.Retry, 0) // NoRetry: none
 	}
 	switch e.Code {
 	case CodeTooManyRequests:

@@ -685,8 +685,13 @@ func (c *Service) infoEvent(j *job, in *usi.Info) *Event {
 		a.wdl = in.WDL
 		ev.WDL = a.wdl[:]
 	}
-	if j.kif && len(in.PV) > 0 {
-		j.setPVNotation(ev, in.PV) // an engine's bad move cuts the notation short
+	if len(in.PV) > 0 {
+		// Every line a client is shown is legal in its game: an engine's
+		// bad move cuts it short, and its notation with it.
+		ev.PV = in.PV[:j.pos.Legal(in.PV)]
+		if j.kif {
+			j.setPVNotation(ev, ev.PV)
+		}
 	}
 	return ev
 }

@@ -332,6 +332,18 @@ func isButton(l *pool.Lease, name string) bool {
 	return slices.ContainsFunc(l.Engine().Options(), func(o usi.Option) bool { return o.Name == name && o.Type == usi.TypeButton })
 }
 
+// CheckOption refuses, with the code a session's setoption would get
+// (option_not_allowed), an option a client may not set on engine.
+func (c *Service) CheckOption(engine, name, value string) *Error {
+	if c.Pool == nil {
+		return nil
+	}
+	if err := c.Pool.CheckOption(engine, name, value); err != nil {
+		return controlError(err)
+	}
+	return nil
+}
+
 func controlError(err error) *Error {
 	switch {
 	case errors.Is(err, pool.ErrOptionNotAllowed), errors.Is(err, usi.ErrBadCommand), errors.Is(err, usi.ErrUnknownOption):

@@ -239,6 +239,18 @@ func (p *position) CheckLine(line []string) error {
 	return nil
 }
 
+func (p *position) Legal(line []string) int {
+	pos := p.pos
+	for i, s := range line {
+		m, err := pos.CheckMove(s)
+		if err != nil {
+			return i
+		}
+		pos.Play(m)
+	}
+	return len(line)
+}
+
 func (p *position) Notate(line []string) []string {
 	pos := p.pos
 	out := make([]string, 0, len(line))

@@ -204,6 +204,18 @@ func (p *position) CheckLine(line []string) error {
 	return nil
 }
 
+func (p *position) Legal(line []string) int {
+	pos := p.pos
+	for i, s := range line {
+		m, err := pos.CheckMove(s)
+		if err != nil {
+			return i
+		}
+		pos.Play(m)
+	}
+	return len(line)
+}
+
 func (p *position) Mate([]string, int) ([]string, string, error) {
 	return nil, "", errors.New("othello has no mate")
 }

@@ -180,6 +180,11 @@ func (p *position) CheckLine(line []string) error {
 	return err
 }
 
+func (p *position) Legal(line []string) int {
+	out, _ := p.pos.KIFLine(line, p.lastTo())
+	return len(out)
+}
+
 func (p *position) Notate(line []string) []string {
 	out, _ := p.pos.KIFLine(line, p.lastTo())
 	return out

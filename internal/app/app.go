@@ -114,16 +114,18 @@ type Config struct {
 	// Broadcast configures broadcasts: one live analysis, many viewers
 	// (package broadcast).
 	Broadcast struct {
-		MaxPerClient        int           `yaml:"max_per_client"`
-		MaxBroadcasts       int           `yaml:"max_broadcasts"`
-		MaxViewersPerClient int           `yaml:"max_viewers_per_client"`
-		MaxViewers          int           `yaml:"max_viewers"`
-		Keep                time.Duration `yaml:"keep"`
-		Idle                time.Duration `yaml:"idle"`
-		Redis               string        `yaml:"redis"`
-		RedisPrefix         string        `yaml:"redis_prefix"`
-		Lease               time.Duration `yaml:"lease"`
-		Check               time.Duration `yaml:"check"`
+		MaxPerClient         int           `yaml:"max_per_client"`
+		MaxPerNetwork        int           `yaml:"max_per_network"`
+		MaxBroadcasts        int           `yaml:"max_broadcasts"`
+		MaxViewersPerClient  int           `yaml:"max_viewers_per_client"`
+		MaxViewersPerNetwork int           `yaml:"max_viewers_per_network"`
+		MaxViewers           int           `yaml:"max_viewers"`
+		Keep                 time.Duration `yaml:"keep"`
+		Idle                 time.Duration `yaml:"idle"`
+		Redis                string        `yaml:"redis"`
+		RedisPrefix          string        `yaml:"redis_prefix"`
+		Lease                time.Duration `yaml:"lease"`
+		Check                time.Duration `yaml:"check"`
 	} `yaml:"broadcast"`
 	// Matches configures engine matches (package match).
 	Matches struct {
@@ -157,6 +159,7 @@ type Config struct {
 		TrustedProxies []string     `yaml:"trusted_proxies"`
 		MaxSessions    int          `yaml:"max_sessions"`
 		MaxPerAddress  int          `yaml:"max_sessions_per_address"`
+		MaxPerNetwork  int          `yaml:"max_sessions_per_network"`
 		MaxClients     int          `yaml:"max_clients"`
 		Keyed          server.Quota `yaml:"keyed"`
 		AnonymousQuota server.Quota `yaml:"anonymous_quota"`
@@ -174,7 +177,7 @@ type Config struct {
 // environment, proxies, quotas.
 func (c *Config) ServerAccess(env func(string) string) (*server.Access, error) {
 	a := &server.Access{Keys: map[string]string{}, Anonymous: true, MaxSessions: c.Access.MaxSessions,
-		MaxSessionsPerAddress: c.Access.MaxPerAddress, MaxClients: c.Access.MaxClients,
+		MaxSessionsPerAddress: c.Access.MaxPerAddress, MaxSessionsPerNetwork: c.Access.MaxPerNetwork, MaxClients: c.Access.MaxClients,
 		Keyed: c.Access.Keyed, AnonymousQuota: c.Access.AnonymousQuota}
 	if c.Access.Anonymous != nil {
 		a.Anonymous = *c.Access.Anonymous
@@ -460,8 +463,8 @@ func (m *Main) Run() error {
 		Lag: c.Play.Lag, EngineMargin: c.Play.EngineMargin, Logger: m.Logger.With("component", "play")})
 	bcRedis, err := m.orAccessRedis(c.Broadcast.Redis)
 	if err == nil {
-		bcc := broadcast.Config{Service: svc, MaxPerClient: c.Broadcast.MaxPerClient, MaxBroadcasts: c.Broadcast.MaxBroadcasts,
-			MaxViewersPerClient: c.Broadcast.MaxViewersPerClient, MaxViewers: c.Broadcast.MaxViewers, Keep: c.Broadcast.Keep, Idle: c.Broadcast.Idle,
+		bcc := broadcast.Config{Service: svc, MaxPerClient: c.Broadcast.MaxPerClient, MaxPerNetwork: c.Broadcast.MaxPerNetwork, MaxBroadcasts: c.Broadcast.MaxBroadcasts,
+			MaxViewersPerClient: c.Broadcast.MaxViewersPerClient, MaxViewersPerNetwork: c.Broadcast.MaxViewersPerNetwork, MaxViewers: c.Broadcast.MaxViewers, Keep: c.Broadcast.Keep, Idle: c.Broadcast.Idle,
 			Lease: c.Broadcast.Lease, Check: c.Broadcast.Check, Logger: m.Logger.With("component", "broadcast")}
 		if bcRedis != "" {
 			bcc.Redis = &broadcast.RedisConfig{URL: bcRedis, Prefix: c.Broadcast.RedisPrefix}

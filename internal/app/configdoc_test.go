@@ -176,6 +176,7 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	}
 	bc := broadcast.Config{}.WithDefaults()
 	want.Broadcast.MaxPerClient, want.Broadcast.MaxBroadcasts = bc.MaxPerClient, bc.MaxBroadcasts
+	want.Broadcast.MaxPerNetwork, want.Broadcast.MaxViewersPerNetwork = bc.MaxPerNetwork, bc.MaxViewersPerNetwork
 	want.Broadcast.MaxViewersPerClient, want.Broadcast.MaxViewers, want.Broadcast.Keep = bc.MaxViewersPerClient, bc.MaxViewers, bc.Keep
 	want.Broadcast.Idle = bc.Idle
 	want.Broadcast.RedisPrefix, want.Broadcast.Lease, want.Broadcast.Check = broadcast.RedisPrefix, bc.Lease, bc.Check
@@ -189,6 +190,7 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	a := (&server.Access{Anonymous: true}).WithDefaults()
 	want.Access.Anonymous = &a.Anonymous
 	want.Access.MaxSessions, want.Access.MaxPerAddress, want.Access.MaxClients = a.MaxSessions, a.MaxSessionsPerAddress, a.MaxClients
+	want.Access.MaxPerNetwork = a.MaxSessionsPerNetwork
 	want.Access.Keyed, want.Access.AnonymousQuota = a.Keyed, a.AnonymousQuota
 	want.Access.RedisPrefix = quota.RedisConfig{}.WithDefaults().Prefix
 	e := evalcache.Config{}.WithDefaults()

@@ -59,6 +59,10 @@ const (
 	// when the position's move list holds a pass, as Azisai misplays one; a
 	// position sent without moves is answered well.
 	USIXPassMisplay = "usix-pass-misplay"
+	// USIXIllegalPV plays as USIX, but its info line's pv goes on past
+	// the best move with two occupied squares (d4 e5: illegal whatever
+	// came before), as a hostile engine's line would.
+	USIXIllegalPV = "usix-illegal-pv"
 	// USIXDiscs plays greedily and scores what it sees: its best move is
 	// the one after which the side to move has the most discs over the
 	// other (the first such square), its score that difference ("info
@@ -443,6 +447,9 @@ func mainOthello(mode, arg string) int {
 						break
 					}
 				}
+			}
+			if mode == USIXIllegalPV && pv != "None" {
+				pv += " d4 e5"
 			}
 			var info []string
 			switch mode {
