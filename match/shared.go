@@ -171,6 +171,7 @@ func (m *Manager) claim(ids []string) {
 				<-m.slots
 				break
 			}
+			m.cfg.Logger.Info("match game claimed", "match", id, "game", i, "pod", m.shared.pod)
 			m.wg.Add(1)
 			go func() {
 				defer m.wg.Done()
@@ -207,6 +208,9 @@ func (m *Manager) playShared(id string, i int) {
 	for i >= 0 && m.playOne(mt, &seats, i) {
 		if i, err = m.shared.claim(m.ctx, id, m.cfg.Keep); err != nil {
 			return
+		}
+		if i >= 0 {
+			m.cfg.Logger.Info("match game claimed", "match", id, "game", i, "pod", m.shared.pod)
 		}
 	}
 }
