@@ -11,6 +11,8 @@ import (
 
 	"github.com/usid/usid/internal/redistest"
 	"github.com/usid/usid/internal/testwait"
+	"github.com/usid/usid/match/stats"
+	"github.com/usid/usid/play"
 	"github.com/usid/usid/session"
 )
 
@@ -176,4 +178,37 @@ func TestMatchSharedCancelAndBounds(t *testing.T) {
 		t.Errorf("a match with a stored game over its bound: read as %+v", mt.View())
 	}
 	ps[1].Cancel(id3, session.Caller{Client: "a"})
+}
+
+// TestMatchSharedSPRT: the pods stop handing out games once the stored
+// games decide the SPRT (a player resigning every game: H1 after 17 pairs
+// all won), the games under way played out; the result is the stored
+// games', the same on every pod.
+func TestMatchSharedSPRT(t *testing.T) {
+	rs := redistest.Start(t)
+	ps := pods(t, rs.URL, "s:", Config{})
+	id, err := ps[2].Start(session.Caller{Client: "a"}, &Request{
+		Players:  []Player{{Engine: "fake"}, {Engine: "resigner"}},
+		Pairs:    40,
+		Clock:    &play.TimeControl{MainMS: 10000, ByoyomiMS: 100},
+		Openings: []*session.Position{{Start: "startpos", Moves: []string{"7g7f", "3c3d"}}},
+		SPRT:     &SPRT{Elo0: 0, Elo1: 50}, Concurrency: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, "the match ended", 2*time.Minute, func() bool { return view(t, ps[0], id).Status != StatusRunning })
+	v := view(t, ps[1], id)
+	if v.Status != StatusDone || v.SPRT == nil || v.SPRT.Decision == nil || *v.SPRT.Decision != stats.H1 {
+		t.Fatalf("got %s, SPRT %+v, want done with H1", v.Status, v.SPRT)
+	}
+	t.Logf("%d games, LLR %.2f", len(v.Games), v.SPRT.LLR)
+	if n := len(v.Games); n < 34 || n > 38 || v.Score.Wins != n {
+		t.Errorf("got %d games, score %+v: want 34 and at most the two under way, every one won", n, v.Score)
+	}
+	a, _ := json.Marshal(v)
+	b, _ := json.Marshal(view(t, ps[0], id))
+	if string(a) != string(b) {
+		t.Errorf("two pods answer differently:\n%s\n%s", a, b)
+	}
 }
