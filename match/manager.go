@@ -232,7 +232,7 @@ func (m *Manager) Get(id string) *Match {
 // told there is no such match). It reports whether the match was found.
 func (m *Manager) Cancel(id string, who session.Caller) bool {
 	if m.shared != nil {
-		ok, err := m.shared.cancel(m.ctx, id, who.Client, m.cfg.Keep)
+		ok, err := m.shared.cancel(m.ctx, id, who.Client)
 		if err != nil {
 			m.cfg.Logger.Warn("match: redis", "err", err)
 		}

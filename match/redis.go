@@ -26,7 +26,8 @@ const RedisPrefix = "usid:match:"
 //   - m:{id} (hash): req (the Request, JSON), owner (client), planned,
 //     conc (games at once), status, stopped ("1": no more games are
 //     handed out: decided or failed), err (the failure, JSON), ended
-//     (unix ms). An ended match and its games live for Keep.
+//     (unix ms). An ended match and its games live for Keep (and a
+//     minute), at most MaxKept of them (ended: a zset by end).
 //   - g:{id} (hash): game index -> the ended game (Game, JSON), stored
 //     the moment it ends.
 //   - l:{id}:{i}: the pod playing game i, with a TTL it renews.
@@ -42,14 +43,18 @@ type redisStore struct {
 	lease   time.Duration
 	check   time.Duration
 	timeout time.Duration
+	// An ended match is kept for keep, at most maxKept of them (the
+	// ended zset, by end).
+	keep    time.Duration
+	maxKept int
 }
 
-func newRedisStore(cfg RedisConfig) (*redisStore, error) {
+func newRedisStore(cfg RedisConfig, keep time.Duration, maxKept int) (*redisStore, error) {
 	cl, cfg, pod, err := redislease.Open(cfg, RedisPrefix, "matches")
 	if err != nil {
 		return nil, err
 	}
-	return &redisStore{cl: cl, p: cfg.Prefix, pod: pod, lease: cfg.Lease, check: cfg.Check, timeout: cfg.Timeout}, nil
+	return &redisStore{cl: cl, p: cfg.Prefix, pod: pod, lease: cfg.Lease, check: cfg.Check, timeout: cfg.Timeout, keep: keep, maxKept: maxKept}, nil
 }
 
 func (s *redisStore) Close() error { return s.cl.Close() }
@@ -71,7 +76,7 @@ var (
 // game is left to play and none is held.
 const luaMatch = `
 local P = KEYS[1]
-local function ended(id, status, keep, now)
+local function ended(id, status, keep, now, maxKept)
   local mk = P..'m:'..id
   redis.call('HSET', mk, 'status', status, 'ended', now)
   redis.call('ZREM', P..'live', id)
@@ -79,12 +84,21 @@ local function ended(id, status, keep, now)
   if o and redis.call('HINCRBY', P..'count', o, -1) <= 0 then redis.call('HDEL', P..'count', o) end
   redis.call('PEXPIRE', mk, keep)
   redis.call('PEXPIRE', P..'g:'..id, keep)
+  redis.call('ZADD', P..'ended', now, id)
+  redis.call('ZREMRANGEBYSCORE', P..'ended', '-inf', tonumber(now) - keep)
+  local n = redis.call('ZCARD', P..'ended') - maxKept
+  if n > 0 then
+    for _, old in ipairs(redis.call('ZRANGE', P..'ended', 0, n - 1)) do
+      redis.call('DEL', P..'m:'..old, P..'g:'..old)
+      redis.call('ZREM', P..'ended', old)
+    end
+  end
 end
 local function live(id)
   local st = redis.call('HGET', P..'m:'..id, 'status')
   return st == 'queued' or st == 'running'
 end
-local function settle(id, keep, now)
+local function settle(id, keep, now, maxKept)
   local mk = P..'m:'..id
   if not live(id) then return end
   local n = tonumber(redis.call('HGET', mk, 'planned')) or 0
@@ -94,7 +108,7 @@ local function settle(id, keep, now)
   end
   local status = 'done'
   if redis.call('HEXISTS', mk, 'err') == 1 then status = 'failed' end
-  ended(id, status, keep, now)
+  ended(id, status, keep, now, maxKept)
 end
 `
 
@@ -112,7 +126,7 @@ return 'ok'
 
 // claimScript claims the first game of match ARGV[1] neither ended nor
 // held (a game whose pod died is free again once its lease ran out), if
-// fewer than conc are held. ARGV: id, pod, lease ms, keep ms, now.
+// fewer than conc are held. ARGV: id, pod, lease ms, keep ms, now, maxKept.
 // Answer: the game's index, or -1 (none: the match may have settled).
 var claimScript = redis.NewScript(luaMatch + `
 local id = ARGV[1]
@@ -135,7 +149,7 @@ if redis.call('HGET', mk, 'stopped') ~= '1' then
     return free
   end
 end
-settle(id, tonumber(ARGV[4]), ARGV[5])
+settle(id, tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]))
 return -1
 `)
 
@@ -158,7 +172,7 @@ return 1
 // finishScript stores ended game ARGV[2] of match ARGV[1], played by
 // ARGV[3] (or by a pod whose lease ran out while nobody took the game: its
 // end still counts), and settles the match. ARGV: id, game, pod, the
-// game, keep ms, now. Answer: 1 stored, 0 not (lost, or the match ended).
+// game, keep ms, now, maxKept. Answer: 1 stored, 0 not (lost, or the match ended).
 var finishScript = redis.NewScript(luaMatch + `
 local id, gk = ARGV[1], P..'g:'..ARGV[1]
 local lk = P..'l:'..id..':'..ARGV[2]
@@ -169,19 +183,19 @@ if not live(id) or (cur and cur ~= ARGV[3]) or redis.call('HEXISTS', gk, ARGV[2]
 end
 redis.call('HSET', gk, ARGV[2], ARGV[4])
 redis.call('DEL', lk)
-settle(id, tonumber(ARGV[5]), ARGV[6])
+settle(id, tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]))
 return 1
 `)
 
 // stopScript hands out no more games of match ARGV[1] (decided, or
 // failed with ARGV[2], the first failure kept) and settles it. ARGV: id,
-// err ("": none), keep ms, now.
+// err ("": none), keep ms, now, maxKept.
 var stopScript = redis.NewScript(luaMatch + `
 local mk = P..'m:'..ARGV[1]
 if not live(ARGV[1]) then return 0 end
 redis.call('HSET', mk, 'stopped', '1')
 if ARGV[2] ~= '' then redis.call('HSETNX', mk, 'err', ARGV[2]) end
-settle(ARGV[1], tonumber(ARGV[3]), ARGV[4])
+settle(ARGV[1], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5]))
 return 1
 `)
 
@@ -194,11 +208,11 @@ return 1
 `)
 
 // cancelScript cancels match ARGV[1] of owner ARGV[2]. ARGV: id, owner,
-// keep ms, now. Answer: 1 (cancelled, or ended already), 0 (no such match
+// keep ms, now, maxKept. Answer: 1 (cancelled, or ended already), 0 (no such match
 // of owner's).
 var cancelScript = redis.NewScript(luaMatch + `
 if redis.call('HGET', P..'m:'..ARGV[1], 'owner') ~= ARGV[2] then return 0 end
-if live(ARGV[1]) then ended(ARGV[1], 'cancelled', tonumber(ARGV[3]), ARGV[4]) end
+if live(ARGV[1]) then ended(ARGV[1], 'cancelled', tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5])) end
 return 1
 `)
 
@@ -217,8 +231,8 @@ func (s *redisStore) create(ctx context.Context, id, owner string, req []byte, p
 }
 
 // claim claims a game of match id: its index, or -1.
-func (s *redisStore) claim(ctx context.Context, id string, keep time.Duration) (int, error) {
-	v, err := s.run(ctx, claimScript, id, s.pod, s.lease.Milliseconds(), keep.Milliseconds(), now())
+func (s *redisStore) claim(ctx context.Context, id string) (int, error) {
+	v, err := s.run(ctx, claimScript, id, s.pod, s.lease.Milliseconds(), s.keep.Milliseconds(), now(), s.maxKept)
 	n, _ := v.(int64)
 	return int(n), err
 }
@@ -229,22 +243,22 @@ func (s *redisStore) renew(ctx context.Context, id string, i int) (bool, error) 
 	return n == 1, err
 }
 
-func (s *redisStore) finish(ctx context.Context, id string, i int, g *Game, keep time.Duration) (bool, error) {
+func (s *redisStore) finish(ctx context.Context, id string, i int, g *Game) (bool, error) {
 	b, err := json.Marshal(g) // ended: its winner written, null for a draw
 	if err != nil {
 		return false, err
 	}
-	v, err := s.run(ctx, finishScript, id, i, s.pod, string(b), keep.Milliseconds(), now())
+	v, err := s.run(ctx, finishScript, id, i, s.pod, string(b), s.keep.Milliseconds(), now(), s.maxKept)
 	n, _ := v.(int64)
 	return n == 1, err
 }
 
-func (s *redisStore) stop(ctx context.Context, id string, e *Error, keep time.Duration) error {
+func (s *redisStore) stop(ctx context.Context, id string, e *Error) error {
 	var b []byte
 	if e != nil {
 		b, _ = json.Marshal(ErrorView{Code: e.Code, Message: e.Message})
 	}
-	_, err := s.run(ctx, stopScript, id, string(b), keep.Milliseconds(), now())
+	_, err := s.run(ctx, stopScript, id, string(b), s.keep.Milliseconds(), now(), s.maxKept)
 	return err
 }
 
@@ -253,8 +267,8 @@ func (s *redisStore) release(ctx context.Context, id string, i int) error {
 	return err
 }
 
-func (s *redisStore) cancel(ctx context.Context, id, owner string, keep time.Duration) (bool, error) {
-	v, err := s.run(ctx, cancelScript, id, owner, keep.Milliseconds(), now())
+func (s *redisStore) cancel(ctx context.Context, id, owner string) (bool, error) {
+	v, err := s.run(ctx, cancelScript, id, owner, s.keep.Milliseconds(), now(), s.maxKept)
 	n, _ := v.(int64)
 	return n == 1, err
 }

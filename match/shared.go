@@ -27,7 +27,7 @@ func Open(cfg Config) (*Manager, error) {
 	if cfg.Redis == nil {
 		return m, nil
 	}
-	st, err := newRedisStore(*cfg.Redis)
+	st, err := newRedisStore(*cfg.Redis, m.cfg.Keep+time.Minute, m.cfg.MaxKept)
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -166,7 +166,7 @@ func (m *Manager) claim(ids []string) {
 			default:
 				return // every slot busy: wait for the next look
 			}
-			i, err := m.shared.claim(m.ctx, id, m.cfg.Keep)
+			i, err := m.shared.claim(m.ctx, id)
 			if err != nil || i < 0 {
 				<-m.slots
 				break
@@ -206,7 +206,7 @@ func (m *Manager) playShared(id string, i int) {
 		}
 	}()
 	for i >= 0 && m.playOne(mt, &seats, i) {
-		if i, err = m.shared.claim(m.ctx, id, m.cfg.Keep); err != nil {
+		if i, err = m.shared.claim(m.ctx, id); err != nil {
 			return
 		}
 		if i >= 0 {
@@ -249,11 +249,11 @@ func (m *Manager) playOne(mt *Match, seats *[2]*seat, i int) bool {
 			}
 		case ctx.Err() == nil:
 			_ = m.shared.release(m.ctx, mt.id, i)
-			_ = m.shared.stop(m.ctx, mt.id, err, m.cfg.Keep)
+			_ = m.shared.stop(m.ctx, mt.id, err)
 		}
 		return false
 	}
-	ok, serr := m.shared.finish(m.ctx, mt.id, i, g, m.cfg.Keep)
+	ok, serr := m.shared.finish(m.ctx, mt.id, i, g)
 	if serr != nil || !ok {
 		return serr == nil // lost (another pod plays it) or the match ended
 	}
@@ -262,7 +262,7 @@ func (m *Manager) playOne(mt *Match, seats *[2]*seat, i int) bool {
 			if now, _ := m.fromStore(mt.id, st); now != nil {
 				_, p := now.counts()
 				if mt.c.sprt.Decide(mt.c.sprt.LLR(p)) != "" {
-					_ = m.shared.stop(m.ctx, mt.id, nil, m.cfg.Keep)
+					_ = m.shared.stop(m.ctx, mt.id, nil)
 				}
 			}
 		}

@@ -212,3 +212,25 @@ func TestMatchSharedSPRT(t *testing.T) {
 		t.Errorf("two pods answer differently:\n%s\n%s", a, b)
 	}
 }
+
+// TestMatchSharedKept: at most MaxKept ended matches are kept, over all
+// pods: the oldest is forgotten when another ends.
+func TestMatchSharedKept(t *testing.T) {
+	rs := redistest.Start(t)
+	ps := pods(t, rs.URL, "k:", Config{MaxKept: 1})
+	r := &Request{Players: []Player{{Engine: "fake"}, {Engine: "fake"}}, Games: 50, Limits: &session.Limits{Nodes: 1000}}
+	var ids []string
+	for k := range 2 {
+		id, err := ps[k].Start(session.Caller{Client: "a"}, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ps[2-k].Cancel(id, session.Caller{Client: "a"}) {
+			t.Fatalf("match %d not cancelled", k)
+		}
+		ids = append(ids, id)
+	}
+	if ps[1].Get(ids[0]) != nil || ps[1].Get(ids[1]) == nil {
+		t.Errorf("with max_kept 1: the first ended match kept %v, the second %v", ps[1].Get(ids[0]) != nil, ps[1].Get(ids[1]) != nil)
+	}
+}
