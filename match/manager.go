@@ -218,14 +218,21 @@ func (mt *Match) isEnded() bool {
 }
 
 // Get is match id, or nil. With Redis, it is the match as stored now, a
-// copy.
+// copy (nil too when the store could not be read: see Lookup).
 func (m *Manager) Get(id string) *Match {
+	mt, _ := m.Lookup(id)
+	return mt
+}
+
+// Lookup is Get, with the error of a store that could not be read
+// (unavailable, retry later) told apart from no such match.
+func (m *Manager) Lookup(id string) (*Match, *Error) {
 	if m.shared != nil {
 		return m.getShared(id)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.matches[id]
+	return m.matches[id], nil
 }
 
 // Cancel cancels match id for who: only its owner may (anyone else is

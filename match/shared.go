@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/usid/usid/internal/redislease"
 	"github.com/usid/usid/session"
 )
 
@@ -81,24 +82,29 @@ func (m *Manager) startShared(who session.Caller, r *Request, c *checked) (strin
 }
 
 func errStore() *Error {
-	return &Error{Code: session.CodeUnavailable, Message: "the matches' store is unavailable; retry later", MoveIndex: -1, Retry: 5 * time.Second}
+	// As broadcasts answer their store's outage: a 503 to retry.
+	return &Error{Code: session.CodeQueueFull, Message: "matches are unavailable for a moment (their store does not answer); retry", MoveIndex: -1, Retry: 5 * time.Second}
 }
 
 // getShared is match id as stored, a copy (Wait on it returns at once if
-// it had ended, else when ctx is done), or nil.
-func (m *Manager) getShared(id string) *Match {
+// it had ended, else when ctx is done), or nil; the error when Redis could
+// not be read (a stored match unlike usid's reads as none).
+func (m *Manager) getShared(id string) (*Match, *Error) {
 	st, err := m.shared.load(m.ctx, id, m.cfg.MaxGames)
 	if err != nil {
 		m.cfg.Logger.Warn("match: reading a stored match", "id", clip(id), "err", err)
+		if !errors.Is(err, errStoredMatch) && !errors.Is(err, redislease.ErrTooMany) {
+			return nil, errStore()
+		}
 	}
 	if st == nil {
-		return nil
+		return nil, nil
 	}
 	mt, err := m.fromStore(id, st)
 	if err != nil {
 		m.cfg.Logger.Warn("match: a stored match", "id", clip(id), "err", err)
 	}
-	return mt
+	return mt, nil
 }
 
 var errPlanned = errors.New("the stored games planned differ from its request's")

@@ -234,3 +234,23 @@ func TestMatchSharedKept(t *testing.T) {
 		t.Errorf("with max_kept 1: the first ended match kept %v, the second %v", ps[1].Get(ids[0]) != nil, ps[1].Get(ids[1]) != nil)
 	}
 }
+
+// TestMatchSharedStoreDown: with its Redis gone, a pod refuses a match
+// and answers a read with a 503 to retry, not a "no such match".
+func TestMatchSharedStoreDown(t *testing.T) {
+	rs := redistest.Start(t)
+	ps := pods(t, rs.URL, "d:", Config{})
+	r := &Request{Players: []Player{{Engine: "fake"}, {Engine: "fake"}}, Games: 2, Limits: &session.Limits{Nodes: 1000}}
+	id, err := ps[0].Start(session.Caller{Client: "a"}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, "the match ended", time.Minute, func() bool { return view(t, ps[1], id).Status == StatusDone })
+	rs.Stop()
+	if _, err := ps[0].Start(session.Caller{Client: "b"}, r); err == nil || err.Code != session.CodeQueueFull {
+		t.Errorf("start with Redis down: %v, want queue_full", err)
+	}
+	if mt, err := ps[1].Lookup(id); mt != nil || err == nil || err.Code != session.CodeQueueFull {
+		t.Errorf("read with Redis down: %v %v, want queue_full", mt, err)
+	}
+}
