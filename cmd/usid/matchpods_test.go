@@ -146,7 +146,11 @@ matches: {redis: %q, lease: %s, max_running: 1, max_concurrency: 2}
 		v, _ := getMatch(t, others[0].addr, id)
 		return v.Status != "running" && v.Status != "queued"
 	})
-	t.Logf("pod %s killed holding %d game(s); the match ended %v later", victim.name, held, time.Since(killed).Round(time.Millisecond))
+	took := time.Since(killed)
+	t.Logf("pod %s killed holding %d game(s); the match ended %v later", victim.name, held, took.Round(time.Millisecond))
+	if took < lease {
+		t.Errorf("the match ended %v after the kill: before the killed pod's %v lease could run out", took, lease)
+	}
 	v, raw := getMatch(t, others[0].addr, id)
 	if v.Status != "done" || len(v.Games) != 6 {
 		t.Fatalf("got %s with %d games, want done with 6: %s", v.Status, len(v.Games), raw)
