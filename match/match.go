@@ -154,9 +154,10 @@ func (mt *Match) JSON() []byte {
 
 func (mt *Match) viewLocked() *View {
 	v := &View{ID: mt.id, Status: mt.status, Game: mt.c.game.Name(), Players: mt.c.Players, Planned: mt.c.games, Games: []*Game{}}
-	for _, g := range mt.games {
+	for i, g := range mt.games {
 		if g != nil {
 			cp := *g
+			cp.Index = i
 			cp.Position.Moves = append([]string(nil), g.Position.Moves...)
 			v.Games = append(v.Games, &cp)
 		}

@@ -109,7 +109,9 @@ func TestMatchAcrossPods(t *testing.T) {
 		t.Fatalf("got %s with %d games, want done with 8: %+v", v.Status, len(v.Games), v.Error)
 	}
 	for i, g := range before {
-		a, _ := json.Marshal(g)
+		cp := *g
+		cp.Index = i
+		a, _ := json.Marshal(cp)
 		b, _ := json.Marshal(v.Games[i])
 		if string(a) != string(b) {
 			t.Errorf("game %d ended before the kill changed:\n%s\n%s", i, a, b)

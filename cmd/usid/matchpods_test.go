@@ -155,9 +155,11 @@ matches: {redis: %q, lease: %s, max_running: 1, max_concurrency: 2}
 	if v.Status != "done" || len(v.Games) != 6 {
 		t.Fatalf("got %s with %d games, want done with 6: %s", v.Status, len(v.Games), raw)
 	}
-	for i, g := range before.Games {
-		if strings.Contains(string(g), `"winner"`) && string(g) != string(v.Games[i]) {
-			t.Errorf("game %d, ended before the kill, changed:\n%s\n%s", i, g, v.Games[i])
+	for _, g := range before.Games {
+		var at struct{ Index int }
+		json.Unmarshal(g, &at)
+		if string(g) != string(v.Games[at.Index]) {
+			t.Errorf("game %d, ended before the kill, changed:\n%s\n%s", at.Index, g, v.Games[at.Index])
 		}
 	}
 	if _, raw2 := getMatch(t, others[1].addr, id); raw2 != raw {
