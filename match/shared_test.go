@@ -22,7 +22,11 @@ func pods(t *testing.T, url, prefix string, cfg Config) [3]*Manager {
 	var ps [3]*Manager
 	for k := range ps {
 		cfg.Service, cfg.MaxRunning, cfg.MaxConcurrency = svc, 1, 2
-		cfg.Redis = &RedisConfig{URL: url, Prefix: prefix, Lease: 600 * time.Millisecond, Check: 50 * time.Millisecond}
+		lease := 600 * time.Millisecond
+		if cfg.Redis != nil {
+			lease = cfg.Redis.Lease
+		}
+		cfg.Redis = &RedisConfig{URL: url, Prefix: prefix, Lease: lease, Check: 50 * time.Millisecond}
 		m, err := Open(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -254,5 +258,47 @@ func TestMatchSharedStoreDown(t *testing.T) {
 	}
 	if mt, err := ps[1].Lookup(id); mt != nil || err == nil || err.Code != session.CodeQueueFull {
 		t.Errorf("read with Redis down: %v %v, want queue_full", mt, err)
+	}
+}
+
+// TestMatchSharedDrain: a pod closed (drained) gives the games it plays
+// back at once: another pod plays them again long before their lease
+// (a minute here) could run out.
+func TestMatchSharedDrain(t *testing.T) {
+	rs := redistest.Start(t)
+	ps := pods(t, rs.URL, "n:", Config{Redis: &RedisConfig{Lease: time.Minute}})
+	id, err := ps[0].Start(session.Caller{Client: "a"}, &Request{
+		Players: []Player{{Engine: "fairy"}, {Engine: "fairy"}}, Games: 3, Limits: &session.Limits{Nodes: 3000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(&redis.Options{Addr: rs.Addr})
+	defer rc.Close()
+	ctx := context.Background()
+	var holder *Manager
+	testwait.For(t, "a game held", time.Minute, func() bool {
+		keys, _ := rc.Keys(ctx, "n:l:"+id+":*").Result()
+		for _, k := range keys {
+			pod, _ := rc.Get(ctx, k).Result()
+			for _, m := range ps {
+				if m.shared.pod == pod {
+					holder = m
+					return true
+				}
+			}
+		}
+		return false
+	})
+	holder.Close()
+	var other *Manager
+	for _, m := range ps {
+		if m != holder {
+			other = m
+		}
+	}
+	testwait.For(t, "the match ended", 30*time.Second, func() bool { return view(t, other, id).Status == StatusDone })
+	if v := view(t, other, id); len(v.Games) != 3 {
+		t.Errorf("got %d games, want 3", len(v.Games))
 	}
 }
