@@ -16,6 +16,10 @@ import (
 
 // Game is one game of a match, as GET /v1/matches/{id} shows it.
 type Game struct {
+	// Index is the game's in the match (games 2k and 2k+1 are a pair): a
+	// match's games are listed in its order, and while games are played
+	// on several pods one may end before another of a lower index.
+	Index int `json:"index"`
 	// Opening is the index of the opening it started from; First the
 	// index of the player who moved first from there.
 	Opening int `json:"opening"`

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/usid/usid/session"
@@ -31,6 +32,9 @@ type Config struct {
 	// EngineMargin is taken off the time an engine is told it has.
 	Lag, EngineMargin time.Duration
 	Logger            *slog.Logger
+	// Redis, if set, keeps matches in Redis, shared by every instance
+	// using it (Open; shared.go); nil: in this process.
+	Redis *RedisConfig
 }
 
 // WithDefaults is c with each bound left zero set to its default.
@@ -82,13 +86,23 @@ type Manager struct {
 	running int
 	ended   []*Match // oldest first
 	closed  bool
+
+	// With Redis (shared.go): the store, this pod's slots (a game played
+	// each), a nudge for the loop when a match starts here, whom a game's
+	// searches are for, and whether the pod was killed (tests).
+	shared   *redisStore
+	slots    chan struct{}
+	kick     chan struct{}
+	loopDone chan struct{}
+	callers  func(client string) session.Caller
+	killed   atomic.Bool
 }
 
-// New makes a Manager.
+// New makes a Manager of this process's matches (cfg.Redis is for Open).
 func New(cfg Config) *Manager {
 	cfg = cfg.WithDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Manager{cfg: cfg, ctx: ctx, cancel: cancel, matches: map[string]*Match{}}
+	return &Manager{cfg: cfg, ctx: ctx, cancel: cancel, matches: map[string]*Match{}, kick: make(chan struct{}, 1)}
 }
 
 // Errors of the bounds.
@@ -111,6 +125,9 @@ func (m *Manager) Start(who session.Caller, r *Request) (string, *Error) {
 		if wait := who.Budget.Take(context.Background(), 0); wait > 0 {
 			return "", &Error{Code: session.CodeTooManyRequests, Message: fmt.Sprintf("this client's engine time is spent; retry in %ds", int(wait.Seconds())+1), MoveIndex: -1, Retry: wait}
 		}
+	}
+	if m.shared != nil {
+		return m.startShared(who, r, c)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -135,12 +152,18 @@ func (m *Manager) Start(who session.Caller, r *Request) (string, *Error) {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	mt := &Match{id: newID(), owner: who, c: c, ctx: ctx, cancel: cancel, done: make(chan struct{}), status: StatusQueued, games: make([]*Game, c.games)}
-	mt.table = &table{game: c.game, players: [2]Player{c.Players[0], c.Players[1]}, limits: c.Limits, clock: c.Clock, adj: c.Adjudicate,
-		maxPlies: m.cfg.MaxPlies, lag: m.cfg.Lag, margin: m.cfg.EngineMargin, event: "usid match " + mt.id}
+	mt.table = m.table(mt)
 	m.matches[mt.id] = mt
 	m.waiting = append(m.waiting, mt)
 	m.dispatchLocked()
 	return mt.id, nil
+}
+
+// table is what mt's games need of it.
+func (m *Manager) table(mt *Match) *table {
+	c := mt.c
+	return &table{game: c.game, players: [2]Player{c.Players[0], c.Players[1]}, limits: c.Limits, clock: c.Clock, adj: c.Adjudicate,
+		maxPlies: m.cfg.MaxPlies, lag: m.cfg.Lag, margin: m.cfg.EngineMargin, event: "usid match " + mt.id}
 }
 
 // dispatchLocked starts the matches waiting, in the order they came,
@@ -194,16 +217,34 @@ func (mt *Match) isEnded() bool {
 	}
 }
 
-// Get is match id, or nil.
+// Get is match id, or nil. With Redis, it is the match as stored now, a
+// copy (nil too when the store could not be read: see Lookup).
 func (m *Manager) Get(id string) *Match {
+	mt, _ := m.Lookup(id)
+	return mt
+}
+
+// Lookup is Get, with the error of a store that could not be read
+// (unavailable, retry later) told apart from no such match.
+func (m *Manager) Lookup(id string) (*Match, *Error) {
+	if m.shared != nil {
+		return m.getShared(id)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.matches[id]
+	return m.matches[id], nil
 }
 
 // Cancel cancels match id for who: only its owner may (anyone else is
 // told there is no such match). It reports whether the match was found.
 func (m *Manager) Cancel(id string, who session.Caller) bool {
+	if m.shared != nil {
+		ok, err := m.shared.cancel(m.ctx, id, who.Client)
+		if err != nil {
+			m.cfg.Logger.Warn("match: redis", "err", err)
+		}
+		return ok
+	}
 	mt := m.Get(id)
 	if mt == nil || mt.owner.Client != who.Client {
 		return false
@@ -249,7 +290,13 @@ func (m *Manager) Close() {
 	}
 	m.mu.Unlock()
 	m.cancel()
+	if m.loopDone != nil {
+		<-m.loopDone
+	}
 	m.wg.Wait()
+	if m.shared != nil {
+		m.shared.Close()
+	}
 }
 
 func newID() string {

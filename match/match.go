@@ -154,9 +154,10 @@ func (mt *Match) JSON() []byte {
 
 func (mt *Match) viewLocked() *View {
 	v := &View{ID: mt.id, Status: mt.status, Game: mt.c.game.Name(), Players: mt.c.Players, Planned: mt.c.games, Games: []*Game{}}
-	for _, g := range mt.games {
+	for i, g := range mt.games {
 		if g != nil {
 			cp := *g
+			cp.Index = i
 			cp.Position.Moves = append([]string(nil), g.Position.Moves...)
 			v.Games = append(v.Games, &cp)
 		}
@@ -264,17 +265,7 @@ func (mt *Match) run(ctx context.Context, svc *session.Service) {
 	wg.Wait()
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
-	// Games handed out but not ended (a cancellation, a failure) are not
-	// part of the result.
-	kept := mt.games[:0]
-	for _, g := range mt.games {
-		if g != nil && g.Done {
-			kept = append(kept, g)
-		} else {
-			break // pairs stay aligned: nothing after the first gap counts
-		}
-	}
-	mt.games = kept
+	mt.games = keptGames(mt.games)
 	switch {
 	case ctx.Err() != nil:
 		mt.status = StatusCancelled
@@ -285,6 +276,20 @@ func (mt *Match) run(ctx context.Context, svc *session.Service) {
 	}
 	mt.ended = time.Now()
 	mt.version++
+}
+
+// keptGames are the games of an ended match that count: those handed out
+// but not ended (a cancellation, a failure) are not part of the result,
+// and pairs stay aligned: nothing after the first gap counts.
+func keptGames(games []*Game) []*Game {
+	kept := games[:0]
+	for _, g := range games {
+		if g == nil || !g.Done {
+			break
+		}
+		kept = append(kept, g)
+	}
+	return kept
 }
 
 // work is one worker: its two seats, and games until none is left.

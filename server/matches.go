@@ -44,7 +44,11 @@ func errNoMatch(id string) *session.Error {
 
 func (s *Server) getMatch(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
-	mt := s.cfg.Matches.Get(id)
+	mt, err := s.cfg.Matches.Lookup(id)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	if mt == nil {
 		s.problem(w, r, errNoMatch(id))
 		return

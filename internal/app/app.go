@@ -141,6 +141,13 @@ type Config struct {
 		MaxKept        int           `yaml:"max_kept"`
 		Lag            time.Duration `yaml:"lag"`
 		EngineMargin   time.Duration `yaml:"engine_margin"`
+		// Redis keeps matches there, their games played by every usid
+		// using it (default: access.redis); RedisPrefix starts their keys;
+		// Lease is how long a game stays with an instance that stopped
+		// renewing it before another plays it again.
+		Redis       string        `yaml:"redis"`
+		RedisPrefix string        `yaml:"redis_prefix"`
+		Lease       time.Duration `yaml:"lease"`
 	} `yaml:"matches"`
 	Server struct {
 		Origins       []string      `yaml:"origins"`
@@ -488,16 +495,30 @@ func (m *Main) Run() error {
 		return fmt.Errorf("broadcast.redis: %w", err)
 	}
 	mc := c.Matches
-	m.matches = match.New(match.Config{Service: svc, MaxPerClient: mc.MaxPerClient, MaxMatches: mc.MaxMatches, MaxRunning: mc.MaxRunning,
+	mcfg := match.Config{Service: svc, MaxPerClient: mc.MaxPerClient, MaxMatches: mc.MaxMatches, MaxRunning: mc.MaxRunning,
 		MaxGames: mc.MaxGames, MaxConcurrency: mc.MaxConcurrency, MaxOpenings: mc.MaxOpenings, MaxPlies: mc.MaxPlies, MaxClock: mc.MaxClock,
-		Keep: mc.Keep, MaxKept: mc.MaxKept, Lag: mc.Lag, EngineMargin: mc.EngineMargin, Logger: m.Logger.With("component", "match")})
+		Keep: mc.Keep, MaxKept: mc.MaxKept, Lag: mc.Lag, EngineMargin: mc.EngineMargin, Logger: m.Logger.With("component", "match")}
+	mcfg.Redis, err = m.matchesRedis()
+	if err == nil {
+		m.matches, err = match.Open(mcfg)
+	}
+	if err != nil {
+		m.broadcasts.Close(context.Background())
+		m.games.Close(context.Background())
+		m.play.Close(context.Background())
+		p.Close(context.Background())
+		m.closeCache()
+		m.closeBudgets()
+		return fmt.Errorf("matches.redis: %w", err)
+	}
 	m.server = server.New(server.Config{
 		Broadcasts: m.broadcasts, Matches: m.matches,
 		Service: svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
-	m.games.SetCallers(m.server.CallerFor) // jobs taken over are charged to their owners
+	m.games.SetCallers(m.server.CallerFor)   // jobs taken over are charged to their owners
+	m.matches.SetCallers(m.server.CallerFor) // so are match games played on this pod
 	m.srv.Store(m.server)
 	addr := m.Addr
 	if addr == "" {
@@ -547,7 +568,7 @@ func (m *Main) Close(ctx context.Context) error {
 		m.games.Close(ctx)
 		m.play.Close(ctx) // games against the engine end aborted
 		m.broadcasts.Close(ctx)
-		m.matches.Close() // matches end cancelled, their engines given back
+		m.matches.Close() // matches end cancelled (in Redis: their games go to other instances), their engines given back
 		close(gamesDrained)
 	}()
 	m.server.Drain(ctx)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/usid/usid/evalcache"
 	"github.com/usid/usid/games"
+	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/quota"
 	"github.com/usid/usid/server"
@@ -106,6 +107,17 @@ func (m *Main) gamesRedis() (*games.RedisConfig, error) {
 		return nil, err
 	}
 	return &games.RedisConfig{URL: url, Prefix: c.Games.RedisPrefix, Lease: c.Games.Lease}, nil
+}
+
+// matchesRedis is where matches live: matches.redis, else access.redis;
+// nil keeps them in this process.
+func (m *Main) matchesRedis() (*match.RedisConfig, error) {
+	c := m.Config
+	url, err := m.orAccessRedis(c.Matches.Redis)
+	if url == "" || err != nil {
+		return nil, err
+	}
+	return &match.RedisConfig{URL: url, Prefix: c.Matches.RedisPrefix, Lease: c.Matches.Lease}, nil
 }
 
 // playStore is where games against the engine live: play.redis, else

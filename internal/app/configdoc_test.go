@@ -185,6 +185,8 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	want.Matches.MaxGames, want.Matches.MaxConcurrency, want.Matches.MaxOpenings = mc.MaxGames, mc.MaxConcurrency, mc.MaxOpenings
 	want.Matches.MaxPlies, want.Matches.MaxClock, want.Matches.Keep, want.Matches.MaxKept = mc.MaxPlies, mc.MaxClock, mc.Keep, mc.MaxKept
 	want.Matches.Lag, want.Matches.EngineMargin = mc.Lag, mc.EngineMargin
+	mr := match.RedisConfig{}.WithDefaults(match.RedisPrefix)
+	want.Matches.RedisPrefix, want.Matches.Lease = mr.Prefix, mr.Lease
 	s := server.Config{}.WithDefaults()
 	want.Server.ShutdownGrace, want.Server.MaxBody, want.Server.MaxMessage = DefaultShutdownGrace, s.MaxBody, s.MaxMessage
 	a := (&server.Access{Anonymous: true}).WithDefaults()
