@@ -16,6 +16,11 @@ import (
 
 // Game is one game of a match, as GET /v1/matches/{id} shows it.
 type Game struct {
+	// Index is the game's number in the match (from 0); Watch the path of
+	// its watch page (/watch/{match}/{index}): live while it is played,
+	// the whole game once it ended.
+	Index int    `json:"index"`
+	Watch string `json:"watch"`
 	// Opening is the index of the opening it started from; First the
 	// index of the player who moved first from there.
 	Opening int `json:"opening"`
@@ -34,6 +39,11 @@ type Game struct {
 	// /v1/records/export answers it ({"kif": ...}, {"pgn": ...}), once it
 	// ended; absent for a game whose rules have no record format.
 	Record any `json:"record,omitempty"`
+	// Evals are the players' own evaluations, one per move an engine
+	// chose, and Line the latest in full: GET /v1/matches/{id}/games/{n}
+	// answers them (the match's GET leaves them out: it stays small).
+	Evals []Line `json:"-"`
+	Line  *Line  `json:"-"`
 }
 
 // MarshalJSON writes winner as the contract has it: 0, 1 or null once the
@@ -134,6 +144,12 @@ func (t *table) playGame(ctx context.Context, op gameseam.Position, opening, fir
 			}
 			res = &gameseam.Result{Winner: gameseam.Other(side), Reason: why, End: "illegal_loss", Detail: err.Message}
 			break
+		}
+		if rep.line != nil {
+			l := *rep.line
+			l.Ply = len(g.Position.Moves)
+			g.Line = &l
+			g.Evals = append(g.Evals, Line{Ply: l.Ply, Score: l.Score, Depth: l.Depth})
 		}
 		if clk != nil && clk.charge(p, rep.elapsed, t.lag) {
 			res = &gameseam.Result{Winner: gameseam.Other(side), Reason: "time", End: "time_up",
