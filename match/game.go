@@ -25,6 +25,9 @@ type Game struct {
 	// index of the player who moved first from there.
 	Opening int `json:"opening"`
 	First   int `json:"first"`
+	// Sides is the player index of each side ("b", "w" as the game's
+	// positions name them).
+	Sides map[string]int `json:"sides"`
 	// Winner is the winner's player index, nil for a draw; Done false
 	// while the game is played (winner and reason are then absent).
 	Winner *int   `json:"-"`
@@ -105,6 +108,7 @@ func (t *table) playGame(ctx context.Context, op gameseam.Position, opening, fir
 		}
 		return 1 - first
 	}
+	g.Sides = map[string]int{gameseam.Black: playerOf(gameseam.Black), gameseam.White: playerOf(gameseam.White)}
 	for _, s := range seats {
 		if err := s.newGame(ctx); err != nil {
 			return nil, err
