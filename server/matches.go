@@ -56,7 +56,8 @@ func (s *Server) getMatch(w http.ResponseWriter, r *http.Request) {
 }
 
 // getMatchGame answers one game of a match with the players' own lines,
-// as its watch page follows it (polling: the game changes once a move).
+// as its watch page follows it (polling, tagged: the game changes once a
+// move, and an unchanged one is 304).
 func (s *Server) getMatchGame(w http.ResponseWriter, r *http.Request) {
 	id, arg := chi.URLParam(r, "id"), chi.URLParam(r, "n")
 	mt := s.cfg.Matches.Get(id)
@@ -73,7 +74,8 @@ func (s *Server) getMatchGame(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, &session.Error{Code: codeNotFound, Message: "match " + clipText(id) + " has no game " + clipText(arg) + " (not started, or not kept)", MoveIndex: -1})
 		return
 	}
-	writeJSON(w, http.StatusOK, g)
+	body, etag := encodeTagged(g)
+	writeTagged(w, r, body, etag)
 }
 
 func (s *Server) cancelMatch(w http.ResponseWriter, r *http.Request) {

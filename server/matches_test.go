@@ -84,6 +84,19 @@ func TestMatchRoutes(t *testing.T) {
 			t.Errorf("game %d as watched: %d, %d evaluations of %d moves: %v", i, code, len(evals), len(moves), gv)
 		}
 	}
+	// Polled with its ETag, an ended game is 304.
+	res, err := http.Get(hs.URL + "/v1/matches/" + id + "/games/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	again, _ := http.NewRequest("GET", hs.URL+"/v1/matches/"+id+"/games/0", nil)
+	again.Header.Set("If-None-Match", res.Header.Get("ETag"))
+	if res2, err := http.DefaultClient.Do(again); err != nil || res2.StatusCode != http.StatusNotModified {
+		t.Errorf("the game polled with its ETag %q: %v %v, want 304", res.Header.Get("ETag"), res2, err)
+	} else {
+		res2.Body.Close()
+	}
 	for _, n := range []string{"2", "-1", "x", "99999999"} {
 		if code, _, v := do("GET", "/v1/matches/"+id+"/games/"+n, nil); code != http.StatusNotFound {
 			t.Errorf("game %s of a two-game match: %d %v, want 404", n, code, v)

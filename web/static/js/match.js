@@ -15,8 +15,10 @@ const id = decodeURIComponent(location.pathname.split('/')[2] || '');
 const POLL_MS = 1000;
 const RECORD_EXT = { kif: 'kif', csa: 'csa', pgn: 'pgn' };
 
-const num = (x, digits = 1) => (x === null || x === undefined ? '∞' : x.toFixed(digits));
-const signed = (x, digits = 1) => (x === null || x === undefined ? '∞' : `${x > 0 ? '+' : ''}${x.toFixed(digits)}`);
+const num = (x, digits = 1) => (x === null || x === undefined ? '–' : x.toFixed(digits));
+// signed is an Elo figure; null is infinite, its sign the score's (inf
+// is the sign of a score of all wins, or of all losses).
+const signed = (x, inf, digits = 1) => (x === null || x === undefined ? `${inf < 0 ? '−' : '+'}∞` : `${x > 0 ? '+' : ''}${x.toFixed(digits)}`);
 
 function cells(sel, values) {
   for (const [k, v] of Object.entries(values)) {
@@ -63,11 +65,12 @@ function row(values) {
 
 function renderElo(m) {
   const e = m.elo;
+  const inf = m.score.wins - m.score.losses;
   cells('#match-elo', e ? {
-    value: signed(e.value),
-    ci: `[${signed(e.ci95[0])}, ${signed(e.ci95[1])}]`,
+    value: signed(e.value, inf),
+    ci: `[${signed(e.ci95[0], inf)}, ${signed(e.ci95[1], inf)}]`,
     los: `${(e.los * 100).toFixed(1)}%`,
-    nelo: e.nelo === undefined ? '–' : signed(e.nelo),
+    nelo: e.nelo === undefined ? '–' : signed(e.nelo, inf),
   } : { value: '–', ci: '–', los: '–', nelo: '–' });
   $('#match-elo').dataset.model = e ? e.model : '';
   const s = m.sprt;

@@ -531,7 +531,7 @@ export default {
   'watch.match.notfound': 'No such game: it has not started, or the match was forgotten.',
   'watch.match.back': 'the match',
   'watch.match.thinking': 'To move:',
-  'watch.match.own': "The mover's own line at this move:",
+  'watch.match.own': "The own line of the side to move here:",
   'watch.match.lines': "The players' lines",
   'match.title': 'Engine match',
   'match.loading': 'Loading the match…',
