@@ -71,6 +71,7 @@ async function watchAndShow(id) {
     await page.click('[data-testid="watch-live"]');
     await page.waitForFunction(() => document.querySelector('[data-testid="watch-status"]').dataset.state === 'ended', null, { timeout: 180_000 });
     assert.match(await page.textContent('[data-testid="watch-status"]'), /ended after \d+ moves: (1\. fairy won|2\. fairy \(Skill Level -20\) won|Draw)/);
+    assert.match(await page.textContent('[data-testid="analysis-status"]'), /The game is over/);
     await screenshot(page, 'match-watch-ended-desktop-en');
     assert.deepEqual(takeProblems(viewer.context), []);
   } finally {

@@ -21,6 +21,3 @@ export function resultText(g, players) {
   const who = g.winner === null ? t('match.draw') : t('match.won', { n: g.winner + 1, name: playerLabel(players[g.winner]) });
   return g.reason ? `${who} · ${t(`match.reason.${g.reason}`)}` : who;
 }
-
-export const REASONS = ['checkmate', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'stalemate',
-  'insufficient_material', 'fifty_moves', 'discs', 'resign', 'illegal_move', 'engine_error', 'time', 'adjudication', 'max_plies'];

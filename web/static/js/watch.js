@@ -275,6 +275,7 @@ function renderLines() {
     nopast: t('watch.state.nopast'),
     thinking: t('watch.match.thinking'),
     own: t('watch.match.own'),
+    gameover: t('watch.match.over'),
   }[state];
   $('#engine-name').textContent = st.engine;
   const s = atLive ? st.stats : {};
@@ -294,7 +295,7 @@ function renderLines() {
   box.dataset.ply = String(ply);
   box.dataset.live = String(atLive);
   if (!lines.length) {
-    box.innerHTML = `<p class="hint">${escapeHtml(atLive && state !== 'ended' ? t('analysis.waiting') : t('watch.nolines'))}</p>`;
+    box.innerHTML = `<p class="hint">${escapeHtml(atLive && state !== 'ended' && state !== 'gameover' ? t('analysis.waiting') : t('watch.nolines'))}</p>`;
   } else {
     let html = '';
     const MARK = mod.mark;
@@ -346,6 +347,7 @@ function moverAt(ply) {
 // mover thinking (live), or the mover's own line; and the player it names.
 function matchState(ply, state) {
   if (ply === game.length && mg.status === 'running' && !mg.game.reason) return ['thinking', moverAt(ply)];
+  if (ply === game.length && !st.lines.size) return ['gameover', ''];
   if (state === 'past') return ['own', moverAt(ply)];
   return [state === 'ended' ? 'nopast' : state, moverAt(ply)];
 }
@@ -405,6 +407,7 @@ async function startMatch() {
   mg = v;
   setup(v.game.position);
   $('.watch-lines h2').textContent = t('watch.match.lines');
+  $('.foot span').textContent = t('match.tagline');
   if (await showMatchGame(v)) followMatch();
   game.goto(game.length);
 }

@@ -532,6 +532,7 @@ export default {
   'watch.match.back': 'the match',
   'watch.match.thinking': 'To move:',
   'watch.match.own': "The own line of the side to move here:",
+  'watch.match.over': 'The game is over',
   'watch.match.lines': "The players' lines",
   'match.title': 'Engine match',
   'match.loading': 'Loading the match…',

@@ -532,6 +532,7 @@ export default {
   'watch.match.back': '対局ページへ',
   'watch.match.thinking': '手番：',
   'watch.match.own': 'この局面の手番側の読み筋：',
+  'watch.match.over': '終局しました',
   'watch.match.lines': '対局者の読み筋',
   'match.title': 'エンジン対局',
   'match.loading': '対局を読み込み中…',
