@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 #
-# usid with real engines: Debian's fairy-stockfish and gpsshogi (gpsusi).
+# usid with an engine for each game: Debian's fairy-stockfish and gpsshogi
+# (gpsusi) for shogi, Debian's stockfish for chess, and usid's own othello
+# engine (a subcommand of usid's binary: nothing to install).
 #
 #   docker build -t usid .
 #   docker run --rm -p 8080:8080 --read-only --tmpfs /tmp usid
@@ -32,6 +34,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       fairy-stockfish \
       gpsshogi \
+      stockfish \
  && rm -rf /var/lib/apt/lists/*
 # (prlimit, which caps gpsusi's memory in deploy/'s configurations, is in
 # util-linux: an Essential package of every Debian image.)

@@ -2,7 +2,9 @@ package deploy_test
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,13 +33,22 @@ func parseConfig(b []byte) (*usidConfig, error) {
 	if len(c.Engines) == 0 {
 		return nil, fmt.Errorf("no engines")
 	}
+	self, _ := os.Executable()
+	self, _ = filepath.EvalSymlinks(self)
 	for i, e := range c.Engines {
+		if e.Path == self {
+			e.Path = imageUsid // "@self", resolved to this test binary: the image's usid
+		}
 		if c.Engines[i], err = e.WithDefaults(); err != nil {
 			return nil, err
 		}
 	}
 	return &usidConfig{c}, nil
 }
+
+// imageUsid is usid's binary in the image: what an engine path "@self"
+// (usid's own engines, such as its othello engine) is there.
+const imageUsid = "/usr/local/bin/usid"
 
 // watchdogMargin is session.Caps.WatchdogMargin's default, which usid does
 // not read from the file: a search may overrun its limit by this much.

@@ -11,6 +11,12 @@ func legalSet(own, opp uint64) uint64 {
 	return (fill(own, o, 1) | fill(own, opp, 8) | fill(own, o, 7) | fill(own, o, 9)) &^ (own | opp)
 }
 
+// LegalSquares returns the squares where the side owning the discs own may
+// put a disc against the discs opp (bit i is square i, a1 = bit 0): the
+// bitboard form of LegalMoves, for a search with boards of its own
+// (usid's othello engine).
+func LegalSquares(own, opp uint64) uint64 { return legalSet(own, opp) }
+
 // fill returns the squares one step beyond a line of m's discs that starts
 // next to a disc of own, in the directions +d and −d. Doubling steps (pre
 // marks the discs of m whose neighbour at −d is in m too) reach the six discs

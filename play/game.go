@@ -3,6 +3,8 @@ package play
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +17,10 @@ const (
 	statusPlaying = "playing"
 	statusEnded   = "ended"
 )
+
+// lateLease is how late the engine's process may come for its search
+// (its clock starting then) before the page is told the clock again.
+const lateLease = 100 * time.Millisecond
 
 // game is one game in progress or ended. mu guards everything below it.
 type game struct {
@@ -119,6 +125,13 @@ func (g *game) setUp(ctx context.Context, id string, emit func(*session.Event)) 
 	g.attachLocked(ctx, id, emit)
 	if l := g.st.Level; l != nil && l.Option != "" {
 		g.sess.Serve(&session.Request{Type: session.TypeSetOption, ID: "level", Engine: g.st.Engine, Name: l.Option, Value: l.Value})
+	}
+	if l := g.st.Level; l != nil {
+		// A level's options in a stable order (UCI_Elo before
+		// UCI_LimitStrength: the rating is in place when the limit is on).
+		for _, name := range slices.Sorted(maps.Keys(l.Options)) {
+			g.sess.Serve(&session.Request{Type: session.TypeSetOption, ID: "level", Engine: g.st.Engine, Name: name, Value: l.Options[name]})
+		}
 	}
 	g.sess.Serve(&session.Request{Type: session.TypeNewGame, ID: "newgame", Engine: g.st.Engine})
 	g.setup = true
@@ -366,15 +379,18 @@ func (g *game) engineEvent(ev *session.Event) {
 		// the human thought): its clock starts now, not while it waited. A
 		// turn taken over from another instance runs on as it stood, less
 		// the wait.
-		waited := !g.st.EngineWaits.IsZero()
+		waited, began := !g.st.EngineWaits.IsZero(), g.st.TurnStart
 		if g.resumed {
 			g.standWait(time.Now())
 		} else {
 			g.st.TurnStart, g.st.EngineWaits = time.Now(), time.Time{}
 		}
 		g.armFlag()
-		if waited {
-			g.publish() // the clock as it really stands
+		if waited || g.st.TurnStart.Sub(began) > lateLease {
+			// The clock as it really stands: the page, which counted it
+			// down from the human's move, would show it short until the
+			// engine's move.
+			g.publish()
 		}
 	case ev.Type == session.EventBestMove:
 		g.engineMoved(ev)
@@ -433,6 +449,9 @@ func (g *game) played(move, note string, took time.Duration) bool {
 	}
 	g.st.TimesMS = append(g.st.TimesMS, took.Milliseconds())
 	g.periodEnd(mover)
+	if len(g.st.ClocksMS) == len(g.st.Moves)-1 { // (a state stored before it was kept has none)
+		g.st.ClocksMS = append(g.st.ClocksMS, g.st.Main[mover])
+	}
 	if r := g.b.play(move); r != nil {
 		g.end(r)
 		return false

@@ -120,6 +120,9 @@ func TestWeakestLevelMovesAtOnce(t *testing.T) {
 		// client_options), with 1 min + 5 s a move, is told a time for one
 		// move (movestogo 1) of the level's.
 		{"weakchess", "stockfish Skill Level 0, 1 min + 5 s", chessLevels, `{"option":"Skill Level","value":"0"}`},
+		// Issue 42: stockfish's weakest level as GET /v1/engines lists it
+		// (UCI_LimitStrength, UCI_Elo at its minimum), named by its id.
+		{"weakelo", "stockfish's weakest Elo level, 1 min + 5 s", chessLevels, weakestLevel(t, "stockfish")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			times, v := levelGame(t, m, c.name, c.levels, c.level, 40)
@@ -139,12 +142,30 @@ func TestWeakestLevelMovesAtOnce(t *testing.T) {
 	}
 }
 
+// weakestLevel is play_start's level naming engine's weakest level (by
+// id), which must be an Elo level where the engine has UCI_Elo.
+func weakestLevel(tb testing.TB, engine string) string {
+	tb.Helper()
+	for _, k := range shared.Status() {
+		if k.Name == engine && len(k.Levels) > 0 {
+			if l := k.Levels[0]; l.Elo == 0 || l.Options["UCI_LimitStrength"] != "true" {
+				tb.Fatalf("%s's weakest level %+v: want an Elo level", engine, l)
+			}
+			return `{"id":"` + k.Levels[0].ID + `"}`
+		}
+	}
+	tb.Fatalf("engine %s has no levels", engine)
+	return ""
+}
+
 // BenchmarkLevels measures the engine's mean time per move over a 40-ply
 // game at each level the play panel offers (ms/move; one game per
 // iteration): fairy's Skill Level with 1 min + 5 s byoyomi, a time per
-// move, stockfish's Skill Level with 1 min + 5 s a move:
+// move, stockfish's Skill Level and its Elo levels (issue 42) with 1 min
+// + 5 s a move:
 //
 //	go test -run '^$' -bench BenchmarkLevels -benchtime 1x ./play/
+//	go test -run '^$' -bench 'BenchmarkLevels/stockfish/elo' -benchtime 3x ./play/
 func BenchmarkLevels(b *testing.B) {
 	m := New(Config{Service: svc, Lag: 5 * time.Second})
 	defer m.Close(context.Background())
@@ -160,6 +181,8 @@ func BenchmarkLevels(b *testing.B) {
 		{"fairy/ms100", shogiLevels, `{"movetime_ms":100}`}, {"fairy/ms1000", shogiLevels, `{"movetime_ms":1000}`},
 		{"stockfish/skill0", chessLevels, skill("0")}, {"stockfish/skill8", chessLevels, skill("8")},
 		{"stockfish/skill16", chessLevels, skill("16")},
+		{"stockfish/elo-weakest", chessLevels, weakestLevel(b, "stockfish")},
+		{"stockfish/elo1900", chessLevels, `{"id":"elo1900"}`},
 	} {
 		b.Run(l.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

@@ -190,7 +190,7 @@ func (m *Manager) drive(ctx context.Context, who session.Caller, st *State, reqI
 	if perr == nil {
 		perr = m.checkStored(st, b, time.Now())
 	}
-	if perr == nil && ((b.notes(st) != nil && len(*b.notes(st)) != len(st.Moves)) || len(st.TimesMS) != len(st.Moves) || st.Pre > len(st.Moves) ||
+	if perr == nil && ((b.notes(st) != nil && len(*b.notes(st)) != len(st.Moves)) || len(st.TimesMS) != len(st.Moves) || (st.ClocksMS != nil && len(st.ClocksMS) != len(st.Moves)) || st.Pre > len(st.Moves) ||
 		(st.Human != "b" && st.Human != "w") || b.over() != nil) {
 		perr = newError(session.CodeInvalidField, "game %s: its stored state does not hold together", clipID(st.ID))
 	}

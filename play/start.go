@@ -2,12 +2,15 @@ package play
 
 import (
 	"context"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	gameseam "github.com/usid/usid/game"
+	"github.com/usid/usid/pool"
 	"github.com/usid/usid/probe"
 	"github.com/usid/usid/session"
 	"github.com/usid/usid/usi"
@@ -57,8 +60,19 @@ func (o *Options) check(c session.Caps) *session.Error {
 		if (l.Option == "") != (l.Value == "") {
 			return newError(session.CodeInvalidField, "play.level: option and value go together")
 		}
-		if len(l.Option) > 64 || len(l.Value) > 64 {
-			return newError(session.CodeInvalidField, "play.level: option or value longer than 64 bytes")
+		if len(l.Option) > 64 || len(l.Value) > 64 || len(l.ID) > 64 {
+			return newError(session.CodeInvalidField, "play.level: id, option or value longer than 64 bytes")
+		}
+		if l.ID != "" && l.Option != "" {
+			return newError(session.CodeInvalidField, "play.level: an id or an option, not both")
+		}
+		if len(l.Options) > 0 && l.ID == "" || len(l.Options) > maxLevelOptions {
+			return newError(session.CodeInvalidField, "play.level.options: a level's, set by the server (name the level by id)")
+		}
+		for k, v := range l.Options {
+			if len(k) > 64 || len(v) > 64 {
+				return newError(session.CodeInvalidField, "play.level.options: a name or value longer than 64 bytes")
+			}
 		}
 	}
 	return nil
@@ -136,7 +150,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 		return newError(session.CodeInvalidField, "play.clock: moves (a period of moves) is for chess clocks; %s has byoyomi", rules.Name())
 	}
 	st := &State{Owner: who.Client, Network: who.Network}
-	st.Moves, st.TimesMS = []string{}, []int64{}
+	st.Moves, st.TimesMS, st.ClocksMS = []string{}, []int64{}, []int64{}
 	start, serr := rules.Check(chk.Start(), chk.Variant(), nil)
 	if serr != nil { // checked by CheckPosition
 		return newError(string(serr.Code), "%s", serr.Message)
@@ -151,6 +165,7 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 			*notes = append(*notes, note)
 		}
 		st.TimesMS = append(st.TimesMS, 0)
+		st.ClocksMS = append(st.ClocksMS, 0)
 		b.play(mv)
 	}
 	if r := b.over(); r != nil {
@@ -171,11 +186,15 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 			return newError(session.CodeTooManyRequests, "this client's engine time is spent; retry in %ds", int(wait.Seconds())+1)
 		}
 	}
+	level, lerr := m.levelOf(o.Level, engine)
+	if lerr != nil {
+		return lerr
+	}
 	if err := m.admit(who); err != nil {
 		return err
 	}
 	st.ID = newID()
-	st.Engine, st.Human, st.Handicap, st.TC, st.Level = engine, o.Side, o.Handicap, o.Clock, m.levelTimed(o.Level, engine)
+	st.Engine, st.Human, st.Handicap, st.TC, st.Level = engine, o.Side, o.Handicap, o.Clock, level
 	st.Ponder = o.Ponder && prof != nil && prof.PonderOption != ""
 	st.Pre = len(chk.USI.Moves)
 	st.Main = [2]int64{o.Clock.B.MainMS, o.Clock.W.MainMS}
@@ -213,12 +232,12 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 // with 1 min + 5 s byoyomi fairy-stockfish took 31 s for its first move.
 // A level that sets a strength option without a movetime_ms is given one
 // by where its value lies in the option's range (the engine's, narrowed
-// by the operator's client_options): levelMinMS at the bottom, doubling
-// at each fifth of the range, none at the top (full strength).
-const (
-	levelMinMS = 300
-	levelSteps = 5
-)
+// by the operator's client_options): pool.LevelMoveTime, LevelMinMS at
+// the bottom, doubling at each fifth of the range, none at the top (full
+// strength).
+// maxLevelOptions bounds the options of a stored game's level (a level
+// sets one or two: UCI_LimitStrength and UCI_Elo).
+const maxLevelOptions = 4
 
 // strengthOption matches the names engines give a strength option (Skill
 // Level, UCI_Elo, Strength, ...): the play panel offers these as levels.
@@ -256,13 +275,49 @@ func (m *Manager) levelTimed(l *Level, engine string) *Level {
 				hi, hasHi = int64(*r.Max), true
 			}
 		}
-		if !hasLo || !hasHi || hi <= lo || v >= hi {
+		if !hasLo || !hasHi {
 			return l
 		}
-		step := min(max(v-lo, 0)*levelSteps/(hi-lo), levelSteps-1)
+		ms := pool.LevelMoveTime(v, lo, hi)
+		if ms == 0 {
+			return l
+		}
 		c := *l
-		c.MoveTimeMS = levelMinMS << step
+		c.MoveTimeMS = ms
 		return &c
 	}
 	return l
+}
+
+// levelOf is the level a game is played at: a level named by id becomes
+// that level of the engine's (its options and time per move: see
+// pool.Levels; "full" is none); the other forms (an option and value, a
+// time per move) are kept, timed by levelTimed.
+func (m *Manager) levelOf(l *Level, engine string) (*Level, *session.Error) {
+	if l == nil || l.ID == "" {
+		return m.levelTimed(l, engine), nil
+	}
+	if len(l.Options) > 0 || l.MoveTimeMS != 0 {
+		return nil, newError(session.CodeInvalidField, "play.level: a level named by id has its own options and time; send the id alone")
+	}
+	var ids []string
+	for _, k := range m.cfg.Service.Pool.Status() {
+		if k.Name != engine {
+			continue
+		}
+		for _, lv := range k.Levels {
+			if lv.ID != l.ID {
+				ids = append(ids, lv.ID)
+				continue
+			}
+			if lv.ID == pool.FullStrength {
+				return nil, nil
+			}
+			return &Level{ID: lv.ID, Options: maps.Clone(lv.Options), MoveTimeMS: lv.MoveTimeMS}, nil
+		}
+	}
+	if len(ids) == 0 {
+		return nil, newError(session.CodeInvalidField, "play.level.id %q: engine %s has no levels (GET /v1/engines); cap its time with movetime_ms", clipID(l.ID), engine)
+	}
+	return nil, newError(session.CodeInvalidField, "play.level.id %q: engine %s's levels are %s", clipID(l.ID), engine, strings.Join(ids, ", "))
 }

@@ -28,13 +28,19 @@ type Public struct {
 	Moves    []string `json:"moves"`
 	MovesKIF []string `json:"moves_kif,omitempty"` // shogi
 	MovesSAN []string `json:"moves_san,omitempty"` // chess
-	TimesMS  []int64  `json:"times_ms"`            // per move, as the server counted it
-	Pre      int      `json:"pre"`
-	TC       Sides    `json:"time_control"`
-	Level    *Level   `json:"level,omitempty"`
-	Ponder   bool     `json:"ponder"`
-	Status   string   `json:"status"` // playing or ended
-	Result   *Result  `json:"result,omitempty"`
+	// TimesMS is each move's charge to its side's clock: from its turn's
+	// start (the other side's move, or the engine's search getting a
+	// process) to the move's arrival at the server. ClocksMS is the main
+	// time its side had left after it (the increment and a new period of
+	// moves added); both 0 for the first Pre. A record's times are these.
+	TimesMS  []int64 `json:"times_ms"`
+	ClocksMS []int64 `json:"clocks_ms,omitempty"`
+	Pre      int     `json:"pre"`
+	TC       Sides   `json:"time_control"`
+	Level    *Level  `json:"level,omitempty"`
+	Ponder   bool    `json:"ponder"`
+	Status   string  `json:"status"` // playing or ended
+	Result   *Result `json:"result,omitempty"`
 }
 
 // Sides is a time control per side.
@@ -67,13 +73,19 @@ type Result struct {
 	Comment string `json:"comment,omitempty"`
 }
 
-// Level is the engine's strength: a client-settable option (a Skill
-// Level) set to Value, or at most MoveTimeMS per move (the engine is told
-// a byoyomi that short, while its real clock runs as usual).
+// Level is the engine's strength: one of the engine's levels by ID (GET
+// /v1/engines: its Options set, at most its MoveTimeMS per move; the game
+// keeps both), a client-settable option (a Skill Level) set to Value, or
+// at most MoveTimeMS per move (the engine is told a byoyomi that short,
+// while its real clock runs as usual).
 type Level struct {
-	Option     string `json:"option,omitempty"`
-	Value      string `json:"value,omitempty"`
-	MoveTimeMS int64  `json:"movetime_ms,omitempty"`
+	ID string `json:"id,omitempty"`
+	// Options are the level ID's, as the server set them (a client names
+	// the level only).
+	Options    map[string]string `json:"options,omitempty"`
+	Option     string            `json:"option,omitempty"`
+	Value      string            `json:"value,omitempty"`
+	MoveTimeMS int64             `json:"movetime_ms,omitempty"`
 }
 
 // State is a game as a Store keeps it: enough for any process to carry it

@@ -172,8 +172,8 @@ func (l *Lease) Frozen() bool {
 func (l *Lease) Done() <-chan struct{} { return l.in.eng.Done() }
 
 // SetOption sets an engine option on behalf of a client: the option must be
-// on the engine's client_options allow-list and the value within the rule's
-// bounds (and the engine's). The pool restores it on Release. Errors wrap
+// on the engine's client_options allow-list, or one of its levels' (see
+// Levels), and the value within the rule's bounds (and the engine's). The pool restores it on Release. Errors wrap
 // ErrOptionNotAllowed, or usi's ErrBadCommand, ErrUnknownOption or ErrBusy.
 func (l *Lease) SetOption(name, value string) error {
 	if err := l.k.checkClientOption(name, value); err != nil {
@@ -294,16 +294,19 @@ func (l *Lease) HasOption(name string) (string, bool) {
 // checkClientOption applies the allow-list to a client's option change.
 func (k *kind) checkClientOption(name, value string) error {
 	rule, ok := k.cfg.ClientOptions[name]
-	if !ok {
-		return fmt.Errorf("%w: %q is not on engine %q's allow-list", ErrOptionNotAllowed, name, k.cfg.Name)
-	}
 	k.mu.Lock()
+	// A level's options need no entry (issue 42): the engine's range
+	// bounds them, narrowed by the operator's rule where there is one.
+	level := !ok && levelOption(k.levelsLocked(), name)
 	i := slices.IndexFunc(k.options, func(o usi.Option) bool { return o.Name == name })
 	var o usi.Option
 	if i >= 0 {
 		o = k.options[i]
 	}
 	k.mu.Unlock()
+	if !ok && !level {
+		return fmt.Errorf("%w: %q is not on engine %q's allow-list", ErrOptionNotAllowed, name, k.cfg.Name)
+	}
 	if i < 0 {
 		return fmt.Errorf("%w: engine %q does not advertise %q", ErrOptionNotAllowed, k.cfg.Name, name)
 	}

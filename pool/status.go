@@ -15,17 +15,20 @@ type EngineStatus struct {
 	ID            usi.ID       // from the latest engine that started; zero before
 	Options       []usi.Option // as the engine advertised them
 	ClientOptions map[string]OptionRule
-	Profile       *probe.Profile // nil until known
-	LastError     string         // why the engine last failed to start, with its own words
-	Instances     int            // configured
-	Idle          int
-	Busy          int
-	Starting      int
-	Resetting     int // released, being checked before reuse
-	Checking      int // idle, answering a health check
-	Queue         int // callers waiting
-	Available     bool
-	RetryAfter    time.Duration // when not Available
+	// Levels are the strengths it plays at (see Levels), weakest first;
+	// none before its options are known, or without a strength option.
+	Levels     []Level
+	Profile    *probe.Profile // nil until known
+	LastError  string         // why the engine last failed to start, with its own words
+	Instances  int            // configured
+	Idle       int
+	Busy       int
+	Starting   int
+	Resetting  int // released, being checked before reuse
+	Checking   int // idle, answering a health check
+	Queue      int // callers waiting
+	Available  bool
+	RetryAfter time.Duration // when not Available
 }
 
 // Status returns the state of every engine kind, in configuration order.
@@ -39,6 +42,7 @@ func (p *Pool) Status() []EngineStatus {
 			ID:            k.id,
 			Options:       slices.Clone(k.options),
 			ClientOptions: maps.Clone(k.cfg.ClientOptions),
+			Levels:        k.levelsLocked(),
 			Profile:       k.profile,
 			LastError:     k.lastErr,
 			Instances:     k.cfg.Instances,
@@ -57,4 +61,14 @@ func (p *Pool) Status() []EngineStatus {
 		out = append(out, st)
 	}
 	return out
+}
+
+// levelsLocked is the kind's levels, from the options its latest engine
+// advertised; k.mu is held.
+func (k *kind) levelsLocked() []Level {
+	proto := k.cfg.Protocol
+	if k.profile != nil && k.profile.Protocol != "" {
+		proto = k.profile.Protocol
+	}
+	return Levels(k.options, k.cfg.ClientOptions, proto)
 }

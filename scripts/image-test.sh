@@ -5,8 +5,11 @@
 #
 #   - it runs as uid 10001 with a read-only root file system;
 #   - /readyz turns 200 (the time from start to ready is reported);
-#   - every engine of its usid.yaml answers one analysis, and one engine
-#     that solves mates answers a tsume with a verified mate;
+#   - every engine of its usid.yaml answers one analysis of its game's
+#     position (shogi, chess, othello: one engine at least of each), and
+#     one engine that solves mates answers a tsume with a verified mate;
+#   - the othello engine (usid's own, in the image's usid binary) plays a
+#     game against itself to its end, every move checked by /v1/validate;
 #   - podman stop (SIGTERM) while a search runs: the search is answered,
 #     usid exits 0 within the grace period, and every engine was told to
 #     quit (usid's log says each exited with status 0, none was killed);
@@ -74,17 +77,48 @@ if "${podman[@]}" exec "$name" sh -c 'echo x >/etc/usid/x' 2>/dev/null; then fai
 "${podman[@]}" exec "$name" sh -c 'echo x >/tmp/x' || fail "/tmp is not writable"
 echo "image-test: ok   uid 10001, read-only root, writable /tmp"
 
-# One analysis on every engine.
+# One analysis on every engine, of a position of its game.
 names=$(jq -r '.engines[].name' <<<"$engines")
 [ -n "$names" ] || fail "no engines: $engines"
+for game in usi uci usix; do
+  [ "$(jq --arg p $game '[.engines[] | select(.profile.protocol == $p)] | length' <<<"$engines")" -gt 0 ] ||
+    fail "no $game engine (shogi usi, chess uci, othello usix): $(jq -c '[.engines[] | {name, protocol: .profile.protocol}]' <<<"$engines")"
+done
 for e in $names; do
-  out=$(post /v1/analyze "{\"engine\":\"$e\",\"position\":{\"moves\":[\"7g7f\"]},\"limits\":{\"depth\":3,\"movetime_ms\":5000}}")
+  case $(jq -r --arg e "$e" '.engines[] | select(.name == $e) | .profile.protocol' <<<"$engines") in
+    uci) field=fen start=startpos first=e2e4 ;;
+    usix|uoi) field=othello start=startpos first=f5 ;;
+    *) field=sfen start=startpos first=7g7f ;;
+  esac
+  out=$(post /v1/analyze "{\"engine\":\"$e\",\"position\":{\"$field\":\"$start\",\"moves\":[\"$first\"]},\"limits\":{\"depth\":3,\"movetime_ms\":5000}}")
   [ "$(cat "$tmp/status")" = 200 ] || fail "analysis on $e: $(cat "$tmp/status") $out"
   move=$(jq -r .bestmove <<<"$out")
-  verdict=$(post /v1/validate "{\"position\":{\"moves\":[\"7g7f\",\"$move\"]}}")
+  verdict=$(post /v1/validate "{\"position\":{\"$field\":\"$start\",\"moves\":[\"$first\",\"$move\"]}}")
   [ "$(jq -r .valid <<<"$verdict")" = true ] || fail "$e answered $move, not a legal move: $verdict"
-  echo "image-test: ok   $e analysed: bestmove $move, depth $(jq -r '.lines[0].depth' <<<"$out")$(jq -r 'if .emulated then " (emulated: " + (.emulated|join(",")) + ")" else "" end' <<<"$out")"
+  echo "image-test: ok   $e analysed ($field): bestmove $move, depth $(jq -r '.lines[0].depth' <<<"$out")$(jq -r 'if .emulated then " (emulated: " + (.emulated|join(",")) + ")" else "" end' <<<"$out")"
 done
+
+# An othello game to its end: the othello engine against itself, 100 ms a
+# move, each move checked by the rules (/v1/validate); a forced pass is
+# played without asking (the position has one move).
+oth=$(jq -r '[.engines[] | select(.profile.protocol == "usix")][0].name' <<<"$engines")
+moves=()
+for _ in $(seq 130); do
+  list=""
+  [ ${#moves[@]} = 0 ] || list=$(printf '"%s",' "${moves[@]}")
+  verdict=$(post /v1/validate "{\"position\":{\"othello\":\"startpos\",\"moves\":[${list%,}]}}")
+  [ "$(jq -r .valid <<<"$verdict")" = true ] || fail "othello game: ${moves[*]}: $verdict"
+  [ "$(jq -r .game_over <<<"$verdict")" = true ] && break
+  if [ "$(jq -c .legal_moves <<<"$verdict")" = '["pass"]' ]; then
+    moves+=(pass)
+    continue
+  fi
+  out=$(post /v1/analyze "{\"engine\":\"$oth\",\"position\":{\"othello\":\"startpos\",\"moves\":[${list%,}]},\"limits\":{\"movetime_ms\":100}}")
+  [ "$(cat "$tmp/status")" = 200 ] || fail "othello game, move $((${#moves[@]} + 1)): $(cat "$tmp/status") $out"
+  moves+=("$(jq -r .bestmove <<<"$out")")
+done
+[ "$(jq -r .game_over <<<"$verdict")" = true ] || fail "othello game not over after ${#moves[@]} moves: $verdict"
+echo "image-test: ok   $oth played othello against itself to the end: ${#moves[@]} moves, $(jq -r '.result | "\(.black)-\(.white)"' <<<"$verdict") ($(jq -c .result <<<"$verdict"))"
 
 # One mate, on an engine that solves them.
 mater=$(jq -r '[.engines[] | select(.capabilities.checkmate)][0].name // empty' <<<"$engines")

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what usid needs on a Debian machine (the engines), and with --test
+# Installs what usid needs on a Debian machine (the engines: fairy-stockfish
+# and gpsshogi for shogi, stockfish for chess; othello's is usid's own, in its
+# binary), and with --test
 # what its tests need too (Debian's chromium, podman and mmdebstrap for the
 # image, the npm packages of the web end-to-end tests and of the conformance
 # check), only what is missing, so it is cheap to run every time.
@@ -11,6 +13,7 @@ tests=""
 need=()
 [ -x /usr/games/fairy-stockfish ] || need+=(fairy-stockfish)
 [ -x /usr/games/gpsusi ] || need+=(gpsshogi)
+[ -x /usr/games/stockfish ] || need+=(stockfish)   # the built-in chess engine (and the chess tests' reference)
 if [ -n "$tests" ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)   # driven by npm playwright-core; never a browser download
   command -v npm >/dev/null || need+=(npm)
@@ -18,7 +21,6 @@ if [ -n "$tests" ]; then
   command -v haproxy >/dev/null || need+=(haproxy)   # usid-bench's round-robin proxy in front of three usid
   command -v stress-ng >/dev/null || need+=(stress-ng)   # make stress-test loads both cores while the suite runs
   command -v redis-server >/dev/null || need+=(redis-server)   # the evaluation cache's shared tier (tests start their own)
-  [ -x /usr/games/stockfish ] || need+=(stockfish)   # the chess perft benchmark's reference (BenchmarkPerft5VsStockfish)
   # make image / image-test: podman with runc (crun fails on these machines'
   # cgroups), its CNI network and iptables for -p, mmdebstrap for the base
   # images, curl and jq for the checks.

@@ -28,6 +28,7 @@ var (
 	chessShared *env
 	chessErr    error
 	chessLog    string // the fake UCI engine's input
+	eloLog      string // the input of the fake UCI engine with UCI_Elo
 	chessCache  *evalcache.Cache
 )
 
@@ -45,6 +46,7 @@ func chessEnv(t *testing.T) *env {
 			return
 		}
 		chessLog = filepath.Join(dir, "fakechess.log")
+		eloLog = filepath.Join(dir, "elochess.log")
 		// fairy-stockfish under another name: other tests pick the shared
 		// pool's engines by their process name (fairy-stockfish).
 		fairyChess := filepath.Join(dir, "fairy-chess")
@@ -58,6 +60,7 @@ func chessEnv(t *testing.T) *env {
 			{Name: "falsemate", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCIFalseMate},
 				Capabilities: pool.Capabilities{CheckmateAnswer: ptr(true)}},
 			{Name: "illegalchess", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCIIllegal}},
+			{Name: "elochess", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCIElo, fakeengine.EnvLog + "=" + eloLog}},
 			{Name: "no960", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.UCINo960}},
 			{Name: "shogifake", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.Normal}},
 		}, func(c *session.Config) {

@@ -18,16 +18,19 @@ type engineJSON struct {
 	ID            idJSON                     `json:"id"`
 	Options       []optionJSON               `json:"options"`
 	ClientOptions map[string]pool.OptionRule `json:"client_options"`
-	Capabilities  capabilitiesJSON           `json:"capabilities"` // derived from the profile
-	Profile       *probe.Profile             `json:"profile"`      // null while the engine is being probed
-	Error         string                     `json:"error,omitempty"`
-	Instances     int                        `json:"instances"`
-	Idle          int                        `json:"idle"`
-	Busy          int                        `json:"busy"`
-	Starting      int                        `json:"starting"`
-	Queue         int                        `json:"queue"`
-	Available     bool                       `json:"available"`
-	RetryAfterS   int                        `json:"retry_after_s,omitempty"`
+	// Levels are the strengths play_start's play.level.id names, weakest
+	// first (pool.Levels); [] for an engine without a strength option.
+	Levels       []pool.Level     `json:"levels"`
+	Capabilities capabilitiesJSON `json:"capabilities"` // derived from the profile
+	Profile      *probe.Profile   `json:"profile"`      // null while the engine is being probed
+	Error        string           `json:"error,omitempty"`
+	Instances    int              `json:"instances"`
+	Idle         int              `json:"idle"`
+	Busy         int              `json:"busy"`
+	Starting     int              `json:"starting"`
+	Queue        int              `json:"queue"`
+	Available    bool             `json:"available"`
+	RetryAfterS  int              `json:"retry_after_s,omitempty"`
 }
 
 type idJSON struct {
@@ -54,7 +57,7 @@ func (s *Server) engines(w http.ResponseWriter, r *http.Request) {
 	for _, st := range s.cfg.Pool.Status() {
 		e := engineJSON{
 			Name: st.Name, ID: idJSON{st.ID.Name, st.ID.Author}, Options: []optionJSON{},
-			ClientOptions: st.ClientOptions, Capabilities: capabilitiesJSON{Go: []string{}}, Profile: st.Profile, Error: st.LastError,
+			ClientOptions: st.ClientOptions, Levels: st.Levels, Capabilities: capabilitiesJSON{Go: []string{}}, Profile: st.Profile, Error: st.LastError,
 			Instances: st.Instances, Idle: st.Idle, Busy: st.Busy + st.Resetting, Starting: st.Starting, Queue: st.Queue,
 			Available: st.Available, RetryAfterS: int(st.RetryAfter.Round(time.Second).Seconds()),
 		}
@@ -63,6 +66,9 @@ func (s *Server) engines(w http.ResponseWriter, r *http.Request) {
 		}
 		if e.ClientOptions == nil {
 			e.ClientOptions = map[string]pool.OptionRule{}
+		}
+		if e.Levels == nil {
+			e.Levels = []pool.Level{}
 		}
 		for _, o := range st.Options {
 			e.Options = append(e.Options, optionOf(o))

@@ -3,6 +3,7 @@
 //	usid [--addr :8080] [--config FILE]  serve HTTP and WebSocket clients
 //	usid validate              read USI or UCI positions on stdin, print JSON verdicts
 //	usid perft --depth N [pos] count legal move paths from a shogi or chess position
+//	usid othello-engine        usid's own othello engine: USI-X on stdin and stdout
 //
 // See README.md for the service itself.
 package main
@@ -29,6 +30,8 @@ const usage = `usage:
                                         per line
   usid perft --depth N [--divide] [--chess|--chess960] [position]
                                         count legal move paths (default position: startpos)
+  usid othello-engine                   usid's own othello engine: speaks USI-X on stdin and stdout
+                                        (an engine entry: path usid, args [othello-engine])
 
 A position is shogi in USI syntax ("startpos [moves 7g7f ...]", "sfen <SFEN> [moves ...]") or
 chess in UCI syntax ("fen <FEN> [moves e2e4 ...]"; a FEN of 6 fields or the first 4). The first
@@ -47,6 +50,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runValidate(ctx, args[1:], stdin, stdout, stderr)
 	case "perft":
 		return runPerft(args[1:], stdout, stderr)
+	case "othello-engine":
+		return runOthelloEngine(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -243,7 +243,7 @@ func (c *Config) ServerAccess(env func(string) string) (*server.Access, error) {
 // file holding only access: or only its own engine works. Every layer is
 // read strictly: an unknown key is an error naming its line, its path and
 // the keys valid there (see checkKeys), so a typo does not silently fall
-// back to a default.
+// back to a default. An engine path "@self" is this binary (SelfPath).
 func ParseConfig(layers ...[]byte) (*Config, error) {
 	var c Config
 	for i, b := range layers {
@@ -256,6 +256,9 @@ func ParseConfig(layers ...[]byte) (*Config, error) {
 		}
 	}
 	c.Engines = slices.DeleteFunc(c.Engines, func(e pool.EngineConfig) bool { return e.Disabled })
+	if err := resolveSelf(c.Engines); err != nil {
+		return nil, err
+	}
 	if c.Server.ShutdownGrace <= 0 {
 		c.Server.ShutdownGrace = DefaultShutdownGrace
 	}

@@ -11,19 +11,25 @@ import (
 	"github.com/usid/usid"
 )
 
-// TestDefaultConfig: the shipped usid.yaml parses strictly and names the
-// engines Debian installs.
+// TestDefaultConfig: the shipped usid.yaml parses strictly and names an
+// engine for each game: the shogi and chess engines Debian installs, and
+// usid's own othello engine, this binary ("@self", resolved at load).
 func TestDefaultConfig(t *testing.T) {
 	c, err := ParseConfig(usid.DefaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
+	self, err := executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var names []string
 	for _, e := range c.Engines {
-		names = append(names, e.Name+"="+e.Path)
+		names = append(names, e.Name+"="+e.Path+" "+strings.Join(e.Args, " ")+" "+e.Protocol)
 	}
-	if got := strings.Join(names, " "); got != "fairy=/usr/games/fairy-stockfish gps=/usr/games/gpsusi" {
-		t.Errorf("engines %s", got)
+	want := "fairy=/usr/games/fairy-stockfish  |gps=/usr/games/gpsusi  |stockfish=/usr/games/stockfish  uci|othello=" + self + " othello-engine usix"
+	if got := strings.Join(names, "|"); got != want {
+		t.Errorf("engines\n%s\nwant\n%s", got, want)
 	}
 	if _, err := ParseConfig([]byte("engines: []\nlisen: x\n")); err == nil {
 		t.Error("a misspelt key was accepted")
@@ -207,15 +213,15 @@ func TestConfigAddsEngines(t *testing.T) {
 	if fairy.Name != "fairy" || fairy.ClientOptions["Skill Level"].Min == nil {
 		t.Fatalf("the built-in fairy: %+v", fairy)
 	}
-	c, err := ParseConfig(usid.DefaultConfig, []byte("engines:\n  - name: stockfish\n    path: /usr/games/stockfish\n"))
+	c, err := ParseConfig(usid.DefaultConfig, []byte("engines:\n  - name: sf16\n    path: /usr/local/bin/stockfish\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(names(c), " "); got != "fairy gps stockfish" {
-		t.Errorf("a file with stockfish only: engines %s, want fairy gps stockfish", got)
+	if got := strings.Join(names(c), " "); got != "fairy gps stockfish othello sf16" {
+		t.Errorf("a file with sf16 only: engines %s, want fairy gps stockfish othello sf16", got)
 	}
 	if r := c.Engines[0].ClientOptions["Skill Level"]; r.Min == nil || *r.Min != -20 || len(c.Engines[0].ClientOptions) != len(fairy.ClientOptions) {
-		t.Errorf("a file with stockfish only: fairy's client_options %+v, want the built-in %+v", c.Engines[0].ClientOptions, fairy.ClientOptions)
+		t.Errorf("a file with sf16 only: fairy's client_options %+v, want the built-in %+v", c.Engines[0].ClientOptions, fairy.ClientOptions)
 	}
 	// fairy restated with some keys: those replace the built-in's (a map
 	// as a whole, timeouts key by key), the rest stay.
@@ -223,8 +229,8 @@ func TestConfigAddsEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(names(c), " "); got != "fairy" {
-		t.Errorf("gps disabled: engines %s, want fairy", got)
+	if got := strings.Join(names(c), " "); got != "fairy stockfish othello" {
+		t.Errorf("gps disabled: engines %s, want fairy stockfish othello", got)
 	}
 	f := c.Engines[0]
 	if f.Path != fairy.Path || f.Instances != 1 || len(f.Options) != 1 || f.Options["USI_Hash"] != "16" || len(f.ClientOptions) != len(fairy.ClientOptions) ||

@@ -18,10 +18,18 @@ import (
 	"github.com/usid/usid"
 )
 
-// runMain runs usid with the built-in configuration under layers, on a
-// free loopback port, and returns once /readyz says 200; the caller closes
-// it (startMain: when the test ends).
+// runMain runs usid with the built-in configuration's shogi engines under
+// layers, on a free loopback port, and returns once /readyz says 200; the
+// caller closes it (startMain: when the test ends). These tests are about
+// shogi engines: the chess and othello ones are left out, so that their
+// start costs the tests nothing.
 func runMain(t *testing.T, layers ...string) (*Main, string) {
+	t.Helper()
+	return runLayers(t, append([]string{"engines:\n  - {name: stockfish, disabled: true}\n  - {name: othello, disabled: true}\n"}, layers...)...)
+}
+
+// runLayers is runMain with every built-in engine but what layers change.
+func runLayers(t *testing.T, layers ...string) (*Main, string) {
 	t.Helper()
 	if _, err := os.Stat("/usr/games/fairy-stockfish"); err != nil {
 		t.Fatalf("fairy-stockfish is missing (%v): apt-get install fairy-stockfish", err)

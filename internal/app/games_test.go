@@ -12,9 +12,19 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/usid/usid/internal/proc"
+	"github.com/usid/usid/othello/engine"
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "othello-engine" {
+		// The built-in othello engine is "@self": this test binary, which
+		// then serves as the engine, as usid's binary does.
+		if err := engine.ServeUSIX(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "othello-engine:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

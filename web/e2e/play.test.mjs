@@ -185,14 +185,14 @@ for (const [size, opts] of Object.entries(SIZES)) {
       const page = await openPlay(browser.context);
       await page.selectOption('[data-testid="play-side"]', 'b');
       await setTime(page, { mode: 'byoyomi', youMain: 120, youExtra: 1, engMain: 0, engExtra: 1 });
-      // The level follows the engine's profile: fairy has a Skill Level.
-      assert.equal(await page.getAttribute('[data-testid="play-level"]', 'data-kind'), 'option');
-      // Desktop: the weakest skill (the choices run from strong to weak).
+      // The levels are the engine's (GET /v1/engines): fairy's over its Skill Level.
+      assert.equal(await page.getAttribute('[data-testid="play-level"]', 'data-kind'), 'level');
+      // Desktop: the weakest level (the choices run from strong to weak).
       // Phone: the other kind of level, a time per move (0.5 s), which also
       // leaves the engine room on a loaded machine (a phone-sized Chromium
       // at 2x costs the most CPU of these tests).
       const low = size === 'desktop'
-        ? await page.evaluate(() => [...document.querySelectorAll('#play-level option')].filter((o) => o.value.startsWith('opt:')).pop().value)
+        ? await page.evaluate(() => [...document.querySelectorAll('#play-level option')].filter((o) => o.value.startsWith('lvl:')).pop().value)
         : 'ms:500';
       await page.selectOption('[data-testid="play-level"]', low);
       await page.click('[data-testid="play-begin"]');

@@ -54,15 +54,15 @@ if [ -z "${USID_URL:-}" ]; then
   (cd "$root" && go build -o "$tmp/usid" ./cmd/usid)
   export USID_BIN="$tmp/usid" # pods.test.mjs starts three more, on one Redis
   if [ -z "${USID_CONFIG:-}" ]; then
-    # No othello engine is packaged anywhere: the othello page's engines are
-    # usid's fake one (internal/fakeengine, which usid-bench runs when
-    # USID_FAKE_ENGINE names a mode), as a USI-X engine and as one written
-    # to the UOI draft. They are added to the configuration here because
-    # their path is this run's build.
+    # The pages use the built-in engines (chess: stockfish; othello: usid's
+    # own, this build's "usid othello-engine"). One engine is added: usid's
+    # fake one (internal/fakeengine, which usid-bench runs when
+    # USID_FAKE_ENGINE names a mode) written to the UOI draft, the othello
+    # protocol no packaged engine speaks; it is added here because its path
+    # is this run's build.
     (cd "$root" && go build -o "$tmp/usid-bench" ./cmd/usid-bench)
     cp "$config" "$tmp/usid.yaml"
     cat >>"$tmp/usid.yaml" <<EOF
-  - {name: othello, path: $tmp/usid-bench, env: [USID_FAKE_ENGINE=usix], instances: 2}
   - {name: othello-uoi, path: $tmp/usid-bench, env: [USID_FAKE_ENGINE=uoi], instances: 1}
 EOF
     config="$tmp/usid.yaml"

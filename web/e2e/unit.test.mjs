@@ -341,7 +341,7 @@ test('the Japanese and English catalogues have the same keys and placeholders', 
 // HTML and in scripts' markup, t('key') / tr('key') calls, and the families
 // built from a prefix (t(`state.${st}`)) with the values they take.
 const NAMESPACES = ['title', 'chess', 'aria', 'nav', 'prefs', 'conn', 'foot', 'board', 'engine', 'analysis', 'state', 'stats',
-  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play', 'othello', 'watch', 'match'];
+  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play', 'othello', 'watch', 'dual', 'match'];
 
 function usedKeys() {
   const root = new URL('../static/', import.meta.url);

@@ -14,7 +14,8 @@ import { EvalBar, EvalGraph } from './evalgraph.js';
 import { MoveList } from './movelist.js';
 import { GamePanel } from './gamepanel.js';
 import { PlayPanel } from './play.js';
-import { blackScore, formatCount, formatSeconds } from './notation.js';
+import { mergeInfo, sortedLines, linesHtml, statsText } from './pvlines.js';
+import { SecondEngine } from './engine2.js';
 import * as api from './api.js';
 import { serverLimits, fitSelect } from './limits.js';
 import { t } from './i18n.js';
@@ -145,6 +146,7 @@ function showPosition() {
       end.textContent = mod.terminalText(v);
     }
     if (analysis.on) scheduleAnalyze();
+    else if (second.on) second.schedule();
   }, (err) => showErrors(errorBox, [{ code: err.code, message: err.message }], { title: t('err.unreachable') }));
 }
 
@@ -269,6 +271,15 @@ const LIVE_LIMITS = {
   t5000: { movetime_ms: 5000 }, t10000: { movetime_ms: 10000 }, t30000: { movetime_ms: 30000 },
 };
 
+// The second engine (engine2.js) searches what the first does, when it does.
+const second = new SecondEngine({
+  game, mod,
+  engines: () => [...engineInfo.values()],
+  limits: () => LIVE_LIMITS[limitSelect.value],
+  running: () => analysis.on,
+  onArrows: () => { drawArrows(); renderButton(); },
+});
+
 // followProfile offers what the chosen engine can do (its probed profile in
 // /v1/engines): Lines only with a MultiPV option, limits it honours
 // (natively or emulated by usid), within the server's caps.
@@ -348,8 +359,9 @@ multipvSelect.addEventListener('change', () => {
   if (analysis.on) scheduleAnalyze();
 });
 
+// The button (and Space) starts and stops both engines.
 $('#analyze').addEventListener('click', () => {
-  if (analysis.on) stopAnalysis('user');
+  if (analysis.on || second.on) stopAnalysis('user');
   else startAnalysis();
 });
 
@@ -371,6 +383,7 @@ function scheduleAnalyze(delay = 120) {
   analysis.key = game.key();
   setState('starting');
   analyzeTimer = setTimeout(sendAnalyze, delay);
+  if (second.added) second.schedule(delay);
 }
 
 async function sendAnalyze() {
@@ -400,6 +413,7 @@ async function sendAnalyze() {
 
 function stopAnalysis(why) {
   clearTimeout(analyzeTimer);
+  second.stop();
   if (!analysis.on) { if (why === 'illegal') setState('idle'); return; }
   analysis.on = false;
   const live = analysis.live;
@@ -472,28 +486,10 @@ function onInfo(m) {
   const s = analysis.stats;
   for (const k of ['depth', 'seldepth', 'nodes', 'nps', 'time_ms', 'hashfull']) if (m[k] !== undefined) s[k] = m[k];
   if (analysis.state === 'starting' || analysis.state === 'queued') setState('searching');
-  if (Array.isArray(m.pv) && m.pv.length && m.score) {
-    const mpv = m.multipv || 1;
-    // A report cut short (the last one of a stopped search, a PV cut by the
-    // hash) often carries only the start of the line given in full before:
-    // keep the full line's moves, take the new numbers.
-    const old = analysis.lines.get(mpv);
-    if (old && m.pv.length < old.pv.length && m.pv.every((mv, i) => mv === old.pv[i])) {
-      m = { ...m, pv: old.pv };
-      if (mod.pvField) m[mod.pvField] = old[mod.pvField];
-    }
-    // After Stop the engine reports the iteration it broke off: its short
-    // line says less than the full one shown.
-    if (old && analysis.state === 'stopping' && m.pv.length < old.pv.length) { renderSoon(); return; }
-    const score = blackScore(m.score, analysis.turn);
-    // A bound (lower/upper) is from the side to move's view too.
-    let bound = m.bound || '';
-    if (bound && analysis.turn === 'w') bound = bound === 'lower' ? 'upper' : 'lower';
-    analysis.lines.set(mpv, { ...m, blackScore: score, blackBound: bound });
-    if (mpv === 1 && score) {
-      const prev = evals.get(analysis.key);
-      if (!prev || (m.depth || 0) >= prev.depth || !bound) evals.set(analysis.key, { score, depth: m.depth || 0 });
-    }
+  const line = mergeInfo(analysis.lines, m, analysis.turn, analysis.state === 'stopping', mod);
+  if (line && (line.multipv || 1) === 1 && line.blackScore) {
+    const prev = evals.get(analysis.key);
+    if (!prev || (line.depth || 0) >= prev.depth || !line.blackBound) evals.set(analysis.key, { score: line.blackScore, depth: line.depth || 0 });
   }
   renderSoon();
 }
@@ -522,25 +518,10 @@ function renderAnalysis() {
   $('#state-text').textContent = text;
   $('#engine-name').textContent = here ? analysis.engine : '';
   const s = here ? analysis.stats : {};
-  const parts = [];
-  if (s.depth !== undefined) parts.push(t('stats.depth', { d: `${s.depth}${s.seldepth ? `/${s.seldepth}` : ''}` }));
-  if (s.nodes !== undefined) parts.push(t('stats.nodes', { n: formatCount(s.nodes) }));
-  if (s.nps !== undefined) parts.push(t('stats.nps', { n: formatCount(s.nps) }));
-  if (s.time_ms !== undefined) parts.push(formatSeconds(s.time_ms));
-  if (s.hashfull !== undefined) parts.push(t('stats.hash', { n: Math.round(s.hashfull / 10) }));
-  $('#analysis-stats').textContent = parts.join(' · ');
-  const btn = $('#analyze');
-  btn.textContent = analysis.on ? t('analysis.stop') : t('analysis.start');
-  btn.classList.toggle('active', analysis.on);
-  // A game with no engine of its own here (othello, without one
-  // configured) has nothing to analyse with.
-  btn.disabled = !game.legalPosition || (mod.engineRequired && engineInfo.size === 0);
-  btn.setAttribute('aria-pressed', String(analysis.on));
-
+  $('#analysis-stats').textContent = statsText(s);
+  renderButton();
   renderLines(here);
-  const lines = here ? [...analysis.lines.values()].sort((a, b) => (a.multipv || 1) - (b.multipv || 1)) : [];
-  // While the editor builds a position, no line's arrow is about it.
-  board.setArrows(board.editing ? [] : lines.map((l, i) => ({ move: l.pv[0], rank: i })));
+  drawArrows();
   // The live search's evaluation where there is one, else the game analysis'.
   const scoreAt = (key) => evals.get(key)?.score || panel.resultAt(key)?.score || null;
   bar.set(scoreAt(game.key()));
@@ -559,6 +540,26 @@ function renderAnalysis() {
   } else {
     bmEl.hidden = true;
   }
+}
+
+// renderButton: Stop while either engine searches.
+function renderButton() {
+  const on = analysis.on || second.on;
+  const btn = $('#analyze');
+  btn.textContent = on ? t('analysis.stop') : t('analysis.start');
+  btn.classList.toggle('active', on);
+  // A game with no engine of its own here (othello, without one
+  // configured) has nothing to analyse with.
+  btn.disabled = !game.legalPosition || (mod.engineRequired && engineInfo.size === 0);
+  btn.setAttribute('aria-pressed', String(on));
+}
+
+// drawArrows: both engines' first moves, the second's in its own colour.
+function drawArrows() {
+  const here = analysis.key === game.key();
+  const lines = here ? sortedLines(analysis.lines) : [];
+  // While the editor builds a position, no line's arrow is about it.
+  board.setArrows(board.editing ? [] : [...lines.map((l, i) => ({ move: l.pv[0], rank: i })), ...second.arrows()]);
 }
 
 function renderLines(here) {
@@ -587,25 +588,7 @@ function renderLines(here) {
   box.dataset.stale = '';
   box.removeAttribute('title');
   heldSince = performance.now(); // a hover holds the lines drawn now
-  const lines = [...analysis.lines.values()].sort((a, b) => (a.multipv || 1) - (b.multipv || 1));
-  let html = '';
-  for (const l of lines) {
-    const sc = l.blackScore;
-    const cls = !sc ? '' : (sc.mate !== undefined ? (sc.winner === 'b' ? 'sente' : 'gote') : sc.cp > 0 ? 'sente' : sc.cp < 0 ? 'gote' : '');
-    const bound = l.blackBound === 'lower' ? '≥' : l.blackBound === 'upper' ? '≤' : '';
-    html += `<div class="pv-line" data-testid="pv-line" data-multipv="${l.multipv || 1}" data-depth="${l.depth ?? 0}">` +
-      `<span class="pv-score ${cls}" data-testid="pv-score">${bound}${mod.formatScore(sc)}</span>` +
-      `<span class="pv-depth">${l.depth ?? ''}</span><span class="pv-moves">`;
-    let pos = game.position;
-    l.pv.forEach((usi, j) => {
-      const k = mod.moveText(mod.pvField && l[mod.pvField] && l[mod.pvField][j], usi, pos);
-      try { pos = pos && mod.apply(pos, usi); } catch { pos = null; }
-      const text = `${MARK[k.side] || ''}${k.text}`;
-      html += `<span class="pv-move" data-testid="pv-move" data-index="${j}" data-usi="${escapeHtml(usi)}">${escapeHtml(text)}</span>`;
-    });
-    html += '</span></div>';
-  }
-  box.innerHTML = html;
+  box.innerHTML = linesHtml(sortedLines(analysis.lines), game.position, mod);
 }
 
 // Clicking a move of a line plays the line up to that move. The lines are

@@ -459,8 +459,8 @@ export class Board {
       const head = w * 2.3;
       const ex = to.x - ux * head, ey = to.y - uy * head;
       const px = -uy, py = ux;
-      const cls = a.rank ? `arrow alt alt${Math.min(a.rank, 4)}` : 'arrow best';
-      html += `<g class="${cls}" data-move="${m}">` +
+      const cls = `${a.rank ? `arrow alt alt${Math.min(a.rank, 4)}` : 'arrow best'}${a.engine === 2 ? ' second' : ''}`;
+      html += `<g class="${cls}" data-move="${m}" data-engine="${a.engine || 1}">` +
         `<line x1="${from.x.toFixed(1)}" y1="${from.y.toFixed(1)}" x2="${ex.toFixed(1)}" y2="${ey.toFixed(1)}" stroke-width="${w.toFixed(1)}"/>` +
         `<polygon points="${to.x.toFixed(1)},${to.y.toFixed(1)} ${(ex + px * head * 0.8).toFixed(1)},${(ey + py * head * 0.8).toFixed(1)} ` +
         `${(ex - px * head * 0.8).toFixed(1)},${(ey - py * head * 0.8).toFixed(1)}"/></g>`;

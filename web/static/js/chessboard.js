@@ -206,7 +206,8 @@ export class ChessBoard {
       const [x1, y1] = this.coords(m.slice(0, 2));
       const [x2, y2] = this.coords(m.slice(2, 4));
       const g = document.createElementNS(SVG, 'g');
-      g.setAttribute('class', a.rank ? `arrow alt alt${Math.min(a.rank, 4)}` : 'arrow best');
+      g.setAttribute('class', `${a.rank ? `arrow alt alt${Math.min(a.rank, 4)}` : 'arrow best'}${a.engine === 2 ? ' second' : ''}`);
+      g.dataset.engine = String(a.engine || 1); // the second engine's in its own colour
       g.dataset.move = m;
       const ax = x2 + 0.5, ay = y2 + 0.5, bx = x1 + 0.5, by = y1 + 0.5;
       const len = Math.hypot(ax - bx, ay - by) || 1;

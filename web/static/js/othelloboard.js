@@ -142,7 +142,8 @@ export class OthelloBoard {
       if (!a.move || !/^[a-h][1-8]$/.test(a.move)) continue;
       const [x, y] = this.coords(a.move);
       const g = document.createElementNS(SVG, 'g');
-      g.setAttribute('class', a.rank ? `arrow alt alt${Math.min(a.rank, 4)}` : 'arrow best');
+      g.setAttribute('class', `${a.rank ? `arrow alt alt${Math.min(a.rank, 4)}` : 'arrow best'}${a.engine === 2 ? ' second' : ''}`);
+      g.dataset.engine = String(a.engine || 1); // the second engine's in its own colour
       g.dataset.move = a.move;
       const c = document.createElementNS(SVG, 'circle');
       c.setAttribute('cx', x + 0.5); c.setAttribute('cy', y + 0.5); c.setAttribute('r', 0.36);

@@ -34,13 +34,36 @@ function remembered() {
   try { return sessionStorage.getItem(KEY); } catch { return null; }
 }
 
+// plyTimes is the server's account of move i as a record writes it: the
+// time charged to its side's clock (KIF's time, PGN's %emt) and, in PGN,
+// that clock after it (%clk). The position's own moves have none.
+function plyTimes(s, i, mod) {
+  if (i < s.pre) return {};
+  const clock = mod.recordFormat === 'pgn' ? s.clocks_ms?.[i] : undefined;
+  return { time_ms: s.times_ms[i], ...(clock !== undefined ? { clock_ms: clock } : {}) };
+}
+
+// stampTimes writes the server's account on the game's moves shown (the
+// line from the start), so that a record downloaded during the game has
+// the same times as the clocks, not none.
+function stampTimes(line, s, mod) {
+  line.forEach((n, i) => {
+    if (i >= s.moves.length || n.move !== s.moves[i]) return;
+    const t = plyTimes(s, i, mod);
+    if (t.time_ms !== undefined) n.timeMs = t.time_ms;
+    if (t.clock_ms !== undefined) n.clockMs = t.clock_ms;
+  });
+}
+
 // clockText shows a side's time: m:ss (tenths under ten seconds), or the
 // byoyomi counting down once the main time is spent.
 export function clockText(main, byo, hasByoyomi) {
   if (main <= 0 && hasByoyomi) return t('play.byoyomi', { s: (Math.max(0, byo) / 1000).toFixed(1) });
   const ms = Math.max(0, main);
   if (ms < 10000) return (ms / 1000).toFixed(1);
-  const s = Math.floor(ms / 1000);
+  // The seconds begun, as a record counts the time used in whole seconds
+  // (the rest of a second uncounted): the two add up to the main time.
+  const s = Math.ceil(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
@@ -127,8 +150,10 @@ export class PlayPanel {
     return s.clock.running === s.human && this.game.cursor === this.game.length && this.game.length === s.moves.length;
   }
 
-  // followEngine fills the level choices from the engine's profile: its
-  // skill option where it has one a client may set, else a time per move.
+  // followEngine fills the level choices from the engine's levels (GET
+  // /v1/engines: by Elo, or over its skill option's range, strongest
+  // first), else its skill option where it has one a client may set; a
+  // time per move is offered too.
   followEngine() {
     const e = this.engine();
     const sel = $('#play-level', this.root);
@@ -141,9 +166,16 @@ export class PlayPanel {
       sel.append(o);
     };
     add('', t('play.level.full'));
+    const levels = (e?.levels || []).filter((l) => l.id !== 'full');
     const allowed = e?.client_options || {};
     const opt = (e?.options || []).find((o) => o.type === 'spin' && /skill|level|strength/i.test(o.name) && allowed[o.name]);
-    if (opt) {
+    if (levels.length) {
+      for (const l of [...levels].reverse()) {
+        const text = l.elo ? t('play.level.elo', { elo: l.elo }) : t('play.level.skill', { v: Object.values(l.options)[0] });
+        add(`lvl:${l.id}`, text);
+      }
+      sel.dataset.kind = 'level';
+    } else if (opt) {
       const rule = allowed[opt.name];
       const lo = rule.min ?? opt.min ?? 0;
       const hi = rule.max ?? opt.max ?? 20;
@@ -195,7 +227,9 @@ export class PlayPanel {
     const eng = tc(num('#play-main-engine'), num('#play-extra-engine'));
     const play = { side, clock: side === 'b' ? { b: you, w: eng } : { b: eng, w: you }, ponder: $('#play-ponder', this.root).checked };
     const level = $('#play-level', this.root).value;
-    if (level.startsWith('opt:')) {
+    if (level.startsWith('lvl:')) {
+      play.level = { id: level.slice(4) };
+    } else if (level.startsWith('opt:')) {
       const [, name, value] = level.split(':');
       play.level = { option: name, value };
     } else if (level.startsWith('ms:')) {
@@ -305,6 +339,7 @@ export class PlayPanel {
       if (g.cursor !== g.length) g.goto(g.length);
       const rest = s.moves.slice(g.length);
       if (rest.length) g.playLine(rest);
+      stampTimes(g.line, s, this.mod);
       if (s.status === 'ended') this.toRecord(s);
       else if (held) this.refresh(); // the legal moves of the position now shown
     }).catch((e) => this.error(e.message || String(e)));
@@ -333,7 +368,7 @@ export class PlayPanel {
     this.game.loadRecord({
       format: 'usi',
       position: { [mod.field]: start === 'startpos' ? mod.startText : start },
-      plies: s.moves.map((move, i) => ({ move, [mod.plyField || 'note']: notes[i], time_ms: i >= s.pre ? s.times_ms[i] : undefined })),
+      plies: s.moves.map((move, i) => ({ move, [mod.plyField || 'note']: notes[i], ...plyTimes(s, i, mod) })),
       header: { black, white, handicap: s.handicap || undefined, fields },
       end: s.result?.end || '',
       comment: s.result?.comment || '', // e.g. a resignation on the engine's turn

@@ -26,7 +26,7 @@ export class UsidSocket extends EventTarget {
   }
 
   connect() {
-    if (this.ws || this.state === 'waiting') return;
+    if (this.ws || this.state === 'waiting' || this.state === 'closed') return;
     this.connectNow();
   }
 
@@ -49,7 +49,7 @@ export class UsidSocket extends EventTarget {
       if (msg && typeof msg.type === 'string') this.dispatchEvent(new CustomEvent('message', { detail: msg }));
     };
     ws.onclose = () => {
-      if (this.ws !== ws) return;
+      if (this.ws !== ws || this.state === 'closed') return;
       this.ws = null;
       const wait = Math.round(this.delay * (0.5 + Math.random()));
       this.delay = Math.min(this.delay * 2, MAX_DELAY);
@@ -58,6 +58,16 @@ export class UsidSocket extends EventTarget {
       if (!opened) this.whyRefused();
       this.timer = setTimeout(() => this.connectNow(), wait);
     };
+  }
+
+  // close ends the connection for good (no retry): the page no longer
+  // needs it (the second engine removed, or refused by the client's quota).
+  close() {
+    clearTimeout(this.timer);
+    const ws = this.ws;
+    this.ws = null;
+    this.setState('closed');
+    if (ws) ws.close();
   }
 
   // send returns false when the socket is not open; the caller keeps its
