@@ -63,7 +63,7 @@ async function watchAndShow(id) {
     // One move back: the mover's own line (no search of the page's).
     await page.click('[data-testid="nav-prev"]');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="pv-line"]').length > 0, null, { timeout: 10_000 });
-    assert.match(await page.textContent('[data-testid="analysis-status"]'), /own line of the side to move[\s\S]*fairy/);
+    assert.match(await page.textContent('[data-testid="analysis-status"]'), /side to move's own line:[\s\S]*fairy/);
     await screenshot(page, 'match-watch-live-desktop-en');
     // The match link leads to the match page.
     assert.equal(await page.getAttribute('[data-testid="watch-match"]', 'href'), `/match/${id}`);

@@ -539,7 +539,7 @@ export default {
   'watch.match.notfound': 'No such game: it has not started, or the match was forgotten.',
   'watch.match.back': 'the match',
   'watch.match.thinking': 'To move:',
-  'watch.match.own': "The own line of the side to move here:",
+  'watch.match.own': "The side to move's own line:",
   'watch.match.over': 'The game is over',
   'watch.match.lines': "The players' lines",
   'match.title': 'Engine match',
