@@ -29,6 +29,11 @@
 // pentanomial counts of the pairs, the Elo difference with its 95%
 // interval and LOS, the SPRT's log-likelihood ratio (package match/stats).
 //
+// Every game is watchable (watch.go): GET /v1/matches/{id}/games/{n}
+// answers it with the players' own evaluations (each move's search's last
+// line), which the watch page shows instead of a search of its own, so
+// that watching costs the match no engine time.
+//
 // A Manager is safe for concurrent use: it bounds matches per client and
 // in total, runs Config.MaxRunning at once, keeps ended matches for
 // Config.Keep, and on Close cancels them and waits for their engines to

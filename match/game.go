@@ -16,14 +16,20 @@ import (
 
 // Game is one game of a match, as GET /v1/matches/{id} shows it.
 type Game struct {
-	// Index is the game's in the match (games 2k and 2k+1 are a pair): a
-	// match's games are listed in its order, and while games are played
-	// on several pods one may end before another of a lower index.
-	Index int `json:"index"`
+	// Index is the game's number in the match, from 0 (games 2k and 2k+1
+	// are a pair): a match's games are listed in its order, and while games
+	// are played on several pods one may end before another of a lower
+	// index. Watch is the path of its watch page (/watch/{match}/{index}):
+	// live while it is played, the whole game once it ended.
+	Index int    `json:"index"`
+	Watch string `json:"watch"`
 	// Opening is the index of the opening it started from; First the
 	// index of the player who moved first from there.
 	Opening int `json:"opening"`
 	First   int `json:"first"`
+	// Sides is the player index of each side ("b", "w" as the game's
+	// positions name them).
+	Sides map[string]int `json:"sides"`
 	// Winner is the winner's player index, nil for a draw; Done false
 	// while the game is played (winner and reason are then absent).
 	Winner *int   `json:"-"`
@@ -38,6 +44,11 @@ type Game struct {
 	// /v1/records/export answers it ({"kif": ...}, {"pgn": ...}), once it
 	// ended; absent for a game whose rules have no record format.
 	Record any `json:"record,omitempty"`
+	// Evals are the players' own evaluations, one per move an engine
+	// chose, and Line the latest in full: GET /v1/matches/{id}/games/{n}
+	// answers them (the match's GET leaves them out: it stays small).
+	Evals []Line `json:"-"`
+	Line  *Line  `json:"-"`
 }
 
 // MarshalJSON writes winner as the contract has it: 0, 1 or null once the
@@ -99,6 +110,7 @@ func (t *table) playGame(ctx context.Context, op gameseam.Position, opening, fir
 		}
 		return 1 - first
 	}
+	g.Sides = map[string]int{gameseam.Black: playerOf(gameseam.Black), gameseam.White: playerOf(gameseam.White)}
 	for _, s := range seats {
 		if err := s.newGame(ctx); err != nil {
 			return nil, err
@@ -138,6 +150,12 @@ func (t *table) playGame(ctx context.Context, op gameseam.Position, opening, fir
 			}
 			res = &gameseam.Result{Winner: gameseam.Other(side), Reason: why, End: "illegal_loss", Detail: err.Message}
 			break
+		}
+		if rep.line != nil {
+			l := *rep.line
+			l.Ply = len(g.Position.Moves)
+			g.Line = &l
+			g.Evals = append(g.Evals, Line{Ply: l.Ply, Score: l.Score, Depth: l.Depth})
 		}
 		if clk != nil && clk.charge(p, rep.elapsed, t.lag) {
 			res = &gameseam.Result{Winner: gameseam.Other(side), Reason: "time", End: "time_up",

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -157,7 +158,7 @@ func (mt *Match) viewLocked() *View {
 	for i, g := range mt.games {
 		if g != nil {
 			cp := *g
-			cp.Index = i
+			cp.Index, cp.Watch = i, "/watch/"+mt.id+"/"+strconv.Itoa(i)
 			cp.Position.Moves = append([]string(nil), g.Position.Moves...)
 			v.Games = append(v.Games, &cp)
 		}
@@ -229,7 +230,10 @@ func (mt *Match) update(i int, g *Game) {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
 	cp := *g
+	cp.Index, cp.Watch = i, "/watch/"+mt.id+"/"+strconv.Itoa(i)
 	cp.Position.Moves = append([]string(nil), g.Position.Moves...)
+	// The writer only appends: the copy's evaluations are never written again.
+	cp.Evals = g.Evals[:len(g.Evals):len(g.Evals)]
 	mt.games[i] = &cp
 	mt.version++
 	if g.Done && mt.c.sprt != nil {

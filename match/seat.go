@@ -27,8 +27,11 @@ type reply struct {
 	move string
 	// score is the last live score from the mover's side in centipawns
 	// (a mate as ±mateScore); ok false when the engine gave none.
-	score   int
-	scored  bool
+	score  int
+	scored bool
+	// line is the engine's last line (multipv 1) with a score, as the
+	// watch page shows the mover's evaluation; nil when it gave none.
+	line    *Line
 	elapsed time.Duration // the search's time with an engine (not its wait for one)
 }
 
@@ -115,8 +118,11 @@ func (s *seat) serve(ctx context.Context, r *session.Request, flag time.Duration
 					s.flag.Reset(flag)
 				}
 			case session.EventInfo:
-				if ev.Score != nil && !ev.Cached && (ev.MultiPV <= 1) {
-					rep.score, rep.scored = scoreOf(ev.Score), true
+				if ev.Score != nil && ev.MultiPV <= 1 {
+					rep.line = lineOf(ev)
+					if !ev.Cached {
+						rep.score, rep.scored = scoreOf(ev.Score), true
+					}
 				}
 			case session.EventBestMove:
 				rep.move, rep.elapsed = ev.Move, time.Since(began)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
@@ -18,6 +19,7 @@ import (
 func (s *Server) matchRoutes(r chi.Router) {
 	r.Post("/matches", s.startMatch)
 	r.With(s.readGuard).Get("/matches/{id}", s.getMatch)
+	r.With(s.readGuard).Get("/matches/{id}/games/{n}", s.getMatchGame)
 	r.Delete("/matches/{id}", s.cancelMatch)
 }
 
@@ -55,6 +57,29 @@ func (s *Server) getMatch(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(mt.JSON())
+}
+
+// getMatchGame answers one game of a match with the players' own lines,
+// as its watch page follows it (polling, tagged: the game changes once a
+// move, and an unchanged one is 304).
+func (s *Server) getMatchGame(w http.ResponseWriter, r *http.Request) {
+	id, arg := chi.URLParam(r, "id"), chi.URLParam(r, "n")
+	mt := s.cfg.Matches.Get(id)
+	if mt == nil {
+		s.problem(w, r, errNoMatch(id))
+		return
+	}
+	n, err := strconv.Atoi(arg)
+	var g *match.GameView
+	if err == nil && len(arg) <= 6 {
+		g = mt.Game(n)
+	}
+	if g == nil {
+		s.problem(w, r, &session.Error{Code: codeNotFound, Message: "match " + clipText(id) + " has no game " + clipText(arg) + " (not started, or not kept)", MoveIndex: -1})
+		return
+	}
+	body, etag := encodeTagged(g)
+	writeTagged(w, r, body, etag)
 }
 
 func (s *Server) cancelMatch(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -70,6 +71,35 @@ func TestMatchRoutes(t *testing.T) {
 		gm := g.(map[string]any)
 		if _, ok := gm["winner"]; !ok || gm["record"] == nil || gm["reason"] == "" {
 			t.Errorf("game %d: %v, want a winner (or null), a reason and a record", i, gm)
+		}
+		if want := fmt.Sprintf("/watch/%s/%d", id, i); gm["watch"] != want || gm["index"] != float64(i) {
+			t.Errorf("game %d: watch %v index %v, want %s", i, gm["watch"], gm["index"], want)
+		}
+		// The game as its watch page reads it: the players' own lines,
+		// one per move an engine chose (every move here: no passes).
+		code, _, gv := do("GET", fmt.Sprintf("/v1/matches/%s/games/%d", id, i), nil)
+		moves := gm["position"].(map[string]any)["moves"].([]any)
+		evals, _ := gv["evals"].([]any)
+		if code != http.StatusOK || gv["match"] != id || len(evals) == 0 || len(evals) > len(moves) {
+			t.Errorf("game %d as watched: %d, %d evaluations of %d moves: %v", i, code, len(evals), len(moves), gv)
+		}
+	}
+	// Polled with its ETag, an ended game is 304.
+	res, err := http.Get(hs.URL + "/v1/matches/" + id + "/games/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	again, _ := http.NewRequest("GET", hs.URL+"/v1/matches/"+id+"/games/0", nil)
+	again.Header.Set("If-None-Match", res.Header.Get("ETag"))
+	if res2, err := http.DefaultClient.Do(again); err != nil || res2.StatusCode != http.StatusNotModified {
+		t.Errorf("the game polled with its ETag %q: %v %v, want 304", res.Header.Get("ETag"), res2, err)
+	} else {
+		res2.Body.Close()
+	}
+	for _, n := range []string{"2", "-1", "x", "99999999"} {
+		if code, _, v := do("GET", "/v1/matches/"+id+"/games/"+n, nil); code != http.StatusNotFound {
+			t.Errorf("game %s of a two-game match: %d %v, want 404", n, code, v)
 		}
 	}
 	// The next match of the client, cancelled at once.

@@ -188,7 +188,9 @@ func New(cfg Config) *Server {
 		r.Handle("/tsume", cfg.Web)
 		r.Handle("/chess", cfg.Web)
 		r.Handle("/othello", cfg.Web)
-		r.Handle("/watch/{id}", s.problemNotFound(cfg.Web)) // a broadcast's watch page (a path that cannot be one: 404)
+		r.Handle("/watch/{id}", s.problemNotFound(cfg.Web))     // a broadcast's watch page (a path that cannot be one: 404)
+		r.Handle("/watch/{id}/{n}", s.problemNotFound(cfg.Web)) // a match game's
+		r.Handle("/match/{id}", s.problemNotFound(cfg.Web))     // a match's page
 		r.Handle("/static/*", s.problemNotFound(cfg.Web))
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

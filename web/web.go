@@ -1,7 +1,8 @@
 // Package web serves usid's browser pages: the board application for
 // shogi at /, chess at /chess and othello at /othello (one controller, a
 // module per game), the tsume (mate problem) solver at /tsume, the watch
-// page of a broadcast at /watch/{id}, with their scripts, styles and fonts
+// page of a broadcast at /watch/{id} (and of a match's game at
+// /watch/{match}/{n}), the page of an engine match at /match/{id}, with their scripts, styles and fonts
 // under /static/. Everything is embedded in the binary with go:embed; the
 // pages are plain ES modules, CSS and SVG, so there is no build step.
 //
@@ -70,7 +71,8 @@ type asset struct {
 type site struct {
 	hash   string            // content hash of all static files
 	pages  map[string]*asset // by URL path: "/", "/tsume"
-	watch  *asset            // /watch/{id}: one page for every broadcast
+	watch  *asset            // /watch/{id}: one page for every broadcast (and match game)
+	match  *asset            // /match/{id}: one page for every engine match
 	static map[string]*asset // by path below /static/: "js/board.js"
 }
 
@@ -125,7 +127,7 @@ func load(fsys fs.FS) (*site, error) {
 	s.hash = hex.EncodeToString(h.Sum(nil))[:hashLen]
 
 	pages := map[string][]byte{}
-	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/watch/": "pages/watch.html"} {
+	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/watch/": "pages/watch.html", "/match/": "pages/match.html"} {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
@@ -153,8 +155,9 @@ func load(fsys fs.FS) (*site, error) {
 		}
 		s.pages[route] = a
 	}
-	s.watch = s.pages["/watch/"]
+	s.watch, s.match = s.pages["/watch/"], s.pages["/match/"]
 	delete(s.pages, "/watch/")
+	delete(s.pages, "/match/")
 	return s, nil
 }
 
@@ -202,8 +205,10 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case s.pages[p] != nil:
 		a, cache, page = s.pages[p], "no-cache", true
-	case strings.HasPrefix(p, "/watch/") && isBroadcastID(strings.TrimPrefix(p, "/watch/")):
+	case strings.HasPrefix(p, "/watch/") && (isBroadcastID(strings.TrimPrefix(p, "/watch/")) || isMatchGame(strings.TrimPrefix(p, "/watch/"))):
 		a, cache, page = s.watch, "no-cache", true
+	case strings.HasPrefix(p, "/match/") && isMatchID(strings.TrimPrefix(p, "/match/")):
+		a, cache, page = s.match, "no-cache", true
 	case p == "/index.html":
 		http.Redirect(w, r, "/", http.StatusMovedPermanently)
 		return
@@ -266,9 +271,28 @@ func isHash(s string) bool {
 }
 
 // isBroadcastID reports whether s can be a broadcast's id (32 lower-case
-// hex digits): any other /watch/ path is 404 without reaching the page.
-func isBroadcastID(s string) bool {
-	if len(s) != 32 {
+// hex digits), isMatchID a match's (24), isMatchGame a match's game
+// ("{match id}/{index}"): any other /watch/ or /match/ path is 404
+// without reaching the page.
+func isBroadcastID(s string) bool { return isHexID(s, 32) }
+
+func isMatchID(s string) bool { return isHexID(s, 24) }
+
+func isMatchGame(s string) bool {
+	id, n, ok := strings.Cut(s, "/")
+	if !ok || !isMatchID(id) || n == "" || len(n) > 6 || (n[0] == '0' && len(n) > 1) {
+		return false
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isHexID(s string, n int) bool {
+	if len(s) != n {
 		return false
 	}
 	for _, c := range s {

@@ -42,6 +42,8 @@ func TestPages(t *testing.T) {
 		{"/", "analysis board"},
 		{"/tsume", "tsume solver"},
 		{"/watch/0f1e2d3c4b5a69788796a5b4c3d2e1f0", "broadcast"}, // any id: the page asks usid for it
+		{"/watch/0f1e2d3c4b5a69788796a5b4/3", "broadcast"},       // a match's game
+		{"/match/0f1e2d3c4b5a69788796a5b4", "match"},
 	} {
 		res := get(t, h, "GET", tc.path, nil)
 		if res.StatusCode != 200 {
@@ -103,7 +105,7 @@ func TestReferencesExist(t *testing.T) {
 		".svg": "image/svg+xml", ".woff2": "font/woff2", ".html": "text/html; charset=utf-8",
 	}
 	seen := map[string]bool{}
-	queue := []string{"/", "/tsume", "/watch/0123456789abcdef0123456789abcdef"}
+	queue := []string{"/", "/tsume", "/watch/0123456789abcdef0123456789abcdef", "/match/0123456789abcdef01234567"}
 	reached := map[string]bool{}
 	for len(queue) > 0 {
 		p := queue[0]
@@ -239,6 +241,12 @@ func TestNotServed(t *testing.T) {
 		{"GET", "/watch", 404},
 		{"GET", "/watch/0F1E2D3C4B5A69788796A5B4C3D2E1F0", 404}, // ids are lower-case
 		{"GET", "/watch/0f1e2d3c4b5a69788796a5b4c3d2e1f0/x", 404},
+		{"GET", "/watch/0f1e2d3c4b5a69788796a5b4/", 404},
+		{"GET", "/watch/0f1e2d3c4b5a69788796a5b4/01", 404},
+		{"GET", "/watch/0f1e2d3c4b5a69788796a5b4/1x", 404},
+		{"GET", "/match/0f1e2d3c4b5a69788796a5b4/1", 404},
+		{"GET", "/match/0F1E2D3C4B5A69788796A5B4", 404},
+		{"GET", "/match/", 404},
 	} {
 		res := get(t, h, tc.method, tc.path, nil)
 		if res.StatusCode != tc.status {

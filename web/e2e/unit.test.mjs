@@ -341,7 +341,7 @@ test('the Japanese and English catalogues have the same keys and placeholders', 
 // HTML and in scripts' markup, t('key') / tr('key') calls, and the families
 // built from a prefix (t(`state.${st}`)) with the values they take.
 const NAMESPACES = ['title', 'chess', 'aria', 'nav', 'prefs', 'conn', 'foot', 'board', 'engine', 'analysis', 'state', 'stats',
-  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play', 'othello', 'watch', 'dual'];
+  'terminal', 'err', 'toast', 'game', 'side', 'judge', 'graph', 'moves', 'load', 'time', 'tsume', 'editor', 'try', 'result', 'play', 'othello', 'watch', 'dual', 'match'];
 
 function usedKeys() {
   const root = new URL('../static/', import.meta.url);
@@ -376,6 +376,11 @@ const FAMILIES = {
   'result.': ['resign', 'time_up', 'repetition', 'impasse', 'abort', 'mate', 'no_mate', 'declare_win', 'illegal_win', 'illegal_loss', 'draw'],
   'play.reason.': ['resign', 'checkmate', 'time', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'max_moves', 'abandoned', 'aborted',
     'stalemate', 'insufficient_material', 'fifty_moves', 'discs'],
+  'match.status.': ['queued', 'running', 'done', 'cancelled', 'failed'],
+  'match.game.': ['shogi', 'chess', 'othello'],
+  'match.sprt.': ['H0', 'H1'],
+  'match.reason.': ['checkmate', 'repetition', 'perpetual_check', 'declaration', 'illegal_declaration', 'stalemate', 'insufficient_material',
+    'fifty_moves', 'discs', 'resign', 'illegal_move', 'engine_error', 'time', 'adjudication', 'max_plies'],
   'editor.start.': ['even', 'lance', 'bishop', 'rook', 'rooklance', 'two', 'four', 'six', 'eight', 'tsume'],
 };
 

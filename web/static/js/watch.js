@@ -17,6 +17,7 @@ import { MoveList } from './movelist.js';
 import { blackScore, formatCount, formatSeconds } from './notation.js';
 import * as api from './api.js';
 import { t } from './i18n.js';
+import { playerLabel, resultText } from './matchwords.js';
 import { $, escapeHtml, isTyping, loadSetting, saveSetting, settingScope, showErrors } from './dom.js';
 
 // The board application's page of each game, for "Analyse on the board".
@@ -25,6 +26,10 @@ const LEGEND = { shogi: 'graph.legend', chess: 'chess.graph.legend', othello: 'o
 const BAR_TITLE = { shogi: 'board.evalbar', chess: 'chess.evalbar', othello: 'othello.evalbar' };
 
 const id = decodeURIComponent(location.pathname.split('/')[2] || '');
+// A match's game: its index (/watch/{match}/{n}); null for a broadcast.
+const matchGame = /^\d+$/.test(location.pathname.split('/')[3] || '') ? Number(location.pathname.split('/')[3]) : null;
+// How often a match's game is read again while it is played.
+const MATCH_POLL_MS = 700;
 
 // WatchSocket is the viewers' read-only socket; stop ends it for good (the
 // broadcast ended: no reconnecting).
@@ -57,6 +62,7 @@ const evals = new Map();
 
 let mod, game, board, bar, graph, moveList, sock;
 let flipped = false;
+let mg = null; // a match's game as last read (GET /v1/matches/{id}/games/{n})
 let loadedRoot = null; // the broadcast's start position as it last came (the game keeps usid's canonical text)
 
 function gameOf(position) {
@@ -74,6 +80,24 @@ function setStatus(status) {
   st.status = status;
   const el = $('#watch-status');
   el.dataset.state = status;
+  if (matchGame !== null && mg) {
+    const n = game ? game.length : 0;
+    const text = {
+      loading: t('watch.loading'),
+      live: t('watch.match.live', { i: matchGame + 1, n }),
+      ended: t('watch.match.ended', { i: matchGame + 1, n, result: resultText(mg.game, mg.players) }),
+      notfound: t('watch.match.notfound'),
+      error: t('watch.status.error'),
+    }[status];
+    el.textContent = text;
+    const back = document.createElement('a');
+    back.href = `/match/${id}`;
+    back.className = 'small-link';
+    back.dataset.testid = 'watch-match';
+    back.textContent = t('watch.match.back');
+    el.append(' · ', back);
+    return;
+  }
   const text = {
     loading: t('watch.loading'),
     live: t('watch.status.live', { n: game ? game.length : 0 }),
@@ -236,6 +260,7 @@ function renderLines() {
     }
     state = e ? 'past' : 'nopast';
   }
+  if (mg) [state, st.engine] = matchState(ply, state);
   const status = $('#analysis-status');
   status.dataset.state = state === 'searching' || state === 'waiting' ? 'searching' : state;
   $('#state-text').textContent = {
@@ -248,6 +273,9 @@ function renderLines() {
     connecting: t('watch.state.connecting'),
     past: t('watch.state.past'),
     nopast: t('watch.state.nopast'),
+    thinking: t('watch.match.thinking'),
+    own: t('watch.match.own'),
+    gameover: t('watch.match.over'),
   }[state];
   $('#engine-name').textContent = st.engine;
   const s = atLive ? st.stats : {};
@@ -267,7 +295,7 @@ function renderLines() {
   box.dataset.ply = String(ply);
   box.dataset.live = String(atLive);
   if (!lines.length) {
-    box.innerHTML = `<p class="hint">${escapeHtml(atLive && state !== 'ended' ? t('analysis.waiting') : t('watch.nolines'))}</p>`;
+    box.innerHTML = `<p class="hint">${escapeHtml(atLive && state !== 'ended' && state !== 'gameover' ? t('analysis.waiting') : t('watch.nolines'))}</p>`;
   } else {
     let html = '';
     const MARK = mod.mark;
@@ -306,6 +334,84 @@ function renderLines() {
   if (st.status === 'live' || st.status === 'ended') setStatus(st.status);
 }
 
+// --- a match's game -----------------------------------------------------
+
+// moverAt is the player (label) to move after ply moves of a match's game.
+function moverAt(ply) {
+  const pos = game.positions[ply];
+  const p = pos && mg.game.sides ? mg.game.sides[pos.turn] : undefined;
+  return p === undefined ? '' : `${p + 1}. ${playerLabel(mg.players[p])}`;
+}
+
+// matchState is what the lines panel says of ply in a match's game: the
+// mover thinking (live), or the mover's own line; and the player it names.
+function matchState(ply, state) {
+  if (ply === game.length && mg.status === 'running' && !mg.game.reason) return ['thinking', moverAt(ply)];
+  if (ply === game.length && !st.lines.size) return ['gameover', ''];
+  if (state === 'past') return ['own', moverAt(ply)];
+  return [state === 'ended' ? 'nopast' : state, moverAt(ply)];
+}
+
+// followMatch reads the match's game again until it ends, showing each
+// new move with the mover's line.
+async function followMatch() {
+  for (;;) {
+    await new Promise((r) => setTimeout(r, MATCH_POLL_MS));
+    let v;
+    try {
+      v = await api.request('GET', `/v1/matches/${id}/games/${matchGame}`);
+    } catch (e) {
+      if (e.status === 404) { setStatus('notfound'); return; }
+      $('#connection').hidden = false;
+      $('#connection').dataset.state = 'waiting';
+      $('#connection').textContent = t('conn.connecting');
+      continue;
+    }
+    $('#connection').hidden = true;
+    if (!(await showMatchGame(v))) return;
+  }
+}
+
+// showMatchGame shows a read of the match's game; it reports whether the
+// game goes on.
+async function showMatchGame(v) {
+  mg = v;
+  await sync(v.game.position);
+  for (const e of v.evals || []) {
+    const score = blackScore(e.score, turnAt(e.ply));
+    const old = evals.get(e.ply);
+    if (score && !old?.pv?.length) evals.set(e.ply, { score, depth: e.depth || 0, pv: old?.pv || [] });
+  }
+  if (v.line) {
+    const score = blackScore(v.line.score, turnAt(v.line.ply));
+    if (score) evals.set(v.line.ply, { score, depth: v.line.depth || 0, pv: v.line.pv || [] });
+  }
+  st.ply = game.length;
+  const goesOn = v.status === 'running' && !v.game.reason;
+  setStatus(goesOn ? 'live' : 'ended');
+  show();
+  return goesOn;
+}
+
+async function startMatch() {
+  let v;
+  try {
+    v = await api.request('GET', `/v1/matches/${id}/games/${matchGame}`);
+  } catch (e) {
+    $('#connection').hidden = true;
+    setStatus(e.status === 404 ? 'notfound' : 'error');
+    if (e.status !== 404) showErrors($('#analysis-error'), [{ code: e.code, message: e.message }], { title: t('err.unreachable') });
+    return;
+  }
+  $('#connection').hidden = true;
+  mg = v;
+  setup(v.game.position);
+  $('.watch-lines h2').textContent = t('watch.match.lines');
+  $('.foot span').textContent = t('match.tagline');
+  if (await showMatchGame(v)) followMatch();
+  game.goto(game.length);
+}
+
 // --- navigation ---------------------------------------------------------
 
 function flip() {
@@ -339,19 +445,10 @@ function wire() {
 
 // --- start --------------------------------------------------------------
 
-async function start() {
-  let view;
-  try {
-    if (!/^[0-9a-f]{32}$/.test(id)) throw new api.ApiError(404, { code: 'not_found' });
-    view = await api.request('GET', `/v1/broadcasts/${id}`);
-  } catch (e) {
-    $('#connection').hidden = true;
-    setStatus(e.status === 404 ? 'notfound' : 'error');
-    if (e.status !== 404) showErrors($('#analysis-error'), [{ code: e.code, message: e.message }], { title: t('err.unreachable') });
-    return;
-  }
-  mod = gameOf(view.position);
-  if (!mod) { setStatus('error'); return; }
+// setup makes the page's parts for position's game.
+function setup(position) {
+  mod = gameOf(position);
+  if (!mod) { setStatus('error'); return false; }
   document.body.dataset.game = mod.name;
   document.body.classList.add(`page-${mod.name}`);
   settingScope(mod.scope);
@@ -373,6 +470,22 @@ async function start() {
     show();
   });
   wire();
+  return true;
+}
+
+async function start() {
+  if (matchGame !== null) return startMatch();
+  let view;
+  try {
+    if (!/^[0-9a-f]{32}$/.test(id)) throw new api.ApiError(404, { code: 'not_found' });
+    view = await api.request('GET', `/v1/broadcasts/${id}`);
+  } catch (e) {
+    $('#connection').hidden = true;
+    setStatus(e.status === 404 ? 'notfound' : 'error');
+    if (e.status !== 404) showErrors($('#analysis-error'), [{ code: e.code, message: e.message }], { title: t('err.unreachable') });
+    return;
+  }
+  if (!setup(view.position)) return;
 
   await sync(view.position);
   game.goto(game.length);
