@@ -23,6 +23,18 @@ func runPerft(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&g.chess, "chess", false, "startpos is the chess start position")
 	fs.BoolVar(&g.chess960, "chess960", false, "chess, castling by Chess960 rules (FEN letters X-FEN or Shredder-FEN, UCI king-takes-rook)")
 	fs.StringVar(&g.name, "game", "", "the game of the position: shogi (default), chess, othello")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: usid perft --depth N [--divide] [--game shogi|chess|othello | --chess | --chess960] [position]
+
+Counts the legal move paths N plies deep from the position (default: the
+game's start) and prints the total as the last line. The position is in the
+game's own protocol syntax:
+  shogi    startpos moves 7g7f ... | sfen <sfen> [moves ...]
+  chess    startpos (with --chess or --game chess) | fen <FEN> [moves e2e4 ...]
+  othello  startpos (with --game othello) | sfen <64 cells, B|W[, number]> [moves d3 pass ...]
+`)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
