@@ -3,6 +3,7 @@ package match
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,7 +115,7 @@ func TestMatchAcrossPods(t *testing.T) {
 	}
 	for i, g := range before {
 		cp := *g
-		cp.Index = i
+		cp.Index, cp.Watch = i, "/watch/"+id+"/"+strconv.Itoa(i) // as a view names it
 		a, _ := json.Marshal(cp)
 		b, _ := json.Marshal(v.Games[i])
 		if string(a) != string(b) {
