@@ -113,7 +113,9 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
           const col = await box(page, '.board-col');
           if (load.right > col.right + 1 || load.y < board.bottom) problems.push(`record box at x ${Math.round(load.x)}–${Math.round(load.right)} y ${Math.round(load.y)}: not under the board (column ${Math.round(col.x)}–${Math.round(col.right)})`);
         } else {
-          await onFirstScreen(page, 'phone board', lang, ['[data-testid="board"]', '.board-area .hand.to-move', '[data-testid="pv-line"]'], problems);
+          // A line is whole, wrapped (a 26-ply line takes six rows): what the
+          // first screen must show is where it starts, its score and first moves.
+          await onFirstScreen(page, 'phone board', lang, ['[data-testid="board"]', '.board-area .hand.to-move', '[data-testid="pv-score"]'], problems);
         }
         await page.evaluate(() => scrollTo(0, 0));
         await screenshot(page, `layout-board-${name}`);
@@ -172,7 +174,7 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
           return { turn: a.dataset.turn, content: s.content, top: s.top, bottom: s.bottom, bg: s.backgroundColor };
         });
         if (turn.content === 'none' || turn.turn !== 'w' || turn.bottom !== '0px' || turn.bg !== 'rgb(255, 255, 255)') problems.push(`chess: no mark of the side to move beside the board (${JSON.stringify(turn)})`);
-        if (phone) await onFirstScreen(page, 'phone chess', lang, ['[data-testid="board"]', '[data-testid="pv-line"]'], problems);
+        if (phone) await onFirstScreen(page, 'phone chess', lang, ['[data-testid="board"]', '[data-testid="pv-score"]'], problems);
         await page.evaluate(() => scrollTo(0, 0));
         await screenshot(page, `layout-chess-${name}`);
         await page.click('[data-testid="analyze-toggle"]');
