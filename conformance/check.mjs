@@ -374,6 +374,10 @@ const cases = [
   { op: 'get /v1/matches/{id}', status: 401, url: matchPath, headers: wrongKey, bad: true },
   { op: 'get /v1/matches/{id}', status: 403, url: matchPath, headers: foreign },
   { op: 'get /v1/matches/{id}', status: 421, url: matchPath, ...misdirected },
+  { op: 'get /v1/matches/{id}/games/{n}', status: 404, url: noMatch + '/games/0' },
+  { op: 'get /v1/matches/{id}/games/{n}', status: 401, url: () => matchPath() + '/games/0', headers: wrongKey, bad: true },
+  { op: 'get /v1/matches/{id}/games/{n}', status: 403, url: () => matchPath() + '/games/0', headers: foreign },
+  { op: 'get /v1/matches/{id}/games/{n}', status: 421, url: () => matchPath() + '/games/0', ...misdirected },
   { op: 'delete /v1/matches/{id}', status: 401, url: matchPath, headers: wrongKey, bad: true },
   { op: 'delete /v1/matches/{id}', status: 403, url: matchPath, headers: foreign },
   { op: 'delete /v1/matches/{id}', status: 404, url: matchPath, headers: { 'X-API-Key': apiKey }, note: 'not its owner' },
@@ -439,6 +443,10 @@ const notDriven = {
   'delete /v1/broadcasts/{id} 503': 'as for get: TestBroadcastAnswersBeyondConformance',
   'post /v1/matches 408': 'as for /v1/validate; TestMatchAnswersBeyondConformance (server/matches_test.go) stalls one and checks the answer against openapi.yaml',
   'get /v1/matches/{id} 429': 'as for get /v1/games/analysis/{id}; TestMatchAnswersBeyondConformance spends the reads and checks the answer against openapi.yaml',
+  'get /v1/matches/{id} 503': "needs matches in a Redis that does not answer; TestMatchSharedStoreDown (match/shared_test.go) makes one, and the route answers the store's queue_full as 503",
+  'get /v1/matches/{id}/games/{n} 200': 'needs a game under way or ended when the proxy forwards (the first game of the example match may not have begun); TestMatchRoutes (server/matches_test.go) reads every game of a played match',
+  'get /v1/matches/{id}/games/{n} 304': 'as for 200: TestMatchRoutes polls an ended game with its ETag',
+  'get /v1/matches/{id}/games/{n} 429': 'as for get /v1/matches/{id}: the same flood guard of reads (readGuard), whose 429 TestReadsAreCheap checks',
 };
 
 let failures = 0;
