@@ -84,8 +84,14 @@ func fake(mode string, instances int) EngineConfig {
 // checks at the end that Close leaves no engine process behind.
 func newPool(t *testing.T, cfgs ...EngineConfig) (*Pool, *prometheus.Registry) {
 	t.Helper()
+	return newPoolIn(t, profileDir, cfgs...)
+}
+
+// newPoolIn is newPool with its profiles cached in dir.
+func newPoolIn(t *testing.T, dir string, cfgs ...EngineConfig) (*Pool, *prometheus.Registry) {
+	t.Helper()
 	reg := prometheus.NewRegistry()
-	p, err := New(cfgs, Options{Logger: testLogger(t), Registerer: reg, ProfileDir: profileDir})
+	p, err := New(cfgs, Options{Logger: testLogger(t), Registerer: reg, ProfileDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

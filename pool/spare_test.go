@@ -1,7 +1,6 @@
 package pool
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,10 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/usid/usid/internal/fakeengine"
-	"github.com/usid/usid/internal/proc"
 	"github.com/usid/usid/usi"
 )
 
@@ -24,20 +20,7 @@ func startsOf(t *testing.T, cfg EngineConfig) (*Pool, string) {
 	starts := filepath.Join(t.TempDir(), "starts")
 	cfg.Env = append(cfg.Env, fakeengine.EnvStarts+"="+starts)
 	cfg.Protocol = "usi" // no usi.Detect: its quick look would be a process more
-	p, err := New([]EngineConfig{cfg}, Options{Logger: testLogger(t), Registerer: prometheus.NewRegistry(), ProfileDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := p.Close(ctx); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if kids := proc.Children(os.Getpid()); len(kids) > 0 {
-			t.Errorf("engine processes left after Close: %v", kids)
-		}
-	})
+	p, _ := newPoolIn(t, t.TempDir(), cfg)
 	return p, starts
 }
 
