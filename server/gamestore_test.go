@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/usid/usid"
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/quota"
+	"github.com/usid/usid/review"
 	"github.com/usid/usid/session"
 )
 
@@ -57,12 +57,12 @@ func stalledPOST(t *testing.T, srv, path, start string) (*http.Response, []byte)
 func TestGameStoreUnreachable(t *testing.T) {
 	dead := deadRedis(t)
 	svc := session.NewService(session.Config{Pool: shared.pool, AcquireTimeout: time.Second})
-	gm, err := games.Open(games.Config{Service: svc, Redis: &games.RedisConfig{URL: dead, Timeout: 200 * time.Millisecond}})
+	gm, err := review.Open(review.Config{Service: svc, Redis: &review.RedisConfig{URL: dead, Timeout: 200 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	srv := New(Config{Service: svc, Pool: shared.pool, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Games: gm,
+	srv := New(Config{Service: svc, Pool: shared.pool, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Review: gm,
 		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
 	gm.SetCallers(srv.CallerFor)
 	hs := httptest.NewServer(srv)

@@ -32,10 +32,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/usid/usid/broadcast"
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/review"
 	"github.com/usid/usid/session"
 )
 
@@ -76,7 +76,7 @@ type Config struct {
 
 	// Games runs whole-game analyses; nil: no /v1/games routes, and
 	// analyze_game is refused as unsupported.
-	Games *games.Manager
+	Review *review.Manager
 	// Play runs games against the engine (play_* over the WebSocket); nil:
 	// refused as unsupported.
 	Play *play.Manager
@@ -166,7 +166,7 @@ func New(cfg Config) *Server {
 		r.Post("/analyze", searchRoute(s, (*analyzeRequest).request, s.cfg.Service.Analyze))
 		r.Post("/mate", searchRoute(s, (*mateRequest).request, s.cfg.Service.Mate))
 		r.Get("/ws", s.websocket)
-		if cfg.Games != nil {
+		if cfg.Review != nil {
 			r.Post("/games/analysis", s.startGameAnalysis)
 			r.With(s.readGuard).Get("/games/analysis/{id}", s.getGameAnalysis)
 			r.Delete("/games/analysis/{id}", s.cancelGameAnalysis)

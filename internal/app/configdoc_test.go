@@ -13,11 +13,11 @@ import (
 	"github.com/usid/usid"
 	"github.com/usid/usid/broadcast"
 	"github.com/usid/usid/evalcache"
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
+	"github.com/usid/usid/review"
 	"github.com/usid/usid/server"
 	"github.com/usid/usid/session"
 )
@@ -158,11 +158,11 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	caps := &want.Session.Caps
 	caps.MaxMoveTime, caps.MaxAnalysis, caps.MaxMateTime = svc.Caps.MaxMoveTime, svc.Caps.MaxAnalysis, svc.Caps.MaxMateTime
 	caps.MaxDepth, caps.MaxNodes, caps.MaxMultiPV, caps.MaxMoves = svc.Caps.MaxDepth, svc.Caps.MaxNodes, svc.Caps.MaxMultiPV, svc.Caps.MaxMoves
-	g := games.Config{}.WithDefaults()
+	g := review.Config{}.WithDefaults()
 	want.Games.MaxPerClient, want.Games.MaxJobs, want.Games.MaxRunning = g.MaxPerClient, g.MaxJobs, g.MaxRunning
 	want.Games.MaxParallel, want.Games.Keep, want.Games.MaxKept = g.MaxParallel, g.Keep, g.MaxKept
 	want.Games.DefaultMoveTime, want.Games.FollowGrace = g.DefaultMoveTime, g.FollowGrace
-	gr := games.RedisConfig{}.WithDefaults(games.RedisPrefix)
+	gr := review.RedisConfig{}.WithDefaults(review.RedisPrefix)
 	want.Games.RedisPrefix, want.Games.Lease = gr.Prefix, gr.Lease
 	want.Games.MaxKBClient, want.Games.MaxMB = g.MaxBytesPerClient>>10, g.MaxBytes>>20
 	pl := play.Config{}.WithDefaults()
