@@ -1,6 +1,6 @@
 # The README's commands live here. `make test` is what CI runs.
 GO       ?= go
-FUZZTIME ?= 20s
+FUZZTIME ?= 10s
 
 .PHONY: all deps test-deps build run test check vet race stress-test fuzz e2e conformance image image-test bench benchmarks soak
 

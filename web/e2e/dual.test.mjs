@@ -40,8 +40,13 @@ async function enginesOf(game) {
 }
 
 // The stroke colour of an engine's best arrow (a line, or othello's ring).
-const arrowColour = (page, engine) => page.locator(`.arrow.best[data-engine="${engine}"] :is(line, circle)`).first()
-  .evaluate((el) => getComputedStyle(el).stroke);
+// Read in one synchronous step in the page: the arrows are redrawn with
+// every info line, and an element detached between a locator's lookup and
+// its evaluation has no computed style (both colours read as '').
+const arrowColour = (page, engine) => page.waitForFunction((n) => {
+  const el = document.querySelector(`.arrow.best[data-engine="${n}"] :is(line, circle)`);
+  return el && el.isConnected && getComputedStyle(el).stroke;
+}, engine, { timeout: 10_000 }).then((h) => h.jsonValue());
 
 const LANGS = { shogi: ['ja', 'en'], chess: ['en', 'ja'], othello: ['ja', 'en'] };
 
