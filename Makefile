@@ -78,6 +78,6 @@ SOAK ?= 5m
 soak:
 	USID_SOAK=$(SOAK) $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 60m ./server/
 
-## bench: the benchmarks whose numbers README reports.
+## bench: the benchmarks whose numbers docs/performance.md reports.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
