@@ -87,6 +87,17 @@ func run(t *testing.T, m *Manager, client string, r *Request, wait time.Duration
 	return m.Get(id).View()
 }
 
+// cancels cancels match id for client on m, and reports whether it was
+// found (a store's error fails the test).
+func cancels(t *testing.T, m *Manager, id, client string) bool {
+	t.Helper()
+	ok, err := m.Cancel(id, session.Caller{Client: client})
+	if err != nil {
+		t.Fatalf("cancel %s: %v", id, err)
+	}
+	return ok
+}
+
 // recheck reads every game of v back from its record (KIF, PGN: the
 // game's Records) and plays it again move by move with the rules: each
 // move legal, the moves those of the game's position, the end by the
@@ -366,10 +377,10 @@ func TestBoundsAndCancel(t *testing.T) {
 		v := m.Get(id).View()
 		return v.Status == StatusRunning && len(v.Games) > 0 && len(v.Games[0].Position.Moves) > 2 // past the opening
 	})
-	if m.Cancel(id, session.Caller{Client: "b"}) {
+	if cancels(t, m, id, "b") {
 		t.Error("another client cancelled the match")
 	}
-	if !m.Cancel(id, session.Caller{Client: "a"}) || !m.Cancel(id2, session.Caller{Client: "b"}) {
+	if !cancels(t, m, id, "a") || !cancels(t, m, id2, "b") {
 		t.Fatal("owners could not cancel")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -159,10 +159,10 @@ func TestMatchSharedCancelAndBounds(t *testing.T) {
 		v := view(t, ps[2], id)
 		return v.Status == StatusRunning
 	})
-	if ps[1].Cancel(id, session.Caller{Client: "b"}) {
+	if cancels(t, ps[1], id, "b") {
 		t.Error("another client cancelled the match")
 	}
-	if !ps[2].Cancel(id, session.Caller{Client: "a"}) || !ps[0].Cancel(id2, session.Caller{Client: "b"}) {
+	if !cancels(t, ps[2], id, "a") || !cancels(t, ps[0], id2, "b") {
 		t.Fatal("owners could not cancel")
 	}
 	for _, m := range ps {
@@ -184,7 +184,7 @@ func TestMatchSharedCancelAndBounds(t *testing.T) {
 	if mt := ps[0].Get(id3); mt != nil {
 		t.Errorf("a match with a stored game over its bound: read as %+v", mt.View())
 	}
-	ps[1].Cancel(id3, session.Caller{Client: "a"})
+	cancels(t, ps[1], id3, "a")
 }
 
 // TestMatchSharedSPRT: the pods stop handing out games once the stored
@@ -232,7 +232,7 @@ func TestMatchSharedKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ps[2-k].Cancel(id, session.Caller{Client: "a"}) {
+		if !cancels(t, ps[2-k], id, "a") {
 			t.Fatalf("match %d not cancelled", k)
 		}
 		ids = append(ids, id)
@@ -243,7 +243,8 @@ func TestMatchSharedKept(t *testing.T) {
 }
 
 // TestMatchSharedStoreDown: with its Redis gone, a pod refuses a match
-// and answers a read with a 503 to retry, not a "no such match".
+// and answers a read or a cancel with a 503 to retry, not a "no such
+// match".
 func TestMatchSharedStoreDown(t *testing.T) {
 	rs := redistest.Start(t)
 	ps := pods(t, rs.URL, "d:", Config{})
@@ -259,6 +260,9 @@ func TestMatchSharedStoreDown(t *testing.T) {
 	}
 	if mt, err := ps[1].Lookup(id); mt != nil || err == nil || err.Code != session.CodeQueueFull {
 		t.Errorf("read with Redis down: %v %v, want queue_full", mt, err)
+	}
+	if ok, err := ps[0].Cancel(id, session.Caller{Client: "a"}); ok || err == nil || err.Code != session.CodeQueueFull {
+		t.Errorf("cancel with Redis down: %v %v, want queue_full", ok, err)
 	}
 }
 

@@ -84,11 +84,20 @@ func (s *Server) getMatchGame(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) cancelMatch(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
-	if !s.cfg.Matches.Cancel(id, s.gate.caller(clientOf(r))) {
+	found, err := s.cfg.Matches.Cancel(id, s.gate.caller(clientOf(r)))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if !found {
 		s.problem(w, r, errNoMatch(id))
 		return
 	}
-	mt := s.cfg.Matches.Get(id)
+	mt, err := s.cfg.Matches.Lookup(id)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	if mt == nil { // ended and forgotten meanwhile
 		s.problem(w, r, errNoMatch(id))
 		return
