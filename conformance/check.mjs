@@ -384,6 +384,7 @@ const cases = [
   { op: 'delete /v1/matches/{id}', status: 404, url: noMatch },
   { op: 'delete /v1/matches/{id}', status: 421, url: matchPath, ...misdirected },
   { op: 'delete /v1/matches/{id}', status: 200, url: matchPath },
+  { op: 'get /v1/matches/{id}', status: 304, url: matchPath, get headers() { return { 'If-None-Match': etag }; }, before: tagOf(matchPath), note: 'If-None-Match of the last ETag (cancelled above: it no longer changes)' },
 
   { op: 'post /v1/ws-ticket', status: 200, headers: { Authorization: 'Bearer ' + apiKey } },
   { op: 'post /v1/ws-ticket', status: 401, bad: true, note: 'anonymous' },

@@ -13,8 +13,9 @@ import (
 
 // Engine matches (package match): POST starts a match and answers 201
 // with its id; GET reads it as it stands (anyone with its id: a match is
-// watchable); DELETE cancels it (its owner only: to any other client its
-// id is not_found) and answers it as it ended.
+// watchable; tagged, so that polling an unchanged match is a 304); DELETE
+// cancels it (its owner only: to any other client its id is not_found)
+// and answers it as it ended.
 
 func (s *Server) matchRoutes(r chi.Router) {
 	r.Post("/matches", s.startMatch)
@@ -55,8 +56,8 @@ func (s *Server) getMatch(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, errNoMatch(id))
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(mt.JSON())
+	body, tag := mt.Encoded()
+	writeTagged(w, r, body, tag)
 }
 
 // getMatchGame answers one game of a match with the players' own lines,
