@@ -446,6 +446,7 @@ const notDriven = {
   'get /v1/matches/{id} 429': 'as for get /v1/games/analysis/{id}; TestMatchAnswersBeyondConformance spends the reads and checks the answer against openapi.yaml',
   'get /v1/matches/{id} 503': "needs matches in a Redis that does not answer; TestMatchStoreUnreachable (server/matches_test.go) makes one and checks every route's 503 against openapi.yaml (TestMatchSharedStoreDown, match/shared_test.go: the store's queue_full)",
   'delete /v1/matches/{id} 503': 'as for get: TestMatchStoreUnreachable',
+  'get /v1/matches/{id}/games/{n} 503': 'as for get /v1/matches/{id}: TestMatchStoreUnreachable',
   'get /v1/matches/{id}/games/{n} 200': 'needs a game under way or ended when the proxy forwards (the first game of the example match may not have begun); TestMatchRoutes (server/matches_test.go) reads every game of a played match',
   'get /v1/matches/{id}/games/{n} 304': 'as for 200: TestMatchRoutes polls an ended game with its ETag',
   'get /v1/matches/{id}/games/{n} 429': 'as for get /v1/matches/{id}: the same flood guard of reads (readGuard), whose 429 TestReadsAreCheap checks',

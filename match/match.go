@@ -234,12 +234,9 @@ func (mt *Match) take() (int, bool) {
 func (mt *Match) update(i int, g *Game) {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
-	cp := *g
+	cp := g.snapshot()
 	cp.Index, cp.Watch = i, "/watch/"+mt.id+"/"+strconv.Itoa(i)
-	cp.Position.Moves = append([]string(nil), g.Position.Moves...)
-	// The writer only appends: the copy's evaluations are never written again.
-	cp.Evals = g.Evals[:len(g.Evals):len(g.Evals)]
-	mt.games[i] = &cp
+	mt.games[i] = cp
 	mt.version++
 	if g.Done && mt.c.sprt != nil {
 		_, p := mt.counts()
@@ -247,6 +244,15 @@ func (mt *Match) update(i int, g *Game) {
 			mt.stopped = true
 		}
 	}
+}
+
+// snapshot is a copy of g that its player's later moves leave as it is.
+func (g *Game) snapshot() *Game {
+	cp := *g
+	cp.Position.Moves = append([]string(nil), g.Position.Moves...)
+	// The player only appends: the copy's evaluations are never written again.
+	cp.Evals = g.Evals[:len(g.Evals):len(g.Evals)]
+	return &cp
 }
 
 // fail ends the match with err (the first error wins).

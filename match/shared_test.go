@@ -3,6 +3,7 @@ package match
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,7 +59,8 @@ func view(t *testing.T, m *Manager, id string) *View {
 // handed back) once a game has ended: the match still ends, every game
 // played, the games ended before the kill kept as they were, the one the
 // killed pod held played again from its start by another after its lease
-// ran out; every pod answers the same; the strong side is still ahead.
+// ran out; every pod answers the same, each game with the players'
+// evaluations; the strong side is still ahead.
 func TestMatchAcrossPods(t *testing.T) {
 	rs := redistest.Start(t)
 	ps := pods(t, rs.URL, "t:", Config{})
@@ -126,6 +128,11 @@ func TestMatchAcrossPods(t *testing.T) {
 	b, _ := json.Marshal(view(t, others[1], id))
 	if string(a) != string(b) {
 		t.Errorf("two pods answer differently:\n%s\n%s", a, b)
+	}
+	for i := range v.Games { // as their watch pages read them, the players' evaluations kept
+		if gv := others[1].Get(id).Game(i); gv == nil || len(gv.Evals) == 0 || gv.Line == nil {
+			t.Errorf("game %d as watched once stored: %+v, want the players' evaluations", i, gv)
+		}
 	}
 	t.Logf("killed while it held %s; score %+v, pairs %v", held[strings.LastIndex(held, ":")+1:], v.Score, *v.Pairs)
 	if v.Score.Wins <= v.Score.Losses {
@@ -305,5 +312,57 @@ func TestMatchSharedDrain(t *testing.T) {
 	testwait.For(t, "the match ended", 30*time.Second, func() bool { return view(t, other, id).Status == StatusDone })
 	if v := view(t, other, id); len(v.Games) != 3 {
 		t.Errorf("got %d games, want 3", len(v.Games))
+	}
+}
+
+// TestMatchSharedGamesInProgress: a game under way on one pod is listed
+// by every pod with its watch link and no result yet, and its watch route
+// (Game) on a pod that does not play it follows it move by move, with
+// the players' evaluations.
+func TestMatchSharedGamesInProgress(t *testing.T) {
+	rs := redistest.Start(t)
+	ps := pods(t, rs.URL, "w:", Config{})
+	id, err := ps[0].Start(session.Caller{Client: "a"}, &Request{
+		Players: []Player{{Engine: "fairy"}, {Engine: "fairy"}}, Games: 2, Limits: &session.Limits{MoveTimeMS: 100},
+		Openings: []*session.Position{{Start: "startpos", Moves: []string{"7g7f"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	testwait.For(t, "the first game under way, listed by every pod", time.Minute, func() bool {
+		for _, m := range ps {
+			v := view(t, m, id)
+			if v.Status != StatusRunning || len(v.Games) == 0 || v.Games[0].Done || len(v.Games[0].Position.Moves) < 3 {
+				return false
+			}
+		}
+		seen = view(t, ps[2], id).Games[0].Position.Moves
+		return true
+	})
+	v := view(t, ps[1], id)
+	b, _ := json.Marshal(v.Games[0])
+	var fields map[string]any
+	json.Unmarshal(b, &fields)
+	if _, has := fields["winner"]; has || fields["watch"] != "/watch/"+id+"/0" || fields["index"] != 0.0 || fields["reason"] != nil || v.Score != (Score{}) {
+		t.Errorf("the game under way as listed: %s (score %+v), want its watch link, no winner, no reason, nothing counted", b, v.Score)
+	}
+	testwait.For(t, "the game's next moves and evaluations, seen from each pod", time.Minute, func() bool {
+		for _, m := range ps {
+			gv := m.Get(id).Game(0)
+			if gv == nil || gv.Status != StatusRunning || len(gv.Game.Position.Moves) <= len(seen) || len(gv.Evals) == 0 || gv.Line == nil {
+				return false
+			}
+			if !slices.Equal(gv.Game.Position.Moves[:len(seen)], seen) {
+				t.Fatalf("the game went from %v to %v", seen, gv.Game.Position.Moves)
+			}
+		}
+		return true
+	})
+	if !cancels(t, ps[2], id, "a") {
+		t.Fatal("the owner could not cancel")
+	}
+	if v := view(t, ps[0], id); v.Status != StatusCancelled || len(v.Games) != 0 {
+		t.Errorf("cancelled: %s with %d games listed, want none (a game cut short does not count)", v.Status, len(v.Games))
 	}
 }

@@ -65,7 +65,11 @@ func (s *Server) getMatch(w http.ResponseWriter, r *http.Request) {
 // move, and an unchanged one is 304).
 func (s *Server) getMatchGame(w http.ResponseWriter, r *http.Request) {
 	id, arg := chi.URLParam(r, "id"), chi.URLParam(r, "n")
-	mt := s.cfg.Matches.Get(id)
+	mt, lerr := s.cfg.Matches.Lookup(id)
+	if lerr != nil {
+		s.problem(w, r, lerr)
+		return
+	}
 	if mt == nil {
 		s.problem(w, r, errNoMatch(id))
 		return

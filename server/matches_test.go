@@ -239,6 +239,7 @@ func TestMatchStoreUnreachable(t *testing.T) {
 	for _, r := range []struct{ method, path, body string }{
 		{"POST", "/v1/matches", `{"players":[{"engine":"fairy"},{"engine":"fairy"}],"games":2,"limits":{"nodes":100}}`},
 		{"GET", "/v1/matches/5f0c1d2e3a4b5c6d7e8f9a0b", ""},
+		{"GET", "/v1/matches/5f0c1d2e3a4b5c6d7e8f9a0b/games/0", ""},
 		{"DELETE", "/v1/matches/5f0c1d2e3a4b5c6d7e8f9a0b", ""},
 	} {
 		req, _ := http.NewRequest(r.method, hs.URL+r.path, strings.NewReader(r.body))
