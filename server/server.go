@@ -10,8 +10,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -32,6 +30,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/usid/usid/broadcast"
+	"github.com/usid/usid/internal/etag"
 	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
@@ -494,8 +493,7 @@ func encodeTagged(v any) ([]byte, string) {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
-	h := sha256.Sum256(b.Bytes())
-	return b.Bytes(), `"` + hex.EncodeToString(h[:16]) + `"`
+	return b.Bytes(), etag.Of(b.Bytes())
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
