@@ -440,13 +440,17 @@ func strongBeatsWeak(t *testing.T, strong, weak Player, limits *session.Limits) 
 	if v.SPRT == nil || v.SPRT.Decision == nil || *v.SPRT.Decision != stats.H1 || len(v.Games) >= 40 {
 		t.Errorf("got SPRT %+v after %d games, want H1 before 40", v.SPRT, len(v.Games))
 	}
-	// Elo and its interval's lower bound are null when infinite: every
-	// game won (a score of 1 has no finite Elo, and no spread).
+	// The Elo is null when infinite (every game won: a score of 1 has no
+	// finite Elo); its interval's lower end is finite and above 0 either
+	// way (all won: the exact binomial bound, stats.estimate).
 	tri, _ := stats.FromGames(stats.Trinomial{Wins: v.Score.Wins, Draws: v.Score.Draws, Losses: v.Score.Losses})
 	e := v.Elo
-	above := e != nil && e.CI95[0] != nil && *e.CI95[0] > 0 && e.Value != nil && *e.Value > *e.CI95[0]
-	allWon := e != nil && e.Value == nil && e.CI95[0] == nil && v.Score.Draws+v.Score.Losses == 0 && e.LOS > 0.999
-	if v.Score.Wins <= 3*v.Score.Losses || !(tri.Lo > 0) || !(above || allWon) {
+	above := e != nil && e.CI95[0] != nil && *e.CI95[0] > 0 && (e.Value == nil || *e.Value > *e.CI95[0]) && e.LOS > 0.99
+	allWon := e != nil && e.Value == nil
+	if allWon != (v.Score.Draws+v.Score.Losses == 0) {
+		t.Errorf("got Elo %+v for score %+v: want null exactly when every game is won", e, v.Score)
+	}
+	if v.Score.Wins <= 3*v.Score.Losses || !(tri.Lo > 0) || !above {
 		t.Errorf("got score %+v, Elo %+v (games: %.1f, interval %.1f..%.1f): want the strong side clearly ahead, its interval above 0",
 			v.Score, e, tri.Elo, tri.Lo, tri.Hi)
 	}
