@@ -235,26 +235,10 @@ func TestMatchStoreUnreachable(t *testing.T) {
 	}
 	defer mm.Close()
 	hs := ownServer(t, func(c *Config) { c.Matches = mm })
-	c := checkedClient(t)
-	for _, r := range []struct{ method, path, body string }{
+	unreachableAnswers(t, hs.URL, "queue_full", []route{
 		{"POST", "/v1/matches", `{"players":[{"engine":"fairy"},{"engine":"fairy"}],"games":2,"limits":{"nodes":100}}`},
 		{"GET", "/v1/matches/5f0c1d2e3a4b5c6d7e8f9a0b", ""},
 		{"GET", "/v1/matches/5f0c1d2e3a4b5c6d7e8f9a0b/games/0", ""},
 		{"DELETE", "/v1/matches/5f0c1d2e3a4b5c6d7e8f9a0b", ""},
-	} {
-		req, _ := http.NewRequest(r.method, hs.URL+r.path, strings.NewReader(r.body))
-		if r.body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p map[string]any
-		json.NewDecoder(resp.Body).Decode(&p)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || p["code"] != "queue_full" {
-			t.Errorf("%s %s with Redis unreachable: %d (Retry-After %q) %v, want 503 queue_full with Retry-After", r.method, r.path, resp.StatusCode, resp.Header.Get("Retry-After"), p)
-		}
-	}
+	})
 }
