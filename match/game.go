@@ -213,6 +213,10 @@ func (t *table) request(at session.Position, side string, p int, clk *clock) *se
 		if lvl != nil && lvl.MoveTimeMS > 0 && (l.MoveTimeMS == 0 || lvl.MoveTimeMS < l.MoveTimeMS) {
 			l.MoveTimeMS = lvl.MoveTimeMS
 		}
+		if lvl != nil && lvl.Depth > 0 && (l.Depth == 0 || lvl.Depth < l.Depth) {
+			l.Depth = lvl.Depth
+		}
+		// (An analysis has no random share: a level with one is played on a clock.)
 		return &session.Request{Type: session.TypeAnalyze, Position: &pos, Limits: &l}
 	}
 	// Both clocks say the engine's own time, as play tells its engine
@@ -220,6 +224,9 @@ func (t *table) request(at session.Position, side string, p int, clk *clock) *se
 	left := max(clk.main[p]-t.margin.Milliseconds(), 0)
 	b, w := left, left
 	r := &session.Request{Type: session.TypeGo, Position: &pos, BTime: &b, WTime: &w}
+	if lvl != nil {
+		r.Depth, r.Random = lvl.Caps()
+	}
 	tc := clk.tc
 	switch {
 	case lvl != nil && lvl.MoveTimeMS > 0:
@@ -252,6 +259,12 @@ func (p Player) label() string {
 	}
 	if l := p.Level; l != nil && l.MoveTimeMS > 0 {
 		set = append(set, fmt.Sprintf("%d ms", l.MoveTimeMS))
+	}
+	if l := p.Level; l != nil && l.Depth > 0 {
+		set = append(set, fmt.Sprintf("depth %d", l.Depth))
+	}
+	if l := p.Level; l != nil && l.Random > 0 {
+		set = append(set, fmt.Sprintf("%d%% random", l.Random))
 	}
 	if len(set) == 0 {
 		return p.Engine

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish", stockfishPath: "stockfish"}, []pool.EngineConfig{
 		{Name: "stockfish", Path: stockfishPath, Instances: 2, Options: map[string]string{"Hash": "16", "Threads": "1"},
-			ClientOptions: map[string]pool.OptionRule{"Skill Level": {}}},
+			ClientOptions: map[string]pool.OptionRule{"Skill Level": {}, "UCI_LimitStrength": {}, "UCI_Elo": {}}},
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: &lo, Max: &hi}}},
 		fake("fake", fakeengine.Normal),
