@@ -10,8 +10,9 @@ import (
 
 // Level is one strength an engine plays at, derived from the options it
 // advertises (issue 42): a client names it by ID (play_start's
-// play.level.id) and usid sets its Options for the game, and tells the
-// engine at most MoveTimeMS per move. Levels are listed weakest first,
+// play.level.id) and usid sets its Options for the game, tells the
+// engine at most MoveTimeMS per move and Depth, and draws Random percent
+// of its moves at random. Levels are listed weakest first,
 // "full" (no option set, no time cap) last.
 type Level struct {
 	ID   string `json:"id"`
