@@ -173,6 +173,11 @@ func (m *Manager) check(r *Request) (*checked, *Error) {
 			if l.Random < 0 || l.Random > 100 || l.Random > 0 && r.Clock == nil {
 				return nil, invalid("players[%d].level.random %d: want 0..100, and a clock (an analysis has no random share)", i, l.Random)
 			}
+			if start, _ := g.Check("startpos", "", nil); l.Random > 0 {
+				if _, ok := start.(gameseam.Lister); !ok {
+					return nil, invalid("players[%d].level.random: %s positions do not list their moves", i, g.Name())
+				}
+			}
 		}
 	}
 	switch {
