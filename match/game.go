@@ -12,6 +12,7 @@ import (
 	gameseam "github.com/usid/usid/game"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/session"
+	"github.com/usid/usid/usi"
 )
 
 // Game is one game of a match, as GET /v1/matches/{id} shows it.
@@ -234,6 +235,12 @@ func (t *table) request(at session.Position, side string, p int, clk *clock) *se
 		r.BTime, r.WTime = &zero, &zero
 		if tc.IncMS > 0 || tc.ByoyomiMS == 0 && t.game.Notation() != "kif" {
 			r.BTime, r.WTime = &by, &by
+			if d := usi.DialectNamed(t.game.Dialects()[0]); d != nil && !d.Byoyomi && d.HasGo("movestogo") {
+				// A chess clock: the level's time is for this one move,
+				// as a game against usid tells it (play's chessGo).
+				one := 1
+				r.MovesToGo = &one
+			}
 		} else {
 			r.Byoyomi = &by
 		}
