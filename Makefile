@@ -1,6 +1,6 @@
 # The README's commands live here. `make test` is what CI runs.
 GO       ?= go
-FUZZTIME ?= 20s
+FUZZTIME ?= 10s
 
 .PHONY: all deps test-deps build run test check vet race stress-test fuzz e2e conformance image image-test bench benchmarks soak
 
@@ -78,6 +78,6 @@ SOAK ?= 5m
 soak:
 	USID_SOAK=$(SOAK) $(GO) test -run '^TestSoak$$' -count=1 -v -timeout 60m ./server/
 
-## bench: the benchmarks whose numbers README reports.
+## bench: the benchmarks whose numbers docs/performance.md reports.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -384,6 +384,7 @@ const cases = [
   { op: 'delete /v1/matches/{id}', status: 404, url: noMatch },
   { op: 'delete /v1/matches/{id}', status: 421, url: matchPath, ...misdirected },
   { op: 'delete /v1/matches/{id}', status: 200, url: matchPath },
+  { op: 'get /v1/matches/{id}', status: 304, url: matchPath, get headers() { return { 'If-None-Match': etag }; }, before: tagOf(matchPath), note: 'If-None-Match of the last ETag (cancelled above: it no longer changes)' },
 
   { op: 'post /v1/ws-ticket', status: 200, headers: { Authorization: 'Bearer ' + apiKey } },
   { op: 'post /v1/ws-ticket', status: 401, bad: true, note: 'anonymous' },
@@ -443,7 +444,9 @@ const notDriven = {
   'delete /v1/broadcasts/{id} 503': 'as for get: TestBroadcastAnswersBeyondConformance',
   'post /v1/matches 408': 'as for /v1/validate; TestMatchAnswersBeyondConformance (server/matches_test.go) stalls one and checks the answer against openapi.yaml',
   'get /v1/matches/{id} 429': 'as for get /v1/games/analysis/{id}; TestMatchAnswersBeyondConformance spends the reads and checks the answer against openapi.yaml',
-  'get /v1/matches/{id} 503': "needs matches in a Redis that does not answer; TestMatchSharedStoreDown (match/shared_test.go) makes one, and the route answers the store's queue_full as 503",
+  'get /v1/matches/{id} 503': "needs matches in a Redis that does not answer; TestMatchStoreUnreachable (server/matches_test.go) makes one and checks every route's 503 against openapi.yaml (TestMatchSharedStoreDown, match/shared_test.go: the store's queue_full)",
+  'delete /v1/matches/{id} 503': 'as for get: TestMatchStoreUnreachable',
+  'get /v1/matches/{id}/games/{n} 503': 'as for get /v1/matches/{id}: TestMatchStoreUnreachable',
   'get /v1/matches/{id}/games/{n} 200': 'needs a game under way or ended when the proxy forwards (the first game of the example match may not have begun); TestMatchRoutes (server/matches_test.go) reads every game of a played match',
   'get /v1/matches/{id}/games/{n} 304': 'as for 200: TestMatchRoutes polls an ended game with its ETag',
   'get /v1/matches/{id}/games/{n} 429': 'as for get /v1/matches/{id}: the same flood guard of reads (readGuard), whose 429 TestReadsAreCheap checks',

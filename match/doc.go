@@ -39,8 +39,9 @@
 // Config.Keep, and on Close cancels them and waits for their engines to
 // be given back. Matches live in this process (New), or in Redis (Open
 // with Config.Redis; shared.go, redis.go): every pod sharing it answers
-// for every match and plays its games, each under a lease it renews; an
-// ended game is stored at once, and the result is computed from the
-// stored games. A dead pod's games are played again from their start by
-// another once their leases ran out.
+// for every match and plays its games, each under a lease it renews; a
+// game under way is stored as it stands with each renewal (every pod lists
+// it and follows it for its watchers), an ended game at once, and the
+// result is computed from the stored games. A dead pod's games are played
+// again from their start by another once their leases ran out.
 package match

@@ -236,24 +236,27 @@ func (m *Manager) Lookup(id string) (*Match, *Error) {
 }
 
 // Cancel cancels match id for who: only its owner may (anyone else is
-// told there is no such match). It reports whether the match was found.
-func (m *Manager) Cancel(id string, who session.Caller) bool {
+// told there is no such match). It reports whether the match was found,
+// or the error of a store that could not be reached (as Lookup's: retry
+// later), told apart from no such match.
+func (m *Manager) Cancel(id string, who session.Caller) (bool, *Error) {
 	if m.shared != nil {
 		ok, err := m.shared.cancel(m.ctx, id, who.Client)
 		if err != nil {
 			m.cfg.Logger.Warn("match: redis", "err", err)
+			return false, errStore()
 		}
-		return ok
+		return ok, nil
 	}
 	mt := m.Get(id)
 	if mt == nil || mt.owner.Client != who.Client {
-		return false
+		return false, nil
 	}
 	mt.cancel()
 	m.mu.Lock()
 	m.unqueueLocked(mt)
 	m.mu.Unlock()
-	return true
+	return true, nil
 }
 
 // Wait waits until match mt has ended or ctx is done.

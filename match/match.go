@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/usid/usid/internal/etag"
 	"github.com/usid/usid/match/stats"
 	"github.com/usid/usid/session"
 )
@@ -41,9 +42,11 @@ type Match struct {
 	next    int     // the next game index to hand out
 	stopped bool    // no more games are handed out (decided, cancelled, failed)
 	ended   time.Time
-	// version counts the changes; enc is the encoding of encVersion.
+	// version counts the changes; enc is the encoding of encVersion, tag
+	// its ETag.
 	version, encVersion uint64
 	enc                 []byte
+	tag                 string
 }
 
 // View is a match as GET /v1/matches/{id} answers it.
@@ -138,9 +141,11 @@ func (mt *Match) View() *View {
 	return mt.viewLocked()
 }
 
-// JSON is View encoded, made once per change of the match: a match polled
-// while a long game is played costs a copy of bytes, not an encoding.
-func (mt *Match) JSON() []byte {
+// Encoded is View encoded and its ETag (etag.Of: the same answer is
+// tagged alike on every pod), made once per change of the match: a match
+// polled while a long game is played costs a copy of bytes, not an
+// encoding, and a poll with the tag a 304.
+func (mt *Match) Encoded() (body []byte, tag string) {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
 	if mt.enc == nil || mt.encVersion != mt.version {
@@ -148,9 +153,9 @@ func (mt *Match) JSON() []byte {
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false) // as the server's other answers
 		enc.Encode(mt.viewLocked())
-		mt.enc, mt.encVersion = b.Bytes(), mt.version
+		mt.enc, mt.tag, mt.encVersion = b.Bytes(), etag.Of(b.Bytes()), mt.version
 	}
-	return mt.enc
+	return mt.enc, mt.tag
 }
 
 func (mt *Match) viewLocked() *View {
@@ -229,12 +234,9 @@ func (mt *Match) take() (int, bool) {
 func (mt *Match) update(i int, g *Game) {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
-	cp := *g
+	cp := g.snapshot()
 	cp.Index, cp.Watch = i, "/watch/"+mt.id+"/"+strconv.Itoa(i)
-	cp.Position.Moves = append([]string(nil), g.Position.Moves...)
-	// The writer only appends: the copy's evaluations are never written again.
-	cp.Evals = g.Evals[:len(g.Evals):len(g.Evals)]
-	mt.games[i] = &cp
+	mt.games[i] = cp
 	mt.version++
 	if g.Done && mt.c.sprt != nil {
 		_, p := mt.counts()
@@ -242,6 +244,15 @@ func (mt *Match) update(i int, g *Game) {
 			mt.stopped = true
 		}
 	}
+}
+
+// snapshot is a copy of g that its player's later moves leave as it is.
+func (g *Game) snapshot() *Game {
+	cp := *g
+	cp.Position.Moves = append([]string(nil), g.Position.Moves...)
+	// The player only appends: the copy's evaluations are never written again.
+	cp.Evals = g.Evals[:len(g.Evals):len(g.Evals)]
+	return &cp
 }
 
 // fail ends the match with err (the first error wins).

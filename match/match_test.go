@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {}, "UCI_LimitStrength": {}, "UCI_Elo": {}}},
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: &lo, Max: &hi}}},
+		pooltest.Othello("othello", 2, map[string]pool.OptionRule{"level": {}}),
 		fake("fake", fakeengine.Normal),
 		fake("cheat", fakeengine.IllegalBestMove),
 		fake("resigner", fakeengine.BestMoveAs+"=resign"),
@@ -86,6 +87,17 @@ func run(t *testing.T, m *Manager, client string, r *Request, wait time.Duration
 		t.Fatalf("match not ended within %v: %+v", wait, m.Get(id).View())
 	}
 	return m.Get(id).View()
+}
+
+// cancels cancels match id for client on m, and reports whether it was
+// found (a store's error fails the test).
+func cancels(t *testing.T, m *Manager, id, client string) bool {
+	t.Helper()
+	ok, err := m.Cancel(id, session.Caller{Client: client})
+	if err != nil {
+		t.Fatalf("cancel %s: %v", id, err)
+	}
+	return ok
 }
 
 // recheck reads every game of v back from its record (KIF, PGN: the
@@ -306,33 +318,6 @@ func TestDrawAdjudication(t *testing.T) {
 	recheck(t, v)
 }
 
-// A chess match: Stockfish against itself at Skill Level 0, by FIDE's
-// rules, each game's record a PGN.
-func TestChessMatch(t *testing.T) {
-	m := newManager(t, Config{})
-	v := run(t, m, "a", &Request{
-		Players: []Player{{Engine: "stockfish"}, {Engine: "stockfish", Options: map[string]string{"Skill Level": "0"}}},
-		Pairs:   2,
-		Limits:  &session.Limits{Nodes: 5000},
-	}, 10*time.Minute)
-	if v.Status != StatusDone || v.Game != "chess" || len(v.Games) != 4 {
-		t.Fatalf("got %s %s with %d games: %+v", v.Status, v.Game, len(v.Games), v.Error)
-	}
-	t.Logf("score %+v pairs %v", v.Score, *v.Pairs)
-	if v.Score.Wins <= v.Score.Losses {
-		t.Errorf("got %+v: want full strength ahead of Skill Level 0", v.Score)
-	}
-	for i, g := range v.Games {
-		var rec struct{ PGN string }
-		b, _ := json.Marshal(g.Record)
-		json.Unmarshal(b, &rec)
-		if !strings.Contains(rec.PGN, "[White \"stockfish") || !strings.Contains(rec.PGN, "Skill Level 0") {
-			t.Errorf("game %d: record %v, want a PGN naming the players and their options", i, rec.PGN)
-		}
-	}
-	recheck(t, v)
-}
-
 // What a match may not ask for is refused with a stable code before any
 // engine sees it.
 func TestRefused(t *testing.T) {
@@ -402,10 +387,10 @@ func TestBoundsAndCancel(t *testing.T) {
 		v := m.Get(id).View()
 		return v.Status == StatusRunning && len(v.Games) > 0 && len(v.Games[0].Position.Moves) > 2 // past the opening
 	})
-	if m.Cancel(id, session.Caller{Client: "b"}) {
+	if cancels(t, m, id, "b") {
 		t.Error("another client cancelled the match")
 	}
-	if !m.Cancel(id, session.Caller{Client: "a"}) || !m.Cancel(id2, session.Caller{Client: "b"}) {
+	if !cancels(t, m, id, "a") || !cancels(t, m, id2, "b") {
 		t.Fatal("owners could not cancel")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -420,17 +405,17 @@ func TestBoundsAndCancel(t *testing.T) {
 	}
 }
 
-// Fairy-Stockfish at full strength against itself at Skill Level -20 from
-// shogi's openings: the strong side wins clearly, its Elo's interval is
-// above 0, and the SPRT [0, 50] (normalized Elo, fishtest's GSPRT) stops
-// the match early with H1. Early is before the 40 games planned: pairs
-// all won count little in normalized Elo (an LLR of about 0.18 each, so
-// that 20 games won in a row stand at 1.82 of the 2.94 needed), and H1
-// comes after 17 such pairs. Nodes bound the moves so that the test takes
-// about a minute; USID_MATCH_MOVETIME_MS runs it at that time a move
-// instead (the issue's 100 ms: about ten minutes).
-func TestFairyAgainstWeakFairy(t *testing.T) {
-	limits := &session.Limits{Nodes: 3000}
+// strongBeatsWeak plays strong against weak, 20 pairs of games from the
+// game's default openings, each move bounded by limits (or by
+// USID_MATCH_MOVETIME_MS, a time a move, the issue's 100 ms), with the
+// SPRT [0, 50] (normalized Elo, fishtest's GSPRT), and checks what a
+// match of a clearly stronger player shows: it finishes; the SPRT stops
+// it early (before the 40 games planned) with H1; the strong side wins
+// clearly (more than three times as many wins as losses) and its Elo's
+// interval is above 0; and every game re-checks legal from its record.
+// It logs the figures BENCHMARKS.md quotes.
+func strongBeatsWeak(t *testing.T, strong, weak Player, limits *session.Limits) *View {
+	t.Helper()
 	if v := os.Getenv("USID_MATCH_MOVETIME_MS"); v != "" {
 		var ms int64
 		if err := json.Unmarshal([]byte(v), &ms); err != nil {
@@ -441,7 +426,7 @@ func TestFairyAgainstWeakFairy(t *testing.T) {
 	m := newManager(t, Config{})
 	began := time.Now()
 	v := run(t, m, "a", &Request{
-		Players: []Player{{Engine: "fairy"}, {Engine: "fairy", Options: map[string]string{"Skill Level": "-20"}}},
+		Players: []Player{strong, weak},
 		Pairs:   20,
 		Limits:  limits,
 		SPRT:    &SPRT{Elo0: 0, Elo1: 50},
@@ -453,20 +438,65 @@ func TestFairyAgainstWeakFairy(t *testing.T) {
 		SPRT  *SPRTView
 	}{v.Score, v.Pairs, v.Elo, v.SPRT})
 	plies := 0
+	reasons := map[string]int{}
 	for _, g := range v.Games {
 		plies += len(g.Position.Moves)
+		reasons[g.Reason]++
 	}
-	t.Logf("%d games, %d plies in %v: %s", len(v.Games), plies, time.Since(began).Round(time.Second), b)
+	t.Logf("%s: %d games, %d plies in %v, ends %v: %s", v.Game, len(v.Games), plies, time.Since(began).Round(time.Second), reasons, b)
 	if v.Status != StatusDone {
 		t.Fatalf("got %s: %+v", v.Status, v.Error)
 	}
 	if v.SPRT == nil || v.SPRT.Decision == nil || *v.SPRT.Decision != stats.H1 || len(v.Games) >= 40 {
 		t.Errorf("got SPRT %+v after %d games, want H1 before 40", v.SPRT, len(v.Games))
 	}
+	// The Elo is null when infinite (every game won: a score of 1 has no
+	// finite Elo); its interval's lower end is finite and above 0 either
+	// way (all won: the exact binomial bound, stats.estimate).
 	tri, _ := stats.FromGames(stats.Trinomial{Wins: v.Score.Wins, Draws: v.Score.Draws, Losses: v.Score.Losses})
-	if v.Score.Wins <= 3*v.Score.Losses || v.Elo == nil || !(tri.Lo > 0) || (v.Elo.CI95[0] != nil && *v.Elo.CI95[0] <= 0) {
+	e := v.Elo
+	above := e != nil && e.CI95[0] != nil && *e.CI95[0] > 0 && (e.Value == nil || *e.Value > *e.CI95[0]) && e.LOS > 0.99
+	allWon := e != nil && e.Value == nil
+	if allWon != (v.Score.Draws+v.Score.Losses == 0) {
+		t.Errorf("got Elo %+v for score %+v: want null exactly when every game is won", e, v.Score)
+	}
+	if v.Score.Wins <= 3*v.Score.Losses || !(tri.Lo > 0) || !above {
 		t.Errorf("got score %+v, Elo %+v (games: %.1f, interval %.1f..%.1f): want the strong side clearly ahead, its interval above 0",
-			v.Score, v.Elo, tri.Elo, tri.Lo, tri.Hi)
+			v.Score, e, tri.Elo, tri.Lo, tri.Hi)
 	}
 	recheck(t, v)
+	return v
+}
+
+// Fairy-Stockfish at full strength against itself at Skill Level -20 from
+// shogi's openings. Pairs all won count little in normalized Elo (an LLR
+// of about 0.18 each, so that 20 games won in a row stand at 1.82 of the
+// 2.94 needed): H1 comes after 17 such pairs. 3,000 nodes a move keep the
+// test to about a minute under -race; at 100 ms a move it takes about ten.
+func TestFairyAgainstWeakFairy(t *testing.T) {
+	strongBeatsWeak(t, Player{Engine: "fairy"}, Player{Engine: "fairy", Options: map[string]string{"Skill Level": "-20"}},
+		&session.Limits{Nodes: 3000})
+}
+
+// Stockfish at full strength against itself at Skill Level 0 (its weakest)
+// from chess's usual first moves, by FIDE's rules, each game's record a
+// PGN naming the players and their options.
+func TestStockfishAgainstWeakStockfish(t *testing.T) {
+	v := strongBeatsWeak(t, Player{Engine: "stockfish"}, Player{Engine: "stockfish", Options: map[string]string{"Skill Level": "0"}},
+		&session.Limits{Nodes: 5000})
+	for i, g := range v.Games {
+		var rec struct{ PGN string }
+		b, _ := json.Marshal(g.Record)
+		json.Unmarshal(b, &rec)
+		if !strings.Contains(rec.PGN, "[White \"stockfish") || !strings.Contains(rec.PGN, "Skill Level 0") {
+			t.Errorf("game %d: record %v, want a PGN naming the players and their options", i, rec.PGN)
+		}
+	}
+}
+
+// usid's othello engine at full strength against its level 0 (a beginner's
+// moves) from othello's perft-4 positions, ended by the count.
+func TestOthelloAgainstWeakOthello(t *testing.T) {
+	strongBeatsWeak(t, Player{Engine: "othello"}, Player{Engine: "othello", Options: map[string]string{"level": "0"}},
+		&session.Limits{Nodes: 2000})
 }

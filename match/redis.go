@@ -28,8 +28,14 @@ const RedisPrefix = "usid:match:"
 //     handed out: decided or failed), err (the failure, JSON), ended
 //     (unix ms). An ended match and its games live for Keep (and a
 //     minute), at most MaxKept of them (ended: a zset by end).
-//   - g:{id} (hash): game index -> the ended game (Game, JSON), stored
-//     the moment it ends.
+//   - g:{id} (hash): game index -> the ended game (storedGame, JSON),
+//     stored the moment it ends.
+//   - p:{id} (hash): game index -> the game under way as its pod last
+//     wrote it (storedGame, JSON; at most every Check), so that every pod
+//     lists it and its watch page follows it; written only under the
+//     game's lease, dropped when the game ends, is handed back or is
+//     claimed again (a replay starts from the opening), and with the
+//     match's end.
 //   - l:{id}:{i}: the pod playing game i, with a TTL it renews.
 //   - live (zset, by creation): matches not ended; count (hash client ->
 //     matches not ended): the bounds.
@@ -84,6 +90,7 @@ local function ended(id, status, keep, now, maxKept)
   if o and redis.call('HINCRBY', P..'count', o, -1) <= 0 then redis.call('HDEL', P..'count', o) end
   redis.call('PEXPIRE', mk, keep)
   redis.call('PEXPIRE', P..'g:'..id, keep)
+  redis.call('DEL', P..'p:'..id)
   redis.call('ZADD', P..'ended', now, id)
   redis.call('ZREMRANGEBYSCORE', P..'ended', '-inf', tonumber(now) - keep)
   local n = redis.call('ZCARD', P..'ended') - maxKept
@@ -145,6 +152,7 @@ if redis.call('HGET', mk, 'stopped') ~= '1' then
   if free >= 0 then
     if held >= conc then return -1 end
     redis.call('SET', P..'l:'..id..':'..free, ARGV[2], 'PX', ARGV[3])
+    redis.call('HDEL', P..'p:'..id, tostring(free))
     redis.call('HSET', mk, 'status', 'running')
     return free
   end
@@ -178,11 +186,12 @@ local id, gk = ARGV[1], P..'g:'..ARGV[1]
 local lk = P..'l:'..id..':'..ARGV[2]
 local cur = redis.call('GET', lk)
 if not live(id) or (cur and cur ~= ARGV[3]) or redis.call('HEXISTS', gk, ARGV[2]) == 1 then
-  if cur == ARGV[3] then redis.call('DEL', lk) end
+  if cur == ARGV[3] then redis.call('DEL', lk); redis.call('HDEL', P..'p:'..id, ARGV[2]) end
   return 0
 end
 redis.call('HSET', gk, ARGV[2], ARGV[4])
 redis.call('DEL', lk)
+redis.call('HDEL', P..'p:'..id, ARGV[2])
 settle(id, tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]))
 return 1
 `)
@@ -203,7 +212,19 @@ return 1
 // takes the game at once). ARGV: id, game, pod.
 var releaseScript = redis.NewScript(luaMatch + `
 local lk = P..'l:'..ARGV[1]..':'..ARGV[2]
-if redis.call('GET', lk) == ARGV[3] then redis.call('DEL', lk) end
+if redis.call('GET', lk) == ARGV[3] then
+  redis.call('DEL', lk)
+  redis.call('HDEL', P..'p:'..ARGV[1], ARGV[2])
+end
+return 1
+`)
+
+// progressScript writes game ARGV[2] of match ARGV[1] as it stands, if
+// pod ARGV[3] still holds its lease and the match is live. ARGV: id,
+// game, pod, the game. Answer: 1 written, 0 not.
+var progressScript = redis.NewScript(luaMatch + `
+if not live(ARGV[1]) or redis.call('GET', P..'l:'..ARGV[1]..':'..ARGV[2]) ~= ARGV[3] then return 0 end
+redis.call('HSET', P..'p:'..ARGV[1], ARGV[2], ARGV[4])
 return 1
 `)
 
@@ -244,13 +265,23 @@ func (s *redisStore) renew(ctx context.Context, id string, i int) (bool, error) 
 }
 
 func (s *redisStore) finish(ctx context.Context, id string, i int, g *Game) (bool, error) {
-	b, err := json.Marshal(g) // ended: its winner written, null for a draw
+	b, err := json.Marshal(toStored(g)) // ended: its winner written, null for a draw
 	if err != nil {
 		return false, err
 	}
 	v, err := s.run(ctx, finishScript, id, i, s.pod, string(b), s.keep.Milliseconds(), now(), s.maxKept)
 	n, _ := v.(int64)
 	return n == 1, err
+}
+
+// progress writes game i of match id, under way, as it stands.
+func (s *redisStore) progress(ctx context.Context, id string, i int, g *Game) error {
+	b, err := json.Marshal(toStored(g))
+	if err != nil {
+		return err
+	}
+	_, err = s.run(ctx, progressScript, id, i, s.pod, string(b))
+	return err
 }
 
 func (s *redisStore) stop(ctx context.Context, id string, e *Error) error {
@@ -280,13 +311,33 @@ func (s *redisStore) live(ctx context.Context, n int) ([]string, error) {
 	return s.cl.ZRange(ctx, s.p+"live", 0, int64(n)-1).Result()
 }
 
-// storedGame reads back an ended Game as its JSON wrote it.
+// storedGame is a Game as the store keeps it: its fields, its winner
+// (null for a draw, or while it is played), and the players' evaluations
+// its watch page reads (GET /v1/matches/{id}/games/{n}), which Game's own
+// JSON leaves out.
 type storedGame struct {
 	plainGame
-	Winner *int `json:"winner"`
+	Winner *int   `json:"winner"`
+	Evals  []Line `json:"evals,omitempty"`
+	Line   *Line  `json:"line,omitempty"`
 }
 
 type plainGame Game // without Game's MarshalJSON
+
+func toStored(g *Game) storedGame {
+	return storedGame{plainGame: plainGame(*g), Winner: g.Winner, Evals: g.Evals, Line: g.Line}
+}
+
+// readGame reads back a stored game, ended or under way (done).
+func readGame(b string, done bool) (*Game, bool) {
+	var sg storedGame
+	if json.Unmarshal([]byte(b), &sg) != nil || sg.Winner != nil && (!done || *sg.Winner != 0 && *sg.Winner != 1) {
+		return nil, false
+	}
+	g := Game(sg.plainGame)
+	g.Winner, g.Done, g.Evals, g.Line = sg.Winner, done, sg.Evals, sg.Line
+	return &g, true
+}
 
 // stored is a match as read back.
 type stored struct {
@@ -297,7 +348,8 @@ type stored struct {
 	stopped bool
 	err     *ErrorView
 	ended   time.Time
-	games   map[int]*Game
+	games   map[int]*Game // ended
+	playing map[int]*Game // under way (a live match's), as last written
 }
 
 var errStoredMatch = errors.New("match: a stored match unlike those usid writes")
@@ -311,7 +363,7 @@ func (s *redisStore) load(ctx context.Context, id string, maxGames int) (*stored
 		return nil, err
 	}
 	v := h.Values
-	st := &stored{req: []byte(v["req"]), owner: v["owner"], status: v["status"], stopped: v["stopped"] == "1", games: map[int]*Game{}}
+	st := &stored{req: []byte(v["req"]), owner: v["owner"], status: v["status"], stopped: v["stopped"] == "1", games: map[int]*Game{}, playing: map[int]*Game{}}
 	st.planned, err = strconv.Atoi(v["planned"])
 	if err != nil || st.planned < 0 || st.planned > maxGames || len(h.Over) > 0 || len(st.req) == 0 {
 		return nil, errStoredMatch
@@ -334,13 +386,34 @@ func (s *redisStore) load(ctx context.Context, id string, maxGames int) (*stored
 	}
 	for k, b := range gh.Values {
 		i, err := strconv.Atoi(k)
-		var sg storedGame
-		if err != nil || i < 0 || i >= st.planned || json.Unmarshal([]byte(b), &sg) != nil || sg.Winner != nil && *sg.Winner != 0 && *sg.Winner != 1 {
+		g, ok := readGame(b, true)
+		if err != nil || i < 0 || i >= st.planned || !ok {
 			return nil, errStoredMatch
 		}
-		g := Game(sg.plainGame)
-		g.Winner, g.Done = sg.Winner, true
-		st.games[i] = &g
+		st.games[i] = g
+	}
+	if st.status != StatusQueued && st.status != StatusRunning {
+		return st, nil
+	}
+	// The games under way: at most one a game planned (and as many as the
+	// match plays at once, but for those of a pod that died, until they
+	// are claimed again), each within a stored game's bound.
+	ph, err := redislease.ReadHash(ctx, s.cl, s.p+"p:"+id, redislease.Caps{Fields: st.planned, Value: maxStoredGame})
+	if err != nil {
+		return nil, err
+	}
+	if len(ph.Over) > 0 {
+		return nil, errStoredMatch
+	}
+	for k, b := range ph.Values {
+		i, err := strconv.Atoi(k)
+		g, ok := readGame(b, false)
+		if err != nil || i < 0 || i >= st.planned || !ok {
+			return nil, errStoredMatch
+		}
+		if st.games[i] == nil { // ended meanwhile: the end counts
+			st.playing[i] = g
+		}
 	}
 	return st, nil
 }

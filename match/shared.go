@@ -124,6 +124,9 @@ func (m *Manager) fromStore(id string, st *stored) (*Match, error) {
 	}
 	mt := &Match{id: id, owner: session.Caller{Client: st.owner}, c: c, done: make(chan struct{}), status: st.status, games: make([]*Game, c.games), ended: st.ended}
 	mt.table = m.table(mt)
+	for i, g := range st.playing {
+		mt.games[i] = g
+	}
 	for i, g := range st.games {
 		mt.games[i] = g
 	}
@@ -222,10 +225,13 @@ func (m *Manager) playShared(id string, i int) {
 }
 
 // playOne plays game i of mt under its lease and stores its end; it
-// reports whether the seats may play on.
+// reports whether the seats may play on. Every Check, it renews the lease
+// and writes the game as it stands if it changed, so that every pod
+// lists it and its watch page follows it.
 func (m *Manager) playOne(mt *Match, seats *[2]*seat, i int) bool {
 	ctx, cancel := context.WithCancel(m.ctx)
 	defer cancel()
+	var now latest
 	var renewing sync.WaitGroup
 	renewing.Go(func() {
 		t := time.NewTicker(m.shared.check)
@@ -242,9 +248,12 @@ func (m *Manager) playOne(mt *Match, seats *[2]*seat, i int) bool {
 				cancel() // lost, or the match was cancelled
 				return
 			}
+			if g := now.take(); g != nil {
+				_ = m.shared.progress(ctx, mt.id, i, g) // for watchers only: the next change writes it again
+			}
 		}
 	})
-	g, err := m.playClaimed(ctx, mt, seats, i)
+	g, err := m.playClaimed(ctx, mt, seats, i, now.set)
 	cancel()
 	renewing.Wait()
 	if err != nil {
@@ -276,8 +285,32 @@ func (m *Manager) playOne(mt *Match, seats *[2]*seat, i int) bool {
 	return true
 }
 
-// playClaimed opens the seats if they are not yet, and plays game i.
-func (m *Manager) playClaimed(ctx context.Context, mt *Match, seats *[2]*seat, i int) (*Game, *Error) {
+// latest is a game under way as it last stood, until taken: the player
+// sets it after each move, the lease's renewer takes it to store.
+type latest struct {
+	mu sync.Mutex
+	g  *Game
+}
+
+func (l *latest) set(g *Game) {
+	cp := g.snapshot()
+	l.mu.Lock()
+	l.g = cp
+	l.mu.Unlock()
+}
+
+// take is the game if it changed since the last take, else nil.
+func (l *latest) take() *Game {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	g := l.g
+	l.g = nil
+	return g
+}
+
+// playClaimed opens the seats if they are not yet, and plays game i,
+// telling progress of each move.
+func (m *Manager) playClaimed(ctx context.Context, mt *Match, seats *[2]*seat, i int, progress func(*Game)) (*Game, *Error) {
 	who, _ := m.callerFor(mt.owner.Client)
 	for k, p := range mt.c.Players {
 		if seats[k] != nil {
@@ -290,7 +323,7 @@ func (m *Manager) playClaimed(ctx context.Context, mt *Match, seats *[2]*seat, i
 		seats[k] = s
 	}
 	op := i / 2 % len(mt.c.openings)
-	return mt.table.playGame(ctx, mt.c.openings[op], op, i%2, *seats, func(*Game) {})
+	return mt.table.playGame(ctx, mt.c.openings[op], op, i%2, *seats, progress)
 }
 
 // kill stops this pod as a crash would (tests): its games are abandoned

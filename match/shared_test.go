@@ -3,6 +3,7 @@ package match
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,7 +59,8 @@ func view(t *testing.T, m *Manager, id string) *View {
 // handed back) once a game has ended: the match still ends, every game
 // played, the games ended before the kill kept as they were, the one the
 // killed pod held played again from its start by another after its lease
-// ran out; every pod answers the same; the strong side is still ahead.
+// ran out; every pod answers the same, each game with the players'
+// evaluations; the strong side is still ahead.
 func TestMatchAcrossPods(t *testing.T) {
 	rs := redistest.Start(t)
 	ps := pods(t, rs.URL, "t:", Config{})
@@ -127,6 +129,11 @@ func TestMatchAcrossPods(t *testing.T) {
 	if string(a) != string(b) {
 		t.Errorf("two pods answer differently:\n%s\n%s", a, b)
 	}
+	for i := range v.Games { // as their watch pages read them, the players' evaluations kept
+		if gv := others[1].Get(id).Game(i); gv == nil || len(gv.Evals) == 0 || gv.Line == nil {
+			t.Errorf("game %d as watched once stored: %+v, want the players' evaluations", i, gv)
+		}
+	}
 	t.Logf("killed while it held %s; score %+v, pairs %v", held[strings.LastIndex(held, ":")+1:], v.Score, *v.Pairs)
 	if v.Score.Wins <= v.Score.Losses {
 		t.Errorf("got %+v: want the strong side ahead", v.Score)
@@ -159,10 +166,10 @@ func TestMatchSharedCancelAndBounds(t *testing.T) {
 		v := view(t, ps[2], id)
 		return v.Status == StatusRunning
 	})
-	if ps[1].Cancel(id, session.Caller{Client: "b"}) {
+	if cancels(t, ps[1], id, "b") {
 		t.Error("another client cancelled the match")
 	}
-	if !ps[2].Cancel(id, session.Caller{Client: "a"}) || !ps[0].Cancel(id2, session.Caller{Client: "b"}) {
+	if !cancels(t, ps[2], id, "a") || !cancels(t, ps[0], id2, "b") {
 		t.Fatal("owners could not cancel")
 	}
 	for _, m := range ps {
@@ -184,7 +191,7 @@ func TestMatchSharedCancelAndBounds(t *testing.T) {
 	if mt := ps[0].Get(id3); mt != nil {
 		t.Errorf("a match with a stored game over its bound: read as %+v", mt.View())
 	}
-	ps[1].Cancel(id3, session.Caller{Client: "a"})
+	cancels(t, ps[1], id3, "a")
 }
 
 // TestMatchSharedSPRT: the pods stop handing out games once the stored
@@ -232,7 +239,7 @@ func TestMatchSharedKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ps[2-k].Cancel(id, session.Caller{Client: "a"}) {
+		if !cancels(t, ps[2-k], id, "a") {
 			t.Fatalf("match %d not cancelled", k)
 		}
 		ids = append(ids, id)
@@ -243,7 +250,8 @@ func TestMatchSharedKept(t *testing.T) {
 }
 
 // TestMatchSharedStoreDown: with its Redis gone, a pod refuses a match
-// and answers a read with a 503 to retry, not a "no such match".
+// and answers a read or a cancel with a 503 to retry, not a "no such
+// match".
 func TestMatchSharedStoreDown(t *testing.T) {
 	rs := redistest.Start(t)
 	ps := pods(t, rs.URL, "d:", Config{})
@@ -259,6 +267,9 @@ func TestMatchSharedStoreDown(t *testing.T) {
 	}
 	if mt, err := ps[1].Lookup(id); mt != nil || err == nil || err.Code != session.CodeQueueFull {
 		t.Errorf("read with Redis down: %v %v, want queue_full", mt, err)
+	}
+	if ok, err := ps[0].Cancel(id, session.Caller{Client: "a"}); ok || err == nil || err.Code != session.CodeQueueFull {
+		t.Errorf("cancel with Redis down: %v %v, want queue_full", ok, err)
 	}
 }
 
@@ -301,5 +312,57 @@ func TestMatchSharedDrain(t *testing.T) {
 	testwait.For(t, "the match ended", 30*time.Second, func() bool { return view(t, other, id).Status == StatusDone })
 	if v := view(t, other, id); len(v.Games) != 3 {
 		t.Errorf("got %d games, want 3", len(v.Games))
+	}
+}
+
+// TestMatchSharedGamesInProgress: a game under way on one pod is listed
+// by every pod with its watch link and no result yet, and its watch route
+// (Game) on a pod that does not play it follows it move by move, with
+// the players' evaluations.
+func TestMatchSharedGamesInProgress(t *testing.T) {
+	rs := redistest.Start(t)
+	ps := pods(t, rs.URL, "w:", Config{})
+	id, err := ps[0].Start(session.Caller{Client: "a"}, &Request{
+		Players: []Player{{Engine: "fairy"}, {Engine: "fairy"}}, Games: 2, Limits: &session.Limits{MoveTimeMS: 100},
+		Openings: []*session.Position{{Start: "startpos", Moves: []string{"7g7f"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	testwait.For(t, "the first game under way, listed by every pod", time.Minute, func() bool {
+		for _, m := range ps {
+			v := view(t, m, id)
+			if v.Status != StatusRunning || len(v.Games) == 0 || v.Games[0].Done || len(v.Games[0].Position.Moves) < 3 {
+				return false
+			}
+		}
+		seen = view(t, ps[2], id).Games[0].Position.Moves
+		return true
+	})
+	v := view(t, ps[1], id)
+	b, _ := json.Marshal(v.Games[0])
+	var fields map[string]any
+	json.Unmarshal(b, &fields)
+	if _, has := fields["winner"]; has || fields["watch"] != "/watch/"+id+"/0" || fields["index"] != 0.0 || fields["reason"] != nil || v.Score != (Score{}) {
+		t.Errorf("the game under way as listed: %s (score %+v), want its watch link, no winner, no reason, nothing counted", b, v.Score)
+	}
+	testwait.For(t, "the game's next moves and evaluations, seen from each pod", time.Minute, func() bool {
+		for _, m := range ps {
+			gv := m.Get(id).Game(0)
+			if gv == nil || gv.Status != StatusRunning || len(gv.Game.Position.Moves) <= len(seen) || len(gv.Evals) == 0 || gv.Line == nil {
+				return false
+			}
+			if !slices.Equal(gv.Game.Position.Moves[:len(seen)], seen) {
+				t.Fatalf("the game went from %v to %v", seen, gv.Game.Position.Moves)
+			}
+		}
+		return true
+	})
+	if !cancels(t, ps[2], id, "a") {
+		t.Fatal("the owner could not cancel")
+	}
+	if v := view(t, ps[0], id); v.Status != StatusCancelled || len(v.Games) != 0 {
+		t.Errorf("cancelled: %s with %d games listed, want none (a game cut short does not count)", v.Status, len(v.Games))
 	}
 }

@@ -135,7 +135,7 @@ type stateView struct {
 }
 
 // Store keeps game states. The memory store serves one process; a Shared
-// one (RedisStore) lets another process take a game over (see README).
+// one (RedisStore) lets another process take a game over (see docs/operations.md).
 // Implementations are safe for concurrent use.
 type Store interface {
 	Save(ctx context.Context, st *State) error

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every fuzz target of the module briefly (FUZZTIME each, default 20s).
+# Runs every fuzz target of the module briefly (FUZZTIME each, default 10s).
 # `go test -fuzz` accepts one target per package per run, hence the loop.
 #
 # Go 1.26's fuzz coordinator can end a run that found nothing with a bare
@@ -8,7 +8,7 @@
 # not counted as a failure. Any run that writes a reproducer under
 # testdata/fuzz/ fails, as does every other error.
 set -uo pipefail
-fuzztime="${FUZZTIME:-20s}"
+fuzztime="${FUZZTIME:-10s}"
 status=0
 for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")

@@ -401,7 +401,7 @@ func networksOf(id string) []string {
 
 // CallerFor is whom the searches of client id (as identified: "key:NAME"
 // or "ip:ADDR") are for, with the budget its quota gives it: a game job
-// that an instance takes over from another (games.Manager.SetCallers).
+// that an instance takes over from another (review.Manager.SetCallers).
 func (s *Server) CallerFor(id string) session.Caller {
 	q := s.gate.cfg.AnonymousQuota
 	if strings.HasPrefix(id, "key:") {

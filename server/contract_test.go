@@ -14,8 +14,8 @@ import (
 )
 
 // TestHandshakeRefusalsAreProblems: every way GET /v1/ws can be refused
-// before the upgrade answers problem JSON with a stable code (README
-// promises it for every error), and each exchange agrees with openapi.yaml.
+// before the upgrade answers problem JSON with a stable code (docs/api.md,
+// "Errors", promises it for every error), and each exchange agrees with openapi.yaml.
 func TestHandshakeRefusalsAreProblems(t *testing.T) {
 	hs := ownServer(t, func(c *Config) { c.OriginPatterns = []string{"board.example.com"} })
 	upgrade := map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}

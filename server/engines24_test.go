@@ -172,7 +172,7 @@ func callQuiet(e *env, path string, body any) (int, http.Header, map[string]any)
 // TestBookMoveSaysSo: gpsusi answers the start position from its book, at
 // once and with no evaluation; the answer says book rather than look like
 // a search that found nothing. (gpsusi has no USI_OwnBook; its own
-// BookDepth 0 turns the book off: README, "Adding an engine".)
+// BookDepth 0 turns the book off: docs/engines.md, "Evaluations, not book moves".)
 func TestBookMoveSaysSo(t *testing.T) {
 	code, _, r := call(t, shared, "POST", "/v1/analyze", map[string]any{"engine": "gps", "limits": map[string]any{"movetime_ms": 500}})
 	if lines, _ := r["lines"].([]any); code != 200 || r["book"] != true || len(lines) != 0 {

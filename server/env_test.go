@@ -20,11 +20,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/usid/usid"
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/internal/fakeengine"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
+	"github.com/usid/usid/review"
 	"github.com/usid/usid/session"
 )
 
@@ -37,7 +37,7 @@ const (
 // for faults), the session service and the HTTP server.
 type env struct {
 	pool  *pool.Pool
-	games *games.Manager
+	games *review.Manager
 	play  *play.Manager
 	srv   *Server
 	http  *httptest.Server
@@ -121,9 +121,9 @@ func newEnvWith(engs []pool.EngineConfig, tweak func(*session.Config)) (*env, er
 		tweak(&cfg)
 	}
 	svc := session.NewService(cfg)
-	gm := games.New(games.Config{Service: svc, Registerer: reg, Logger: log, SpareCheck: 20 * time.Millisecond})
+	gm := review.New(review.Config{Service: svc, Registerer: reg, Logger: log, SpareCheck: 20 * time.Millisecond})
 	pm := play.New(play.Config{Service: svc, Logger: log})
-	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log, Games: gm, Play: pm,
+	srv := New(Config{Service: svc, Pool: p, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Logger: log, Review: gm, Play: pm,
 		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
 	e := &env{pool: p, games: gm, play: pm, srv: srv, http: httptest.NewServer(srv), reg: reg, sent: sent}
 	// Wait for every engine, so that timing in tests is about searches.

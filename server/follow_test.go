@@ -13,10 +13,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/internal/redistest"
 	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/quota"
+	"github.com/usid/usid/review"
 )
 
 // countingBudgets is a quota.Store that adds up what each client is
@@ -101,15 +101,15 @@ func TestGameAnalysisFollow(t *testing.T) {
 			}
 			var pods []followPod
 			for range n {
-				gcfg := games.Config{Service: shared.srv.cfg.Service, SpareCheck: 20 * time.Millisecond, FollowGrace: grace}
+				gcfg := review.Config{Service: shared.srv.cfg.Service, SpareCheck: 20 * time.Millisecond, FollowGrace: grace}
 				if redisURL != "" {
-					gcfg.Redis = &games.RedisConfig{URL: redisURL, Lease: time.Second, Check: 50 * time.Millisecond}
+					gcfg.Redis = &review.RedisConfig{URL: redisURL, Lease: time.Second, Check: 50 * time.Millisecond}
 				}
 				reg := prometheus.NewRegistry()
 				gcfg.Registerer = reg
-				gm := games.New(gcfg)
+				gm := review.New(gcfg)
 				cfg := shared.srv.cfg
-				cfg.Registerer, cfg.Games = nil, gm
+				cfg.Registerer, cfg.Review = nil, gm
 				cfg.Access = &Access{Keys: keys, Anonymous: true, Budgets: budgets,
 					Keyed:          Quota{EngineTime: quota.Budget{Seconds: 3600, Period: time.Hour, Burst: 3600, InteractiveShare: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5},
 					AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 5, Leases: 5}}

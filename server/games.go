@@ -7,10 +7,10 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/usid/usid/games"
+	"github.com/usid/usid/review"
 )
 
-// Whole-game analysis (package games): POST starts a background job and
+// Whole-game analysis (package review): POST starts a background job and
 // answers 202 with its id; GET reads it as it stands; DELETE cancels it.
 // A job belongs to the client identity that started it (an API key, or an
 // anonymous client's address): to any other its id is not_found.
@@ -37,14 +37,14 @@ func (s *Server) admitWork(w http.ResponseWriter, r *http.Request, req any) *cli
 }
 
 func (s *Server) startGameAnalysis(w http.ResponseWriter, r *http.Request) {
-	var req games.Request
+	var req review.Request
 	// A job is charged to the client's search rate once; it holds no lease
 	// slot (it runs in the background, bounded per client by games).
 	c := s.admitWork(w, r, &req)
 	if c == nil {
 		return
 	}
-	v, err := s.cfg.Games.Start(s.gate.caller(c), &req)
+	v, err := s.cfg.Review.Start(s.gate.caller(c), &req)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -54,11 +54,11 @@ func (s *Server) startGameAnalysis(w http.ResponseWriter, r *http.Request) {
 }
 
 // getGameAnalysis answers with the job's encoding, made once per change
-// of the job (games.Manager.GetEncoded), and 304 to an If-None-Match of
+// of the job (review.Manager.GetEncoded), and 304 to an If-None-Match of
 // its ETag: polling an unchanged job costs next to nothing (issue 35).
 // A 304 counts as a read of a followed job all the same.
 func (s *Server) getGameAnalysis(w http.ResponseWriter, r *http.Request) {
-	e, err := s.cfg.Games.GetEncoded(clientOf(r).id, chi.URLParam(r, "id"))
+	e, err := s.cfg.Review.GetEncoded(clientOf(r).id, chi.URLParam(r, "id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -72,7 +72,7 @@ const cancelWait = 10 * time.Second
 func (s *Server) cancelGameAnalysis(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), cancelWait)
 	defer cancel()
-	v, err := s.cfg.Games.Cancel(ctx, clientOf(r).id, chi.URLParam(r, "id"))
+	v, err := s.cfg.Review.Cancel(ctx, clientOf(r).id, chi.URLParam(r, "id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -15,8 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/usid/usid"
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/quota"
+	"github.com/usid/usid/review"
 	"github.com/usid/usid/session"
 )
 
@@ -57,12 +58,12 @@ func stalledPOST(t *testing.T, srv, path, start string) (*http.Response, []byte)
 func TestGameStoreUnreachable(t *testing.T) {
 	dead := deadRedis(t)
 	svc := session.NewService(session.Config{Pool: shared.pool, AcquireTimeout: time.Second})
-	gm, err := games.Open(games.Config{Service: svc, Redis: &games.RedisConfig{URL: dead, Timeout: 200 * time.Millisecond}})
+	gm, err := review.Open(review.Config{Service: svc, Redis: &review.RedisConfig{URL: dead, Timeout: 200 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	srv := New(Config{Service: svc, Pool: shared.pool, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Games: gm,
+	srv := New(Config{Service: svc, Pool: shared.pool, Gatherer: reg, Registerer: reg, OpenAPI: usid.OpenAPI, Review: gm,
 		Access: &Access{Anonymous: true, AnonymousQuota: Quota{EngineTime: quota.Budget{Seconds: -1}, Rate: 1000, Burst: 1000, Sessions: 100, Leases: 100, Messages: 1e6}}})
 	gm.SetCallers(srv.CallerFor)
 	hs := httptest.NewServer(srv)
@@ -72,13 +73,24 @@ func TestGameStoreUnreachable(t *testing.T) {
 		defer cancel()
 		gm.Close(ctx)
 	}()
-	c := checkedClient(t)
-	for _, r := range []struct{ method, path, body string }{
+	unreachableAnswers(t, hs.URL, "", []route{
 		{"POST", "/v1/games/analysis", `{"position":{"moves":["7g7f"]},"limits":{"depth":1}}`},
 		{"GET", "/v1/games/analysis/6f1c0e5b8d2a4f3e9b7c1d0a2e4f6a8b", ""},
 		{"DELETE", "/v1/games/analysis/6f1c0e5b8d2a4f3e9b7c1d0a2e4f6a8b", ""},
-	} {
-		req, _ := http.NewRequest(r.method, hs.URL+r.path, strings.NewReader(r.body))
+	})
+}
+
+// route is one request of a table: its method, path and JSON body.
+type route struct{ method, path, body string }
+
+// unreachableAnswers sends each request to base and wants 503 with a
+// Retry-After (and the problem's code, where code is not empty): what a
+// route answers while the Redis behind it does not.
+func unreachableAnswers(t *testing.T, base, code string, routes []route) {
+	t.Helper()
+	c := checkedClient(t)
+	for _, r := range routes {
+		req, _ := http.NewRequest(r.method, base+r.path, strings.NewReader(r.body))
 		if r.body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}
@@ -86,9 +98,11 @@ func TestGameStoreUnreachable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var p map[string]any
+		json.NewDecoder(resp.Body).Decode(&p)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-			t.Errorf("%s %s with Redis unreachable: %d (Retry-After %q), want 503 with Retry-After", r.method, r.path, resp.StatusCode, resp.Header.Get("Retry-After"))
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || (code != "" && p["code"] != code) {
+			t.Errorf("%s %s with Redis unreachable: %d (Retry-After %q) %v, want 503 %s with Retry-After", r.method, r.path, resp.StatusCode, resp.Header.Get("Retry-After"), p, code)
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/usid/usid/games"
+	"github.com/usid/usid/review"
 )
 
 // limitsJSON is GET /v1/limits: the caps every request is under and the
@@ -24,7 +24,7 @@ type gameDefaultsJSON struct {
 	DefaultLimits struct {
 		MoveTimeMS int64 `json:"movetime_ms"`
 	} `json:"default_limits"`
-	Thresholds games.Thresholds `json:"thresholds"`
+	Thresholds review.Thresholds `json:"thresholds"`
 }
 
 // capsJSON is session.Caps as a client writes its requests: times in
@@ -82,9 +82,9 @@ func (s *Server) limits(w http.ResponseWriter, r *http.Request) {
 			MaxClockMS: ms(caps.MaxClock), MaxDepth: caps.MaxDepth, MaxNodes: caps.MaxNodes, MaxMultiPV: caps.MaxMultiPV, MaxMoves: caps.MaxMoves},
 		Quota: q,
 	}
-	if s.cfg.Games != nil {
-		g := &gameDefaultsJSON{Thresholds: games.DefaultThresholds()}
-		g.DefaultLimits.MoveTimeMS = ms(s.cfg.Games.DefaultMoveTime())
+	if s.cfg.Review != nil {
+		g := &gameDefaultsJSON{Thresholds: review.DefaultThresholds()}
+		g.DefaultLimits.MoveTimeMS = ms(s.cfg.Review.DefaultMoveTime())
 		ans.GameAnalysis = g
 	}
 	body, etag := encodeTagged(ans)

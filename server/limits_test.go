@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/quota"
+	"github.com/usid/usid/review"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -60,8 +60,8 @@ func TestLimits(t *testing.T) {
 		t.Errorf("anonymous: %d caps %+v, want %+v", status, l.Caps, wantCaps)
 	}
 	// The game analysis' defaults, as a request without limits gets them.
-	if g := l.GameAnalysis; cfg.Games == nil || g == nil || g.DefaultLimits.MoveTimeMS != cfg.Games.DefaultMoveTime().Milliseconds() ||
-		g.DefaultLimits.MoveTimeMS <= 0 || g.Thresholds != games.DefaultThresholds() {
+	if g := l.GameAnalysis; cfg.Review == nil || g == nil || g.DefaultLimits.MoveTimeMS != cfg.Review.DefaultMoveTime().Milliseconds() ||
+		g.DefaultLimits.MoveTimeMS <= 0 || g.Thresholds != review.DefaultThresholds() {
 		t.Errorf("game_analysis %+v, want the default time per position and thresholds", g)
 	}
 	// The budget: 30 engine-seconds set, the period and burst defaulted

@@ -13,8 +13,9 @@ import (
 
 // Engine matches (package match): POST starts a match and answers 201
 // with its id; GET reads it as it stands (anyone with its id: a match is
-// watchable); DELETE cancels it (its owner only: to any other client its
-// id is not_found) and answers it as it ended.
+// watchable; tagged, so that polling an unchanged match is a 304); DELETE
+// cancels it (its owner only: to any other client its id is not_found)
+// and answers it as it ended.
 
 func (s *Server) matchRoutes(r chi.Router) {
 	r.Post("/matches", s.startMatch)
@@ -55,8 +56,8 @@ func (s *Server) getMatch(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, errNoMatch(id))
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(mt.JSON())
+	body, tag := mt.Encoded()
+	writeTagged(w, r, body, tag)
 }
 
 // getMatchGame answers one game of a match with the players' own lines,
@@ -64,7 +65,11 @@ func (s *Server) getMatch(w http.ResponseWriter, r *http.Request) {
 // move, and an unchanged one is 304).
 func (s *Server) getMatchGame(w http.ResponseWriter, r *http.Request) {
 	id, arg := chi.URLParam(r, "id"), chi.URLParam(r, "n")
-	mt := s.cfg.Matches.Get(id)
+	mt, lerr := s.cfg.Matches.Lookup(id)
+	if lerr != nil {
+		s.problem(w, r, lerr)
+		return
+	}
 	if mt == nil {
 		s.problem(w, r, errNoMatch(id))
 		return
@@ -84,11 +89,20 @@ func (s *Server) getMatchGame(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) cancelMatch(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
-	if !s.cfg.Matches.Cancel(id, s.gate.caller(clientOf(r))) {
+	found, err := s.cfg.Matches.Cancel(id, s.gate.caller(clientOf(r)))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if !found {
 		s.problem(w, r, errNoMatch(id))
 		return
 	}
-	mt := s.cfg.Matches.Get(id)
+	mt, err := s.cfg.Matches.Lookup(id)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	if mt == nil { // ended and forgotten meanwhile
 		s.problem(w, r, errNoMatch(id))
 		return

@@ -84,18 +84,11 @@ func TestMatchRoutes(t *testing.T) {
 			t.Errorf("game %d as watched: %d, %d evaluations of %d moves: %v", i, code, len(evals), len(moves), gv)
 		}
 	}
-	// Polled with its ETag, an ended game is 304.
-	res, err := http.Get(hs.URL + "/v1/matches/" + id + "/games/0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	again, _ := http.NewRequest("GET", hs.URL+"/v1/matches/"+id+"/games/0", nil)
-	again.Header.Set("If-None-Match", res.Header.Get("ETag"))
-	if res2, err := http.DefaultClient.Do(again); err != nil || res2.StatusCode != http.StatusNotModified {
-		t.Errorf("the game polled with its ETag %q: %v %v, want 304", res.Header.Get("ETag"), res2, err)
-	} else {
-		res2.Body.Close()
+	// Polled with its ETag, an ended match and an ended game are 304.
+	for _, path := range []string{"/v1/matches/" + id, "/v1/matches/" + id + "/games/0"} {
+		if tag := tagged(t, hs.URL+path, ""); tagged(t, hs.URL+path, tag) != tag {
+			t.Errorf("%s polled with its ETag %s: a new tag", path, tag)
+		}
 	}
 	for _, n := range []string{"2", "-1", "x", "99999999"} {
 		if code, _, v := do("GET", "/v1/matches/"+id+"/games/"+n, nil); code != http.StatusNotFound {
@@ -110,6 +103,28 @@ func TestMatchRoutes(t *testing.T) {
 	if code, _, v := do("DELETE", "/v1/matches/"+v["id"].(string), nil); code != http.StatusOK || v["status"] != "cancelled" {
 		t.Errorf("DELETE: %d %v, want 200 cancelled", code, v)
 	}
+}
+
+// tagged GETs url (with If-None-Match: tag unless tag is empty) through
+// the checked client, and answers the ETag: 200 without a tag, 304 with
+// one (else the test fails).
+func tagged(t *testing.T, url, tag string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	want := http.StatusOK
+	if tag != "" {
+		req.Header.Set("If-None-Match", tag)
+		want = http.StatusNotModified
+	}
+	res, err := checkedClient(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != want || res.Header.Get("ETag") == "" {
+		t.Errorf("GET %s (If-None-Match %q): %d, ETag %q; want %d with an ETag", url, tag, res.StatusCode, res.Header.Get("ETag"), want)
+	}
+	return res.Header.Get("ETag")
 }
 
 // TestMatchAnswersBeyondConformance: the statuses of /v1/matches the
@@ -207,4 +222,23 @@ func TestMatchEngineTimeBudget(t *testing.T) {
 	if resp, b := do(t, "POST", hs.URL+"/v1/analyze", "", `{"engine":"fairy","limits":{"depth":1}}`); resp.StatusCode != http.StatusOK {
 		t.Errorf("another client's search: %d %s, want 200", resp.StatusCode, b)
 	}
+}
+
+// TestMatchStoreUnreachable: with the matches' Redis not answering, every
+// route of a match answers 503 queue_full with Retry-After, as the other
+// stores' routes do (checked against openapi.yaml): DELETE too, not a
+// "no such match".
+func TestMatchStoreUnreachable(t *testing.T) {
+	mm, err := match.Open(match.Config{Service: shared.srv.cfg.Service, Redis: &match.RedisConfig{URL: deadRedis(t), Timeout: 200 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mm.Close()
+	hs := ownServer(t, func(c *Config) { c.Matches = mm })
+	unreachableAnswers(t, hs.URL, "queue_full", []route{
+		{"POST", "/v1/matches", `{"players":[{"engine":"fairy"},{"engine":"fairy"}],"games":2,"limits":{"nodes":100}}`},
+		{"GET", "/v1/matches/5f0c1d2e3a4b5c6d7e8f9a0b", ""},
+		{"GET", "/v1/matches/5f0c1d2e3a4b5c6d7e8f9a0b/games/0", ""},
+		{"DELETE", "/v1/matches/5f0c1d2e3a4b5c6d7e8f9a0b", ""},
+	})
 }

@@ -57,7 +57,7 @@ func bigJob(tb testing.TB, srv *Server) string {
 	var job struct{ ID string }
 	json.Unmarshal(w.Body.Bytes(), &job)
 	testwait.For(tb, "the game analysis' end", 5*time.Minute, func() bool {
-		v, err := srv.cfg.Games.Get("ip:127.0.0.1", job.ID)
+		v, err := srv.cfg.Review.Get("ip:127.0.0.1", job.ID)
 		return err == nil && v.FinishedAt != nil
 	})
 	return job.ID
@@ -185,7 +185,7 @@ func BenchmarkGameAnalysisGET(b *testing.B) {
 	etag := serve(srv, "GET", path, "", nil).Header().Get("ETag")
 	b.Run("before", func(b *testing.B) {
 		for b.Loop() {
-			v, _ := srv.cfg.Games.Get("ip:127.0.0.1", id)
+			v, _ := srv.cfg.Review.Get("ip:127.0.0.1", id)
 			w := httptest.NewRecorder()
 			writeJSON(w, 200, v)
 		}

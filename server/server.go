@@ -10,8 +10,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -32,10 +30,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/usid/usid/broadcast"
-	"github.com/usid/usid/games"
+	"github.com/usid/usid/internal/etag"
 	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/review"
 	"github.com/usid/usid/session"
 )
 
@@ -76,7 +75,7 @@ type Config struct {
 
 	// Games runs whole-game analyses; nil: no /v1/games routes, and
 	// analyze_game is refused as unsupported.
-	Games *games.Manager
+	Review *review.Manager
 	// Play runs games against the engine (play_* over the WebSocket); nil:
 	// refused as unsupported.
 	Play *play.Manager
@@ -166,7 +165,7 @@ func New(cfg Config) *Server {
 		r.Post("/analyze", searchRoute(s, (*analyzeRequest).request, s.cfg.Service.Analyze))
 		r.Post("/mate", searchRoute(s, (*mateRequest).request, s.cfg.Service.Mate))
 		r.Get("/ws", s.websocket)
-		if cfg.Games != nil {
+		if cfg.Review != nil {
 			r.Post("/games/analysis", s.startGameAnalysis)
 			r.With(s.readGuard).Get("/games/analysis/{id}", s.getGameAnalysis)
 			r.Delete("/games/analysis/{id}", s.cancelGameAnalysis)
@@ -494,8 +493,7 @@ func encodeTagged(v any) ([]byte, string) {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
-	h := sha256.Sum256(b.Bytes())
-	return b.Bytes(), `"` + hex.EncodeToString(h[:16]) + `"`
+	return b.Bytes(), etag.Of(b.Bytes())
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

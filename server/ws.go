@@ -79,8 +79,8 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	wc.sess.SetReady(wc.wakeWriter)
 	wc.sess.SetInline(wc.inline)
 	wc.sess.SetCaller(s.gate.caller(cl))
-	if s.cfg.Games != nil {
-		wc.sess.SetGames(s.cfg.Games.For(s.gate.caller(cl)))
+	if s.cfg.Review != nil {
+		wc.sess.SetGames(s.cfg.Review.For(s.gate.caller(cl)))
 	}
 	if s.cfg.Play != nil {
 		wc.sess.SetPlay(s.cfg.Play.For(s.gate.caller(cl)))

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 )
 
-// Whole-game analysis (analyze_game) is run by package games, which imports
+// Whole-game analysis (analyze_game) is run by package review, which imports
 // this package; a Session only forwards the request and the job's events.
 // The split keeps imports one way: a Session knows the GameRunner
 // interface, not the games package.

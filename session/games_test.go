@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// stubRunner stands in for package games (which imports this package): it
+// stubRunner stands in for package review (which imports this package): it
 // records what the session asks and lets the test emit the job's events.
 type stubRunner struct {
 	mu      sync.Mutex

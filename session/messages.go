@@ -212,7 +212,7 @@ type Request struct {
 	// gameover
 	Result string `json:"result"`
 	// analyze_game: a game record's text, instead of position (KIF, KI2,
-	// CSA, USI, SFEN; see package games).
+	// CSA, USI, SFEN; see package review).
 	Record *string `json:"record"`
 	// analyze_game: judgement thresholds; keep: the job outlives the
 	// connection (without it, closing the connection cancels the job).
@@ -502,7 +502,7 @@ type Event struct {
 	held bool
 	// option
 	Value string `json:"value,omitempty"`
-	// progress and game_analysis (whole-game analysis, package games):
+	// progress and game_analysis (whole-game analysis, package review):
 	// Job is the job's id (for GET /v1/games/analysis/{job}); Positions
 	// are the positions analysed or judged since the last progress event.
 	Job       string            `json:"job,omitempty"`

@@ -425,7 +425,7 @@ func (s *Session) Drain() {
 	case <-mark:
 	case <-s.done:
 	}
-	// Game jobs are drained by their manager (package games): wait for
+	// Game jobs are drained by their manager (package review): wait for
 	// their terminal events, so that the client gets them before the close.
 	select {
 	case <-s.gamesIdle():

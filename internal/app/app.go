@@ -30,11 +30,11 @@ import (
 	"github.com/usid/usid/broadcast"
 	"github.com/usid/usid/evalcache"
 	_ "github.com/usid/usid/game/builtin" // the games usid serves
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
+	"github.com/usid/usid/review"
 	"github.com/usid/usid/server"
 	"github.com/usid/usid/session"
 	"github.com/usid/usid/web"
@@ -68,7 +68,7 @@ type Config struct {
 			MaxMoves    int           `yaml:"max_moves"`
 		} `yaml:"caps"`
 	} `yaml:"session"`
-	// Games configures whole-game analysis (package games).
+	// Games configures whole-game analysis (package review).
 	Games struct {
 		MaxPerClient int           `yaml:"max_per_client"`
 		MaxJobs      int           `yaml:"max_jobs"`
@@ -385,7 +385,7 @@ type Main struct {
 	cache      *evalcache.Cache // nil when cache.enabled is false
 	quotas     io.Closer        // the Redis budget store, if any
 	playRedis  *play.RedisStore // the games' Redis store, if any
-	games      *games.Manager
+	review     *review.Manager
 	play       *play.Manager
 	broadcasts *broadcast.Manager
 	matches    *match.Manager
@@ -443,7 +443,7 @@ func (m *Main) Run() error {
 		m.closeBudgets()
 		return err
 	}
-	m.games, err = games.Open(games.Config{
+	m.review, err = review.Open(review.Config{
 		Service: svc, MaxPerClient: c.Games.MaxPerClient, MaxJobs: c.Games.MaxJobs, MaxRunning: c.Games.MaxRunning,
 		MaxParallel: c.Games.MaxParallel, Keep: c.Games.Keep, MaxKept: c.Games.MaxKept,
 		DefaultMoveTime: c.Games.DefaultMoveTime, FollowGrace: c.Games.FollowGrace,
@@ -459,7 +459,7 @@ func (m *Main) Run() error {
 	}
 	playStore, err := m.playStore()
 	if err != nil {
-		m.games.Close(context.Background())
+		m.review.Close(context.Background())
 		p.Close(context.Background())
 		m.closeCache()
 		m.closeBudgets()
@@ -487,7 +487,7 @@ func (m *Main) Run() error {
 		m.broadcasts, err = broadcast.New(bcc)
 	}
 	if err != nil {
-		m.games.Close(context.Background())
+		m.review.Close(context.Background())
 		m.play.Close(context.Background())
 		p.Close(context.Background())
 		m.closeCache()
@@ -504,7 +504,7 @@ func (m *Main) Run() error {
 	}
 	if err != nil {
 		m.broadcasts.Close(context.Background())
-		m.games.Close(context.Background())
+		m.review.Close(context.Background())
 		m.play.Close(context.Background())
 		p.Close(context.Background())
 		m.closeCache()
@@ -513,11 +513,11 @@ func (m *Main) Run() error {
 	}
 	m.server = server.New(server.Config{
 		Broadcasts: m.broadcasts, Matches: m.matches,
-		Service: svc, Pool: p, Games: m.games, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
+		Service: svc, Pool: p, Review: m.review, Play: m.play, Gatherer: reg, Registerer: reg, OriginPatterns: c.Server.Origins, Hosts: c.Server.Hosts,
 		Web: web.Handler(), OpenAPI: usid.OpenAPI, Logger: m.Logger.With("component", "server"),
 		Access: access, MaxBody: c.Server.MaxBody, MaxMessage: c.Server.MaxMessage,
 	})
-	m.games.SetCallers(m.server.CallerFor)   // jobs taken over are charged to their owners
+	m.review.SetCallers(m.server.CallerFor)  // jobs taken over are charged to their owners
 	m.matches.SetCallers(m.server.CallerFor) // so are match games played on this pod
 	m.srv.Store(m.server)
 	addr := m.Addr
@@ -529,7 +529,7 @@ func (m *Main) Run() error {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		m.games.Close(context.Background())
+		m.review.Close(context.Background())
 		m.play.Close(context.Background())
 		p.Close(context.Background())
 		m.closeCache()
@@ -565,7 +565,7 @@ func (m *Main) Close(ctx context.Context) error {
 	// going-away close.
 	gamesDrained := make(chan struct{})
 	go func() {
-		m.games.Close(ctx)
+		m.review.Close(ctx)
 		m.play.Close(ctx) // games against the engine end aborted
 		m.broadcasts.Close(ctx)
 		m.matches.Close() // matches end cancelled (in Redis: their games go to other instances), their engines given back

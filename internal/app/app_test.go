@@ -193,7 +193,7 @@ func TestCacheFileDamaged(t *testing.T) {
 }
 
 // TestConfigAddsEngines (issue 37): a file's engines add to the built-in
-// ones. README's chess entry alone in a file replaced the whole list: every
+// ones. The documented chess entry (docs/engines.md) alone in a file replaced the whole list: every
 // shogi analysis got 422 (engine stockfish plays chess), and a file that
 // listed fairy again lost its client_options (the play panel's levels).
 // Now an entry adds an engine, or sets only its own keys on the built-in

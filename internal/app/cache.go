@@ -10,10 +10,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/usid/usid/evalcache"
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/quota"
+	"github.com/usid/usid/review"
 	"github.com/usid/usid/server"
 )
 
@@ -100,13 +100,13 @@ func (m *Main) orAccessRedis(own string) (string, error) {
 
 // gamesRedis is where game jobs live: games.redis, else access.redis
 // (the budgets' Redis); nil keeps them in this process.
-func (m *Main) gamesRedis() (*games.RedisConfig, error) {
+func (m *Main) gamesRedis() (*review.RedisConfig, error) {
 	c := m.Config
 	url, err := m.orAccessRedis(c.Games.Redis)
 	if url == "" || err != nil {
 		return nil, err
 	}
-	return &games.RedisConfig{URL: url, Prefix: c.Games.RedisPrefix, Lease: c.Games.Lease}, nil
+	return &review.RedisConfig{URL: url, Prefix: c.Games.RedisPrefix, Lease: c.Games.Lease}, nil
 }
 
 // matchesRedis is where matches live: matches.redis, else access.redis;

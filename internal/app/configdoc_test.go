@@ -13,17 +13,17 @@ import (
 	"github.com/usid/usid"
 	"github.com/usid/usid/broadcast"
 	"github.com/usid/usid/evalcache"
-	"github.com/usid/usid/games"
 	"github.com/usid/usid/match"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
+	"github.com/usid/usid/review"
 	"github.com/usid/usid/server"
 	"github.com/usid/usid/session"
 )
 
 // typeKeyPaths lists every key path the configuration type takes, as
-// README writes them: "session.caps.max_nodes", "engines[].timeouts.stop",
+// docs/configuration.md writes them: "session.caps.max_nodes", "engines[].timeouts.stop",
 // "engines[].client_options.<name>.min" (a map's keys are free; its name
 // is the path of the map itself).
 func typeKeyPaths(t reflect.Type, path string, out *[]string) {
@@ -117,23 +117,19 @@ func TestBuiltinConfigListsEveryKey(t *testing.T) {
 	}
 }
 
-// TestReadmeDocumentsEveryKey: README's Configuration section names every
-// key path (as `session.caps.max_nodes`, `engines[].timeouts.stop`).
-func TestReadmeDocumentsEveryKey(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// TestConfigDocDocumentsEveryKey: docs/configuration.md names every key
+// path (as `session.caps.max_nodes`, `engines[].timeouts.stop`).
+func TestConfigDocDocumentsEveryKey(t *testing.T) {
+	b, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := bytes.Cut(b, []byte("\n## Configuration\n"))
-	if !ok {
-		t.Fatal("README has no ## Configuration section")
-	}
-	if i := bytes.Index(sec, []byte("\n## ")); i >= 0 {
-		sec = sec[:i]
+	if !bytes.HasPrefix(b, []byte("# Configuration\n")) {
+		t.Fatal("docs/configuration.md does not start with its # Configuration heading")
 	}
 	for _, p := range configKeyPaths() {
-		if !bytes.Contains(sec, []byte("`"+p+"`")) {
-			t.Errorf("README's Configuration does not document `%s`", p)
+		if !bytes.Contains(b, []byte("`"+p+"`")) {
+			t.Errorf("docs/configuration.md does not document `%s`", p)
 		}
 	}
 }
@@ -158,11 +154,11 @@ func TestBuiltinConfigDefaults(t *testing.T) {
 	caps := &want.Session.Caps
 	caps.MaxMoveTime, caps.MaxAnalysis, caps.MaxMateTime = svc.Caps.MaxMoveTime, svc.Caps.MaxAnalysis, svc.Caps.MaxMateTime
 	caps.MaxDepth, caps.MaxNodes, caps.MaxMultiPV, caps.MaxMoves = svc.Caps.MaxDepth, svc.Caps.MaxNodes, svc.Caps.MaxMultiPV, svc.Caps.MaxMoves
-	g := games.Config{}.WithDefaults()
+	g := review.Config{}.WithDefaults()
 	want.Games.MaxPerClient, want.Games.MaxJobs, want.Games.MaxRunning = g.MaxPerClient, g.MaxJobs, g.MaxRunning
 	want.Games.MaxParallel, want.Games.Keep, want.Games.MaxKept = g.MaxParallel, g.Keep, g.MaxKept
 	want.Games.DefaultMoveTime, want.Games.FollowGrace = g.DefaultMoveTime, g.FollowGrace
-	gr := games.RedisConfig{}.WithDefaults(games.RedisPrefix)
+	gr := review.RedisConfig{}.WithDefaults(review.RedisPrefix)
 	want.Games.RedisPrefix, want.Games.Lease = gr.Prefix, gr.Lease
 	want.Games.MaxKBClient, want.Games.MaxMB = g.MaxBytesPerClient>>10, g.MaxBytes>>20
 	pl := play.Config{}.WithDefaults()

@@ -86,6 +86,7 @@ const (
 	BadBestMove     = "bad-bestmove"     // a plain go answers a bare "bestmove"
 	IgnoreQuit      = "ignore-quit"      // stays alive after quit
 	Flood           = "flood"            // a plain go prints 200,000 info lines (multipv 1 and 2, nodes 1..200000) at once
+	Starved         = "starved"          // the first plain go on each position after moves answers a bare bestmove (no info), as a stockfish starved of CPU does when its time runs out before its first iteration ends; later gos on it search
 	Garbage         = "garbage"          // binary bytes, a 1 MB line and malformed messages around usiok and in a go's output
 	CRLF            = "crlf"             // ends lines with CR LF and separates option fields with tabs and runs of spaces
 	Stderr          = "stderr"           // writes three lines to stderr at usi, the second 10,000 bytes long
@@ -215,12 +216,13 @@ func Main(mode string) int {
 	newGame, mated := false, false
 	readies := 0
 	style := "Normal"
-	last := ""                              // the previous command's first word
-	searches := 0                           // gos since usinewgame (EchoOptions)
-	sawSFEN := false                        // a position sfen came (StartposHang)
-	inGame := false                         // the last position had moves (BestMoveAs, IgnoreClock)
-	analyse, ownBook := false, true         // AnalyseMode's options
-	nps, _ := strconv.ParseInt(arg, 10, 64) // SparseNodes
+	last := ""                                // the previous command's first word
+	searches := 0                             // gos since usinewgame (EchoOptions)
+	sawSFEN := false                          // a position sfen came (StartposHang)
+	posLine, starved := "", map[string]bool{} // the position, those answered bare (Starved)
+	inGame := false                           // the last position had moves (BestMoveAs, IgnoreClock)
+	analyse, ownBook := false, true           // AnalyseMode's options
+	nps, _ := strconv.ParseInt(arg, 10, 64)   // SparseNodes
 	if nps <= 0 {
 		nps = 20000
 	}
@@ -296,6 +298,7 @@ func Main(mode string) int {
 			}
 			sawSFEN = sawSFEN || (len(words) > 1 && words[1] == "sfen")
 			move = legalMove(in.Text())
+			posLine = in.Text()
 			inGame = contains(words, "moves") && words[len(words)-1] != "moves"
 		case "usinewgame":
 			newGame, searches = true, 0
@@ -434,6 +437,11 @@ func Main(mode string) int {
 				}
 				if mode == NoDepth {
 					say("info score cp 10 pv "+move, "bestmove "+move)
+					continue
+				}
+				if mode == Starved && inGame && len(starved) < 1000 && !starved[posLine] {
+					starved[posLine] = true
+					say("bestmove " + move)
 					continue
 				}
 				if move != "7g7f" { // not the start: one legal move, no ponder

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/usid/usid/othello/engine"
 	"github.com/usid/usid/pool"
 )
 
@@ -25,11 +26,32 @@ const StartWait = 3 * time.Minute
 // it beside the tests).
 const EnvLog = "USID_TEST_POOL_LOG"
 
+// othelloArg is the argument that makes a test binary under Main serve
+// as usid's own othello engine, as `usid othello-engine` does.
+const othelloArg = "othello-engine"
+
+// Othello is an engine entry for usid's own othello engine, run as the
+// server runs it (its binary with the argument othello-engine): here the
+// test binary, which Main turns into the engine when so started.
+func Othello(name string, instances int, clientOptions map[string]pool.OptionRule) pool.EngineConfig {
+	return pool.EngineConfig{Name: name, Path: os.Args[0], Args: []string{othelloArg}, Protocol: "usix",
+		Instances: instances, ClientOptions: clientOptions}
+}
+
 // Main starts a pool of cfgs, hands it to use, waits until ready(p) holds,
 // runs the tests and returns their exit code (1 if the pool could not be
 // made ready, or goroutines leaked after passing tests). Every path in
 // need is checked first: a missing engine fails with how to install it.
+// A test binary started by the pool as Othello's engine serves as that
+// engine instead, and returns its exit code.
 func Main(m *testing.M, need map[string]string, cfgs []pool.EngineConfig, use func(*pool.Pool), ready func(*pool.Pool) bool) int {
+	if len(os.Args) == 2 && os.Args[1] == othelloArg {
+		if err := engine.ServeUSIX(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "othello-engine:", err)
+			return 1
+		}
+		return 0
+	}
 	for path, pkg := range need {
 		if _, err := os.Stat(path); err != nil {
 			fmt.Fprintf(os.Stderr, "%s is missing (%v): apt-get install %s\n", path, err, pkg)

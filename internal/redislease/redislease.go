@@ -1,5 +1,5 @@
 // Package redislease holds what usid's Redis stores of work held by one
-// instance at a time share: game analysis jobs (games) and games against
+// instance at a time share: game analysis jobs (review) and games against
 // the engine (play). Each entry is driven by the instance holding its
 // lease, which renews it every Check and loses it Lease after it stops
 // (it died); another instance takes over then. Config is a plain value;

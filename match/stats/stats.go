@@ -128,6 +128,20 @@ func estimate(mu, v, n, vGame float64) Estimate {
 	if mu+z95*se >= 1 {
 		e.Hi = math.Inf(1)
 	}
+	// Every unit won (or every one lost): the variance is 0 and the normal
+	// interval is the one point ±Inf, which says nothing of how far the
+	// score can be from 1. The exact (Clopper–Pearson) bound of n units out
+	// of n at its 2.5% tail, (0.025)^(1/n), bounds the rate of won units,
+	// and so the mean score, from below: 17 pairs all won give at least
+	// 0.805, +246 Elo. cutechess-cli and fastchess print no interval here.
+	if v == 0 && (mu == 1 || mu == 0) {
+		edge := math.Pow((1-0.95)/2, 1/n)
+		if mu == 1 {
+			e.Lo = Elo(edge)
+		} else {
+			e.Hi = Elo(1 - edge)
+		}
+	}
 	e.Margin = (e.Hi - e.Lo) / 2
 	if sg := math.Sqrt(vGame); sg > 0 {
 		e.NElo = (mu - 0.5) / sg * nEloScale

@@ -135,6 +135,21 @@ func TestEdges(t *testing.T) {
 	if !math.IsInf(e.Elo, 1) || !(e.LOS > 0.999) {
 		t.Errorf("all wins: got Elo %v LOS %v, want +Inf and above 0.999", e.Elo, e.LOS)
 	}
+	// All won: the interval's lower end is the exact binomial bound,
+	// 0.025^(1/n) of the units won: 17 pairs, 0.8049 (+246.2 Elo); 10
+	// games, 0.6915 (+140.2). All lost: the mirror image.
+	for _, c := range []struct {
+		e      Estimate
+		lo, hi float64
+	}{
+		{must(FromPairs(Pentanomial{0, 0, 0, 0, 17})), 246.2, math.Inf(1)},
+		{must(FromGames(Trinomial{Wins: 10})), 140.2, math.Inf(1)},
+		{must(FromGames(Trinomial{Losses: 10})), math.Inf(-1), -140.2},
+	} {
+		if near := func(a, b float64) bool { return a == b || math.Abs(a-b) < 0.05 }; !near(c.e.Lo, c.lo) || !near(c.e.Hi, c.hi) {
+			t.Errorf("score %v: got interval %.2f..%.2f, want %.1f..%.1f", c.e.Score, c.e.Lo, c.e.Hi, c.lo, c.hi)
+		}
+	}
 	e, _ = FromPairs(Pentanomial{0, 0, 6, 0, 0})
 	if e.Elo != 0 || e.LOS != 0.5 || e.Margin != 0 {
 		t.Errorf("all draws: got Elo %v ± %v LOS %v, want 0 ± 0, 0.5", e.Elo, e.Margin, e.LOS)
@@ -147,4 +162,11 @@ func TestEdges(t *testing.T) {
 			t.Errorf("%+v: accepted", s)
 		}
 	}
+}
+
+func must(e Estimate, ok bool) Estimate {
+	if !ok {
+		panic("no estimate")
+	}
+	return e
 }

@@ -1,4 +1,4 @@
-// Copies the screenshots the README shows from web/e2e/screenshots/ (taken
+// Copies the screenshots README.md and docs/*.md show from web/e2e/screenshots/ (taken
 // by the tests) to docs/screenshots/, scaled down in the browser's canvas to
 // stay small (no image tools needed):
 //   node web/e2e/docshots.mjs   (after web/e2e/run.sh)

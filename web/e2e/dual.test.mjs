@@ -39,14 +39,14 @@ async function enginesOf(game) {
   return [list[0], list[1] || list[0]];
 }
 
-// The stroke colour of an engine's best arrow (a line, or othello's ring),
-// read in one step in the page: the arrows are drawn again at each info
-// line, and an arrow found, then replaced before it is read, has no style
-// (a detached element's is empty; seen on a loaded machine).
-const arrowColour = (page, engine) => page.waitForFunction((e) => {
-  const el = document.querySelector(`.arrow.best[data-engine="${e}"] :is(line, circle)`);
-  return (el && getComputedStyle(el).stroke) || false;
-}, engine).then((h) => h.jsonValue());
+// The stroke colour of an engine's best arrow (a line, or othello's ring).
+// Read in one synchronous step in the page: the arrows are redrawn with
+// every info line, and an element detached between a locator's lookup and
+// its evaluation has no computed style (both colours read as '').
+const arrowColour = (page, engine) => page.waitForFunction((n) => {
+  const el = document.querySelector(`.arrow.best[data-engine="${n}"] :is(line, circle)`);
+  return el && el.isConnected && getComputedStyle(el).stroke;
+}, engine, { timeout: 10_000 }).then((h) => h.jsonValue());
 
 const LANGS = { shogi: ['ja', 'en'], chess: ['en', 'ja'], othello: ['ja', 'en'] };
 

@@ -11,7 +11,7 @@ import { launch, openBoard, screenshot, takeProblems } from './lib.mjs';
 const FAIRY = process.env.USID_ANALYSIS_ENGINE || 'fairy';
 const GPS = process.env.USID_MATE_ENGINE || 'gps';
 
-// A self-play game of fairy-stockfish at depth 8 (games/verdicts_test.go's
+// A self-play game of fairy-stockfish at depth 8 (review/verdicts_test.go's
 // selfPlay, seed 105: 4 random opening plies, then the engine's moves) in
 // which move 15, ▲３四飛 (5d3d), leaves the rook to the pawn on 3c (△同歩
 // takes it): the planted blunder (plant, a loss of ≥ 1200 cp at depth 10),

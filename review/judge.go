@@ -1,4 +1,4 @@
-package games
+package review
 
 import (
 	"math"
@@ -20,7 +20,7 @@ import (
 // in place of 600), with the same thresholds.
 //
 // A move m played from a position P is compared with the engine's best
-// move b from the same P (see README, "How a verdict is computed"): both
+// move b from the same P (see docs/game-analysis.md, "How a verdict is computed"): both
 // positions reached, P+b and P+m, are searched with the same limits and
 // have the same side to move, so the engine's side-to-move bias at a fixed
 // search is in both and cancels. For the mover:

@@ -1,4 +1,4 @@
-// Package games analyses whole games: every position of a game, each with
+// Package review analyses whole games: every position of a game, each with
 // the same limit (by default a time per position, Config.DefaultMoveTime),
 // as a background job that outlives the REST request that started it; a
 // job started over a WebSocket ends with its connection unless it asked to
@@ -65,7 +65,7 @@
 // the jobs end cancelled with shutting_down) and waits for them. Event
 // callbacks (session.GameRunner) are called from job goroutines with the
 // job's lock held: they must not block or call back into the Manager.
-package games
+package review
 
 import (
 	"context"

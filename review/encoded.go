@@ -1,12 +1,11 @@
-package games
+package review
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"time"
 
+	"github.com/usid/usid/internal/etag"
 	"github.com/usid/usid/session"
 )
 
@@ -88,8 +87,7 @@ func encode(v *View) *Encoded {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
-	h := sha256.Sum256(b.Bytes())
-	return &Encoded{JSON: b.Bytes(), ETag: `"` + hex.EncodeToString(h[:16]) + `"`}
+	return &Encoded{JSON: b.Bytes(), ETag: etag.Of(b.Bytes())}
 }
 
 // GetEncoded is Get, encoded: what GET /v1/games/analysis/{id} answers.

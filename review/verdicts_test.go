@@ -1,4 +1,4 @@
-package games
+package review
 
 // The verdicts benchmark (BENCHMARKS.md, "Game analysis verdicts"): from a fixed seed,
 // with the real fairy-stockfish, it plays self-play games (a few seeded
@@ -19,7 +19,7 @@ package games
 // next one's). The test fails when the verdicts miss a target. CI runs the
 // small default; the figures in BENCHMARKS.md come from
 //
-//	go test ./games -run TestVerdicts -count=1 -v -timeout 60m \
+//	go test ./review -run TestVerdicts -count=1 -v -timeout 60m \
 //	    -verdicts.games=10 -verdicts.plies=50 -verdicts.limit=default
 
 import (

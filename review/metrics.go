@@ -1,4 +1,4 @@
-package games
+package review
 
 import "github.com/prometheus/client_golang/prometheus"
 
@@ -14,7 +14,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "usid_game_jobs", Help: "Game analysis jobs by state (queued, running, paused for their owners' engine time).",
 		}, []string{"state"}),
 		positions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "usid_game_positions_total", Help: "Positions of games analysed, by source: engine (a search) or rules (a checkmate, no engine); preempted counts searches stopped for an interactive caller (searched again).",
+			Name: "usid_game_positions_total", Help: "Positions of games analysed, by source: engine (a search) or rules (a checkmate, no engine); preempted counts searches stopped for an interactive caller (searched again); unscored, searches answered with no score, done once more.",
 		}, []string{"source"}),
 		finished: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "usid_game_jobs_finished_total", Help: "Game analysis jobs ended, by status (done, cancelled, failed).",

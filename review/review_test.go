@@ -1,4 +1,4 @@
-package games
+package review
 
 import (
 	"context"
@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 		{Name: "stockfish", Path: stockfishPath, Options: map[string]string{"Hash": "16", "Threads": "1"}},
 		// An engine that crashes 300ms after it starts, every time.
 		{Name: "dying", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.DieAfter + "=300ms"}},
+		// An engine whose first search of each position after moves ends
+		// before its first iteration: a bare bestmove, no score.
+		{Name: "starved", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.Starved}},
 	}, func(p *pool.Pool) { shared = p }, func(*pool.Pool) bool { return fairyIdle() && idle("stockfish") }))
 }
 
@@ -689,5 +692,31 @@ func TestJudgeCases(t *testing.T) {
 		if p.Judgement != tc.judgement || p.Unjudged != tc.unjudged || drop != tc.drop || (p.Loss != nil && math.Abs(*p.Loss-2*drop) > 1e-4) {
 			t.Errorf("%s: judgement %q unjudged %q drop %v, want %q %q %v", tc.name, p.Judgement, p.Unjudged, drop, tc.judgement, tc.unjudged, tc.drop)
 		}
+	}
+}
+
+// TestUnscoredSearchDoneAgain: a search answered with a bare bestmove (no
+// score: an engine starved of CPU on a busy machine, as fairy-stockfish was
+// under stress-ng, left a position of TestSharedHandBack unevaluated and
+// its move unjudged) is done once more, and every position is evaluated.
+func TestUnscoredSearchDoneAgain(t *testing.T) {
+	m := newManager(t, nil)
+	before := testutil.ToFloat64(m.m.positions.WithLabelValues("unscored"))
+	moves := []string{"7g7f", "3c3d", "2g2f"}
+	v, err := m.Start(session.Caller{Client: "c1"}, &Request{Engine: "starved", Position: &session.Position{Moves: moves}, Limits: &session.Limits{Nodes: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = wait(t, m, "c1", v.ID, time.Minute)
+	if v.Status != StatusDone {
+		t.Fatalf("got %s: %+v", v.Status, v.Error)
+	}
+	for _, p := range v.Positions {
+		if p.Eval == nil || p.Unjudged == "no_evaluation" {
+			t.Errorf("ply %d: no evaluation (%+v)", p.Ply, p)
+		}
+	}
+	if n := testutil.ToFloat64(m.m.positions.WithLabelValues("unscored")) - before; n < float64(len(moves)) {
+		t.Errorf("%v searches done again for want of a score, want at least %d (one per position after a move)", n, len(moves))
 	}
 }

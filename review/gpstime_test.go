@@ -1,4 +1,4 @@
-package games
+package review
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const gpsPath = "/usr/games/gpsusi"
 // from the engine's best and needs the second search: the worst case. It
 // reports the time taken and the first time-left estimates.
 //
-//	go test ./games -run '^$' -bench GpsGame100 -benchtime 1x -timeout 30m
+//	go test ./review -run '^$' -bench GpsGame100 -benchtime 1x -timeout 30m
 func BenchmarkGpsGame100(b *testing.B) {
 	if _, err := os.Stat(gpsPath); err != nil {
 		b.Fatalf("%s is missing (%v): apt-get install gpsshogi", gpsPath, err)

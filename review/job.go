@@ -1,4 +1,4 @@
-package games
+package review
 
 import (
 	"context"
@@ -473,7 +473,7 @@ func (j *job) search(moves []string, key string) (_ *session.AnalyzeResult, serr
 			}
 		}()
 	}
-	backoff, retried, preempts := time.Second, false, 0
+	backoff, retried, preempts, unscored := time.Second, false, 0, false
 	for {
 		t0 := time.Now()
 		j.mu.Lock()
@@ -489,6 +489,17 @@ func (j *job) search(moves []string, key string) (_ *session.AnalyzeResult, serr
 		j.mu.Unlock()
 		if j.ctx.Err() != nil {
 			return nil, nil // stopped: whatever it found honoured no limit
+		}
+		if err == nil && !unscored && !scored(res) {
+			// A bestmove with no score is no evaluation: an engine starved
+			// of CPU (a busy machine) answers so when its time runs out
+			// before its first iteration ends (session calls it Book: the
+			// two look alike). Once more, charged as a search; an engine
+			// that answers from its book answers so again, at one more
+			// search's cost.
+			unscored = true
+			j.m.m.positions.WithLabelValues("unscored").Inc()
+			continue
 		}
 		if err == nil {
 			return res, nil
@@ -526,6 +537,12 @@ func (j *job) search(moves []string, key string) (_ *session.AnalyzeResult, serr
 			return nil, err
 		}
 	}
+}
+
+// scored reports whether res evaluates its position, or could not have (a
+// search cut by the owner's budget).
+func scored(res *session.AnalyzeResult) bool {
+	return res.LimitedByBudget || (len(res.Lines) > 0 && res.Lines[0].Score != nil)
 }
 
 // pause gives ply back and ends the run paused: the owner's engine time
