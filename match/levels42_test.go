@@ -72,8 +72,8 @@ func TestBeginnerLevels(t *testing.T) {
 		t.Logf("%s against %s: %d games, %d plies in %v (%v a ply): %s", strong.ID, weak.ID, len(v.Games), plies,
 			took.Round(time.Second), (took / time.Duration(max(plies, 1))).Round(10*time.Microsecond), b)
 		points := float64(v.Score.Wins) + float64(v.Score.Draws)/2
-		// The interval's lower end above 0; null (infinite) when every
-		// pair was won, its likelihood of superiority 1 then.
+		// The interval's lower end above 0 where it has one (every pair
+		// won: the exact binomial bound, package stats).
 		if points < 0.6*float64(len(v.Games)) || v.Elo == nil || v.Elo.LOS < 0.99 || v.Elo.CI95[0] != nil && *v.Elo.CI95[0] <= 0 {
 			t.Errorf("%s against %s: %+v, Elo %+v: want the stronger level clearly ahead", strong.ID, weak.ID, v.Score, v.Elo)
 		}
