@@ -192,6 +192,15 @@ type Forced interface {
 	Forced() string
 }
 
+// Lister is what a position provides whose legal moves can be listed: a
+// beginner level's random moves (session.Request.Random) are drawn from
+// them.
+type Lister interface {
+	// LegalMoves are the legal moves of the final position, as engines
+	// write them.
+	LegalMoves() []string
+}
+
 // ForcedMove is p's forced move (Forced), or "".
 func ForcedMove(p Position) string {
 	if f, ok := p.(Forced); ok {

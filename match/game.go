@@ -12,6 +12,7 @@ import (
 	gameseam "github.com/usid/usid/game"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/session"
+	"github.com/usid/usid/usi"
 )
 
 // Game is one game of a match, as GET /v1/matches/{id} shows it.
@@ -213,6 +214,10 @@ func (t *table) request(at session.Position, side string, p int, clk *clock) *se
 		if lvl != nil && lvl.MoveTimeMS > 0 && (l.MoveTimeMS == 0 || lvl.MoveTimeMS < l.MoveTimeMS) {
 			l.MoveTimeMS = lvl.MoveTimeMS
 		}
+		if lvl != nil && lvl.Depth > 0 && (l.Depth == 0 || lvl.Depth < l.Depth) {
+			l.Depth = lvl.Depth
+		}
+		// (An analysis has no random share: a level with one is played on a clock.)
 		return &session.Request{Type: session.TypeAnalyze, Position: &pos, Limits: &l}
 	}
 	// Both clocks say the engine's own time, as play tells its engine
@@ -220,6 +225,9 @@ func (t *table) request(at session.Position, side string, p int, clk *clock) *se
 	left := max(clk.main[p]-t.margin.Milliseconds(), 0)
 	b, w := left, left
 	r := &session.Request{Type: session.TypeGo, Position: &pos, BTime: &b, WTime: &w}
+	if lvl != nil {
+		r.Depth, r.Random = lvl.Caps()
+	}
 	tc := clk.tc
 	switch {
 	case lvl != nil && lvl.MoveTimeMS > 0:
@@ -227,6 +235,12 @@ func (t *table) request(at session.Position, side string, p int, clk *clock) *se
 		r.BTime, r.WTime = &zero, &zero
 		if tc.IncMS > 0 || tc.ByoyomiMS == 0 && t.game.Notation() != "kif" {
 			r.BTime, r.WTime = &by, &by
+			if d := usi.DialectNamed(t.game.Dialects()[0]); d != nil && !d.Byoyomi && d.HasGo("movestogo") {
+				// A chess clock: the level's time is for this one move,
+				// as a game against usid tells it (play's chessGo).
+				one := 1
+				r.MovesToGo = &one
+			}
 		} else {
 			r.Byoyomi = &by
 		}
@@ -252,6 +266,12 @@ func (p Player) label() string {
 	}
 	if l := p.Level; l != nil && l.MoveTimeMS > 0 {
 		set = append(set, fmt.Sprintf("%d ms", l.MoveTimeMS))
+	}
+	if l := p.Level; l != nil && l.Depth > 0 {
+		set = append(set, fmt.Sprintf("depth %d", l.Depth))
+	}
+	if l := p.Level; l != nil && l.Random > 0 {
+		set = append(set, fmt.Sprintf("%d%% random", l.Random))
 	}
 	if len(set) == 0 {
 		return p.Engine

@@ -38,7 +38,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(pooltest.Main(m, map[string]string{fairyPath: "fairy-stockfish", stockfishPath: "stockfish"}, []pool.EngineConfig{
 		{Name: "stockfish", Path: stockfishPath, Instances: 2, Options: map[string]string{"Hash": "16", "Threads": "1"},
-			ClientOptions: map[string]pool.OptionRule{"Skill Level": {}}},
+			// The options of stockfish's levels (TestBeginnerLevels): a
+			// match player sets only client_options, levels' included.
+			ClientOptions: map[string]pool.OptionRule{"Skill Level": {}, "UCI_LimitStrength": {}, "UCI_Elo": {}}},
 		{Name: "fairy", Path: fairyPath, Instances: 2, Options: map[string]string{"USI_Hash": "16", "Threads": "1"},
 			ClientOptions: map[string]pool.OptionRule{"Skill Level": {Min: &lo, Max: &hi}}},
 		pooltest.Othello("othello", 2, map[string]pool.OptionRule{"level": {}}),
@@ -341,6 +343,14 @@ func TestRefused(t *testing.T) {
 		{"sprt", func(r *Request) { r.SPRT = &SPRT{Elo0: 5, Elo1: 0} }, session.CodeInvalidField},
 		{"option not allowed", func(r *Request) { r.Players[1].Options = map[string]string{"USI_Hash": "4096"} }, session.CodeOptionNotAllowed},
 		{"level option not allowed", func(r *Request) { r.Players[1].Level = &play.Level{Option: "Threads", Value: "8"} }, session.CodeOptionNotAllowed},
+		{"level depth", func(r *Request) { r.Players[1].Level = &play.Level{Depth: -1} }, session.CodeInvalidField},
+		{"random without a clock", func(r *Request) { r.Players[1].Level = &play.Level{Random: 50} }, session.CodeInvalidField},
+		{"random over 100", func(r *Request) {
+			r.Limits, r.Clock, r.Players[1].Level = nil, &play.TimeControl{MainMS: 1000}, &play.Level{Random: 101}
+		}, session.CodeInvalidField},
+		{"random in shogi", func(r *Request) {
+			r.Limits, r.Clock, r.Players[1].Level = nil, &play.TimeControl{MainMS: 1000}, &play.Level{Random: 50}
+		}, session.CodeInvalidField},
 		{"adjudication", func(r *Request) { r.Adjudicate = &Adjudication{Resign: &Rule{Moves: 0, Score: 400}} }, session.CodeInvalidField},
 	} {
 		r := ok()

@@ -167,6 +167,17 @@ func (m *Manager) check(r *Request) (*checked, *Error) {
 			if l.MoveTimeMS < 0 || l.MoveTimeMS > svc.Caps.MaxMoveTime.Milliseconds() {
 				return nil, invalid("players[%d].level.movetime_ms %d: want 0..%d", i, l.MoveTimeMS, svc.Caps.MaxMoveTime.Milliseconds())
 			}
+			if l.Depth < 0 || l.Depth > svc.Caps.MaxDepth {
+				return nil, invalid("players[%d].level.depth %d: want 0..%d", i, l.Depth, svc.Caps.MaxDepth)
+			}
+			if l.Random < 0 || l.Random > 100 || l.Random > 0 && r.Clock == nil {
+				return nil, invalid("players[%d].level.random %d: want 0..100, and a clock (an analysis has no random share)", i, l.Random)
+			}
+			if start, _ := g.Check("startpos", "", nil); l.Random > 0 {
+				if _, ok := start.(gameseam.Lister); !ok {
+					return nil, invalid("players[%d].level.random: %s positions do not list their moves", i, g.Name())
+				}
+			}
 		}
 	}
 	switch {

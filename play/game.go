@@ -246,6 +246,9 @@ func (g *game) goRequest(id string, moves []string, ponder bool, spent time.Dura
 	b, w := main, main
 	r := &session.Request{Type: session.TypeGo, ID: id, Engine: g.st.Engine, Ponder: ponder,
 		Position: g.b.position(moves), BTime: &b, WTime: &w}
+	if l := g.st.Level; l != nil {
+		r.Depth, r.Random = l.Caps()
+	}
 	if g.st.FEN != "" {
 		return g.chessGo(r, eng, main)
 	}

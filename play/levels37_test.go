@@ -125,7 +125,10 @@ func TestWeakestLevelMovesAtOnce(t *testing.T) {
 		{"weakchess", "stockfish Skill Level 0, 1 min + 5 s", chessLevels, `{"option":"Skill Level","value":"0"}`},
 		// Issue 42: stockfish's weakest level as GET /v1/engines lists it
 		// (UCI_LimitStrength, UCI_Elo at its minimum), named by its id.
-		{"weakelo", "stockfish's weakest Elo level, 1 min + 5 s", chessLevels, weakestLevel(t, "stockfish")},
+		{"weakelo", "stockfish's weakest Elo level, 1 min + 5 s", chessLevels, weakestLevel(t, "stockfish", true)},
+		// Below it, stockfish's weakest level: beginner 1 (Skill Level 0,
+		// depth 1, 60% of its moves drawn at random).
+		{"weakbeginner", "stockfish's beginner 1, 1 min + 5 s", chessLevels, weakestLevel(t, "stockfish", false)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// A random mover can be mated within ten moves even by a weak
@@ -154,16 +157,20 @@ func TestWeakestLevelMovesAtOnce(t *testing.T) {
 }
 
 // weakestLevel is play_start's level naming engine's weakest level (by
-// id), which must be an Elo level where the engine has UCI_Elo.
-func weakestLevel(tb testing.TB, engine string) string {
+// id) of a kind: an Elo level (elo) or a beginner level (!elo), which it
+// must have.
+func weakestLevel(tb testing.TB, engine string, elo bool) string {
 	tb.Helper()
 	for _, k := range shared.Status() {
-		if k.Name == engine && len(k.Levels) > 0 {
-			if l := k.Levels[0]; l.Elo == 0 || l.Options["UCI_LimitStrength"] != "true" {
-				tb.Fatalf("%s's weakest level %+v: want an Elo level", engine, l)
-			}
-			return `{"id":"` + k.Levels[0].ID + `"}`
+		if k.Name != engine {
+			continue
 		}
+		for _, l := range k.Levels {
+			if elo && l.Elo != 0 && l.Options["UCI_LimitStrength"] == "true" || !elo && l.Beginner == 1 {
+				return `{"id":"` + l.ID + `"}`
+			}
+		}
+		tb.Fatalf("%s's levels %+v: want an Elo level (%v), or beginner 1", engine, k.Levels, elo)
 	}
 	tb.Fatalf("engine %s has no levels", engine)
 	return ""
@@ -192,7 +199,8 @@ func BenchmarkLevels(b *testing.B) {
 		{"fairy/ms100", shogiLevels, `{"movetime_ms":100}`}, {"fairy/ms1000", shogiLevels, `{"movetime_ms":1000}`},
 		{"stockfish/skill0", chessLevels, skill("0")}, {"stockfish/skill8", chessLevels, skill("8")},
 		{"stockfish/skill16", chessLevels, skill("16")},
-		{"stockfish/elo-weakest", chessLevels, weakestLevel(b, "stockfish")},
+		{"stockfish/beginner1", chessLevels, weakestLevel(b, "stockfish", false)},
+		{"stockfish/elo-weakest", chessLevels, weakestLevel(b, "stockfish", true)},
 		{"stockfish/elo1900", chessLevels, `{"id":"elo1900"}`},
 	} {
 		b.Run(l.name, func(b *testing.B) {

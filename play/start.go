@@ -57,6 +57,12 @@ func (o *Options) check(c session.Caps) *session.Error {
 		if l.MoveTimeMS < 0 || l.MoveTimeMS > c.MaxMoveTime.Milliseconds() {
 			return newError(session.CodeInvalidField, "play.level.movetime_ms %d: want 0..%d", l.MoveTimeMS, c.MaxMoveTime.Milliseconds())
 		}
+		if l.Depth < 0 || l.Depth > c.MaxDepth {
+			return newError(session.CodeInvalidField, "play.level.depth %d: want 0..%d", l.Depth, c.MaxDepth)
+		}
+		if l.Random < 0 || l.Random > 100 {
+			return newError(session.CodeInvalidField, "play.level.random %d: want 0..100", l.Random)
+		}
 		if (l.Option == "") != (l.Value == "") {
 			return newError(session.CodeInvalidField, "play.level: option and value go together")
 		}
@@ -141,6 +147,9 @@ func (m *Manager) start(ctx context.Context, who session.Caller, req *session.Re
 	rules := chk.Game()
 	if prof != nil && prof.Game() != rules.Name() {
 		return newError(session.CodeGameMismatch, "engine %s plays %s; the position is of %s", engine, prof.Game(), rules.Name())
+	}
+	if _, ok := chk.Position.(gameseam.Lister); o.Level != nil && o.Level.Random > 0 && !ok {
+		return newError(session.CodeInvalidField, "play.level.random: %s positions do not list their moves", rules.Name())
 	}
 	if d := usi.DialectNamed(rules.Dialects()[0]); d != nil && !d.Byoyomi {
 		if err := o.checkIncrements(rules.Name()); err != nil {
@@ -298,8 +307,8 @@ func (m *Manager) levelOf(l *Level, engine string) (*Level, *session.Error) {
 	if l == nil || l.ID == "" {
 		return m.levelTimed(l, engine), nil
 	}
-	if len(l.Options) > 0 || l.MoveTimeMS != 0 {
-		return nil, newError(session.CodeInvalidField, "play.level: a level named by id has its own options and time; send the id alone")
+	if len(l.Options) > 0 || l.MoveTimeMS != 0 || l.Depth != 0 || l.Random != 0 {
+		return nil, newError(session.CodeInvalidField, "play.level: a level named by id has its own options, time, depth and random share; send the id alone")
 	}
 	var ids []string
 	for _, k := range m.cfg.Service.Pool.Status() {
@@ -314,7 +323,7 @@ func (m *Manager) levelOf(l *Level, engine string) (*Level, *session.Error) {
 			if lv.ID == pool.FullStrength {
 				return nil, nil
 			}
-			return &Level{ID: lv.ID, Options: maps.Clone(lv.Options), MoveTimeMS: lv.MoveTimeMS}, nil
+			return &Level{ID: lv.ID, Options: maps.Clone(lv.Options), MoveTimeMS: lv.MoveTimeMS, Depth: lv.Depth, Random: lv.Random}, nil
 		}
 	}
 	if len(ids) == 0 {

@@ -74,10 +74,12 @@ type Result struct {
 }
 
 // Level is the engine's strength: one of the engine's levels by ID (GET
-// /v1/engines: its Options set, at most its MoveTimeMS per move; the game
-// keeps both), a client-settable option (a Skill Level) set to Value, or
-// at most MoveTimeMS per move (the engine is told a byoyomi that short,
-// while its real clock runs as usual).
+// /v1/engines: its Options set, at most its MoveTimeMS per move and Depth;
+// the game keeps them), a client-settable option (a Skill Level) set to
+// Value, or at most MoveTimeMS per move (the engine is told a byoyomi that
+// short, while its real clock runs as usual) and Depth (the move's search
+// stops there: session.Request.Depth), Random percent of its moves drawn
+// at random.
 type Level struct {
 	ID string `json:"id,omitempty"`
 	// Options are the level ID's, as the server set them (a client names
@@ -86,6 +88,8 @@ type Level struct {
 	Option     string            `json:"option,omitempty"`
 	Value      string            `json:"value,omitempty"`
 	MoveTimeMS int64             `json:"movetime_ms,omitempty"`
+	Depth      int               `json:"depth,omitempty"`
+	Random     int               `json:"random,omitempty"` // percent of moves drawn at random (session.Request.Random)
 }
 
 // State is a game as a Store keeps it: enough for any process to carry it
@@ -188,4 +192,18 @@ func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.m)
+}
+
+// Caps are the level's depth cap and random share as a go request takes
+// them (session.Request.Depth and Random), nil where it has none.
+func (l *Level) Caps() (depth, random *int) {
+	if l.Depth > 0 {
+		d := l.Depth
+		depth = &d
+	}
+	if l.Random > 0 {
+		r := l.Random
+		random = &r
+	}
+	return depth, random
 }

@@ -10,8 +10,9 @@ import (
 
 // Level is one strength an engine plays at, derived from the options it
 // advertises (issue 42): a client names it by ID (play_start's
-// play.level.id) and usid sets its Options for the game, and tells the
-// engine at most MoveTimeMS per move. Levels are listed weakest first,
+// play.level.id) and usid sets its Options for the game, tells the
+// engine at most MoveTimeMS per move and Depth, and draws Random percent
+// of its moves at random. Levels are listed weakest first,
 // "full" (no option set, no time cap) last.
 type Level struct {
 	ID   string `json:"id"`
@@ -23,6 +24,15 @@ type Level struct {
 	// MoveTimeMS caps the engine's time per move: a strength option set low
 	// makes an engine choose worse moves, not think less (see LevelMoveTime).
 	MoveTimeMS int64 `json:"movetime_ms,omitempty"`
+	// Depth caps the engine's search per move (go depth, or usid stops
+	// it there: session.Request.Depth); 0 for none. The beginner levels
+	// have it: a strength option at its lowest still searches deep.
+	Depth int `json:"depth,omitempty"`
+	// Random is the percent of the engine's moves usid replaces with a
+	// legal move drawn at random (session.Request.Random); 0 for none.
+	Random int `json:"random,omitempty"`
+	// Beginner numbers the beginner levels, 1 the weakest; 0 for others.
+	Beginner int `json:"beginner,omitempty"`
 }
 
 // FullStrength is the ID of the level that sets nothing.
@@ -73,7 +83,9 @@ func LevelMoveTime(v, lo, hi int64) int64 {
 // Levels derives an engine's levels from the options it advertises, the
 // operator's client_options (a rule's bounds narrow an option's range) and
 // its protocol: a UCI engine with UCI_LimitStrength and UCI_Elo gets
-// levels named by their Elo, from its lowest up; otherwise an engine with
+// levels named by their Elo, from its lowest up, and below them, where it
+// has a skill option that goes down to 0, beginner levels
+// (beginnerLevels); otherwise an engine with
 // a skill option (Skill Level, level, strength) gets levels spread over its
 // range. An engine with neither has none (a client can still cap its time
 // per move). UCI_Elo is chess Elo, so an engine that speaks another
@@ -83,6 +95,7 @@ func Levels(opts []usi.Option, rules map[string]OptionRule, protocol string) []L
 	var out []Level
 	if protocol == "uci" && hasOption(opts, limitStrength, usi.TypeCheck) {
 		if lo, hi, ok := spinRange(opts, rules, eloOption); ok {
+			out = beginnerLevels(opts, rules)
 			for _, elo := range eloLadder(int(lo), int(hi)) {
 				v := strconv.Itoa(elo)
 				out = append(out, Level{ID: "elo" + v, Name: "Elo " + v, Elo: elo,
@@ -118,6 +131,40 @@ func Levels(opts []usi.Option, rules map[string]OptionRule, protocol string) []L
 		return nil
 	}
 	return append(out, Level{ID: FullStrength, Name: "Full strength", Options: map[string]string{}})
+}
+
+// beginnerRandom are the beginner levels' random shares, weakest first.
+// Measured (BENCHMARKS.md, "Levels"): Stockfish 15.1 at Skill Level 0
+// plays as at its lowest UCI_Elo (1350: both pick their move among the
+// best four of a depth-1 search), so no option makes it weaker; each
+// beginner level loses clearly to the next.
+var beginnerRandom = []int{60, 30, 15}
+
+// beginnerDepth caps the beginner levels' search: Skill Level 0 picks its
+// move at depth 1 whatever it searches after, so the rest is time lost.
+const beginnerDepth = 1
+
+// beginnerLevels are the levels below a UCI engine's lowest Elo, for an
+// engine with a skill option whose range (narrowed by the operator's rule)
+// holds 0: that skill at 0, a depth-1 search, and a share of moves drawn
+// at random, like a beginner who sometimes moves without looking.
+func beginnerLevels(opts []usi.Option, rules map[string]OptionRule) []Level {
+	var out []Level
+	for _, o := range opts {
+		if o.Type != usi.TypeSpin || !skillOption.MatchString(o.Name) {
+			continue
+		}
+		if lo, hi, ok := spinRange(opts, rules, o.Name); !ok || lo > 0 || hi < 0 {
+			return nil
+		}
+		for i, r := range beginnerRandom {
+			n := strconv.Itoa(i + 1)
+			out = append(out, Level{ID: "beginner" + n, Name: "Beginner " + n, Beginner: i + 1,
+				Options: map[string]string{o.Name: "0"}, MoveTimeMS: LevelMinMS, Depth: beginnerDepth, Random: r})
+		}
+		return out
+	}
+	return nil
 }
 
 // eloLadder is the Elo of each limited level: lo, then the steps above it

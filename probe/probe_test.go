@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -11,10 +12,20 @@ import (
 	"time"
 
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/othello/engine"
 	"github.com/usid/usid/usi"
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "othello-engine" {
+		// usid's own othello engine: this test binary serves as it, as
+		// usid's binary does for "usid othello-engine".
+		if err := engine.ServeUSIX(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "othello-engine:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	fakeengine.RunIfRequested()
 	os.Exit(m.Run())
 }

@@ -60,8 +60,9 @@ const (
 
 // Version is the probe's format; a profile of another version is probed
 // again. 2: the GUIs' order (one isready per game), Avoid, Observed. 3:
-// ScoreSide.
-const Version = 3
+// ScoreSide. 4: a USI-X engine's depth and movetime tried (before, taken
+// as emulated untried).
+const Version = 4
 
 // The side an engine's scores are from (Profile.ScoreSide). USI, UCI and
 // USI-X score from the side to move; engines seen do otherwise.

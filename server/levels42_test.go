@@ -50,6 +50,23 @@ func TestStockfishEloLevels(t *testing.T) {
 	}
 	levels := sf["levels"].([]any)
 	var ids []string
+	// Below the Elo levels, the beginner levels: Skill Level 0, a depth-1
+	// search, a share of random moves falling from the weakest.
+	prevRandom := 101.0
+	for len(levels) > 0 && levels[0].(map[string]any)["beginner"] != nil {
+		l := levels[0].(map[string]any)
+		opts := l["options"].(map[string]any)
+		r, _ := l["random"].(float64)
+		if l["id"] != fmt.Sprint("beginner", l["beginner"]) || opts["Skill Level"] != "0" || len(opts) != 1 || l["depth"] != 1.0 || r <= 0 || r >= prevRandom {
+			t.Errorf("beginner level %v: want Skill Level 0, depth 1, less random than the one below", l)
+		}
+		prevRandom = r
+		ids = append(ids, l["id"].(string))
+		levels = levels[1:]
+	}
+	if len(ids) != 3 {
+		t.Errorf("stockfish's beginner levels %v: want 3", ids)
+	}
 	prev := 0.0
 	for i, x := range levels {
 		l := x.(map[string]any)
@@ -162,4 +179,98 @@ func TestPlayLevelByID(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestPlayBeginnerLevel (issue 42): a beginner level named by id sets
+// Skill Level 0 before the game's first go, which caps the search at depth
+// 1 and gives the level's time for the move; the game's level shows its
+// depth and random share.
+func TestPlayBeginnerLevel(t *testing.T) {
+	e := chessEnv(t)
+	cl := dial(t, e)
+	os.Truncate(eloLog, 0)
+	cl.send(map[string]any{"type": "play_start", "id": "b1", "engine": "elochess", "position": map[string]any{"fen": "startpos"},
+		"play": map[string]any{"side": "b", "level": map[string]any{"id": "beginner1"},
+			"clock": map[string]any{"b": map[string]any{"main_ms": 600000}, "w": map[string]any{"main_ms": 600000, "inc_ms": 1000}}}})
+	st := playOf(last(cl.until(20*time.Second, func(ev map[string]any) bool { return ev["id"] == "b1" })))
+	if st == nil || st["status"] != "playing" {
+		t.Fatalf("play_start at beginner1: %v", st)
+	}
+	lv, _ := st["level"].(map[string]any)
+	if opts, _ := lv["options"].(map[string]any); lv["id"] != "beginner1" || opts["Skill Level"] != "0" || lv["depth"] != 1.0 || lv["random"] != 60.0 {
+		t.Errorf("the game's level %v, want beginner1: Skill Level 0, depth 1, 60%% random", lv)
+	}
+	cl.until(20*time.Second, func(ev map[string]any) bool {
+		p := playOf(ev)
+		return ev["id"] == "b1" && p != nil && len(p["moves"].([]any)) == 1
+	})
+	b, _ := os.ReadFile(eloLog)
+	lines := strings.Split(string(b), "\n")
+	skill := slices.Index(lines, "setoption name Skill Level value 0")
+	goAt := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "go ") })
+	if skill < 0 || goAt < skill {
+		t.Fatalf("the engine's input: Skill Level 0 before the game's go, got:\n%s", b)
+	}
+	if g := lines[goAt]; !strings.Contains(g, " depth 1") || !strings.Contains(g, " wtime 300 ") {
+		t.Errorf("the engine's go %q: want depth 1 and the level's 300 ms", g)
+	}
+	cl.send(map[string]any{"type": "play_resign", "id": "x", "game": st["game"]})
+	cl.until(20*time.Second, func(ev map[string]any) bool {
+		p := playOf(ev)
+		return ev["id"] == "b1" && p != nil && p["status"] == "ended"
+	})
+}
+
+// TestGoDepthAndRandom (issue 42): a go's depth and random share, as a
+// beginner level sends them, on Debian's stockfish: the bestmove says
+// which capped it ("depth"; "random" when the move was drawn at random:
+// always at 100, never at 0), the move legal either way; a random share
+// is refused for a game whose positions do not list their moves, and both
+// out of range.
+func TestGoDepthAndRandom(t *testing.T) {
+	e := chessEnv(t)
+	cl := dial(t, e)
+	goReq := func(id string, extra map[string]any) map[string]any {
+		r := map[string]any{"type": "go", "id": id, "engine": "stockfish", "position": map[string]any{"fen": "startpos", "moves": []string{"e2e4"}},
+			"btime": 60000, "wtime": 60000}
+		for k, v := range extra {
+			r[k] = v
+		}
+		cl.send(r)
+		return last(cl.until(30*time.Second, func(ev map[string]any) bool {
+			return ev["id"] == id && (ev["type"] == "bestmove" || ev["type"] == "error")
+		}))
+	}
+	legal := map[string]bool{}
+	for _, m := range []string{"a7a6", "a7a5", "b7b6", "b7b5", "c7c6", "c7c5", "d7d6", "d7d5", "e7e6", "e7e5", "f7f6", "f7f5", "g7g6", "g7g5", "h7h6", "h7h5", "b8a6", "b8c6", "g8f6", "g8h6"} {
+		legal[m] = true
+	}
+	for _, c := range []struct {
+		random int
+		capped string
+	}{{0, "[depth]"}, {100, "[depth random]"}} {
+		for i := range 5 {
+			ev := goReq(fmt.Sprint("g", c.random, i), map[string]any{"depth": 1, "random": c.random})
+			if ev["type"] != "bestmove" || !legal[fmt.Sprint(ev["move"])] || fmt.Sprint(ev["capped"]) != c.capped || ev["emulated"] != nil {
+				t.Fatalf("go depth 1 random %d: %v, want a legal bestmove capped %s by the engine", c.random, ev, c.capped)
+			}
+		}
+	}
+	for _, c := range []struct {
+		req  map[string]any
+		want string
+	}{
+		{map[string]any{"depth": 0}, "depth 0"},
+		{map[string]any{"random": 101}, "random 101"},
+		{map[string]any{"random": -1}, "random -1"},
+	} {
+		if ev := goReq("bad", c.req); ev["code"] != "invalid_field" || !strings.Contains(fmt.Sprint(ev["message"]), c.want) {
+			t.Errorf("go %v: %v, want invalid_field saying %q", c.req, ev, c.want)
+		}
+	}
+	cl.send(map[string]any{"type": "go", "id": "shogi", "engine": "shogifake", "position": map[string]any{"sfen": "startpos"},
+		"btime": 1000, "wtime": 1000, "random": 50})
+	if ev := last(cl.until(30*time.Second, func(ev map[string]any) bool { return ev["id"] == "shogi" })); ev["code"] != "invalid_field" || !strings.Contains(fmt.Sprint(ev["message"]), "do not list their moves") {
+		t.Errorf("go random on shogi: %v, want invalid_field", ev)
+	}
 }

@@ -192,6 +192,17 @@ type Request struct {
 	Ponder  bool   `json:"ponder"`
 	// MovesToGo: moves to the next time control (chess clocks).
 	MovesToGo *int `json:"movestogo"`
+	// Depth caps a game move's search at that depth (a play level's, as
+	// lichess's weakest levels search shallow): go depth where the engine
+	// takes it, else usid stops the search there. The bestmove's Capped
+	// says it was applied.
+	Depth *int `json:"depth"`
+	// Random is the share, in percent, of a game move's answers usid
+	// replaces with a legal move drawn at random (a beginner level's: a
+	// player who sometimes moves without looking); the bestmove's Capped
+	// says "random" when this one was. Games whose positions list their
+	// moves only (game.Lister: chess); elsewhere refused.
+	Random *int `json:"random"`
 	// MateIn bounds a chess mate search to a mate in that many moves (UCI's
 	// "go mate <n>"); default 10.
 	MateIn *int `json:"mate_in"`
@@ -458,6 +469,11 @@ type Event struct {
 	// Emulated lists the limits usid enforced itself (the engine does not
 	// honour them natively): they stop at the first info line past them.
 	Emulated []string `json:"emulated,omitempty"`
+	// Capped (bestmove of a go): the limits of the request's own that
+	// capped the game move ("depth"), applied by the engine or, where
+	// Emulated names them too, by usid; "random": the move was drawn at
+	// random (Request.Random), not the engine's.
+	Capped []string `json:"capped,omitempty"`
 	// LimitedByBudget (bestmove, checkmate): the client's engine time ran
 	// out before the search's own limit; the search was cut to what was
 	// left (a movetime, a mate's timeout) or stopped when it ran out (an

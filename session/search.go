@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -84,6 +86,8 @@ type job struct {
 	clock     *usi.Clock
 	ponder    bool          // play
 	movesToGo int           // play (chess)
+	depth     int           // play: a level's depth cap
+	random    int           // play: the percent of answers replaced by a random move
 	mate      time.Duration // mate
 
 	autoMate  bool // a mate request naming no engine: picked by pickMateEngine
@@ -187,6 +191,21 @@ func (c *Service) newJob(r *Request) (*job, *Error) {
 			}
 			j.movesToGo = *r.MovesToGo
 		}
+		if r.Depth != nil {
+			if *r.Depth < 1 || *r.Depth > caps.MaxDepth {
+				return nil, errorf(CodeInvalidField, "depth %d: want 1..%d", *r.Depth, caps.MaxDepth)
+			}
+			j.depth = *r.Depth
+		}
+		if r.Random != nil {
+			if _, ok := pos.Position.(game.Lister); !ok {
+				return nil, errorf(CodeInvalidField, "random: %s positions do not list their moves", g.Name())
+			}
+			if *r.Random < 0 || *r.Random > 100 {
+				return nil, errorf(CodeInvalidField, "random %d: want 0..100", *r.Random)
+			}
+			j.random = *r.Random
+		}
 		j.clock = &clk
 	case TypeMate:
 		j.kind = jobMate
@@ -232,6 +251,7 @@ type searchPlan struct {
 	stopNodes int64         // ... or this many nodes
 	watchdog  time.Duration // past this, the engine is deemed hung
 	emulated  []string      // the limits usid enforces itself
+	capped    []string      // play: the request's own caps on the move (Event.Capped)
 	// timeBound is how long the search may take by the client's own
 	// limit (movetime, a mate's timeout), taken from the caller's budget
 	// whole as it starts; 0: none, the budget is charged as it goes.
@@ -290,6 +310,15 @@ func (c *Service) plan(j *job, prof *probe.Profile) (searchPlan, *Error) {
 			return p, errorf(CodeUnsupported, "engine %s does not take binc/winc; use byoyomi", j.engine)
 		}
 		p.cmd = usi.Go{Clock: &clk, Ponder: j.ponder, MovesToGo: j.movesToGo}
+		if j.depth > 0 {
+			p.capped = append(p.capped, "depth")
+			if native("depth") {
+				p.cmd.Depth = j.depth
+			} else {
+				p.stopDepth = j.depth
+				p.emulated = append(p.emulated, "depth")
+			}
+		}
 		own := clk.BTime
 		if j.pos.SideToMove() == game.White {
 			own = clk.WTime
@@ -637,7 +666,7 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	if term.Type == EventBestMove {
 		// No evaluation, and the engine answered by itself: its book.
 		book := !scored && !stoppedByUs.Load() && !j.pos.NoMove(term.Move)
-		term.Emulated, term.Nodes, term.Book = p.emulated, reached, book
+		term.Emulated, term.Capped, term.Nodes, term.Book = p.emulated, slices.Concat(p.capped, term.Capped), reached, book
 		c.checkNative(lease, p, reached)
 	}
 	if term.Type == EventError {
@@ -799,6 +828,16 @@ func (c *Service) resultEvent(j *job, res usi.Result, stoppedByUs bool, last *us
 	}
 	if j.kif {
 		j.setMoveNotation(ev, bm.Move)
+	}
+	if j.random > 0 && rand.IntN(100) < j.random {
+		// A beginner's move: any legal one (Lister: newJob checked it).
+		moves := b.Position.(game.Lister).LegalMoves()
+		ev.Move, ev.Capped = moves[rand.IntN(len(moves))], []string{"random"}
+		if j.kif {
+			ev.MoveKIF, ev.MoveSAN = "", ""
+			j.setMoveNotation(ev, ev.Move)
+		}
+		return ev
 	}
 	if bm.Ponder != "" && b.PonderOK(bm.Move, bm.Ponder) {
 		ev.PonderMv = bm.Ponder

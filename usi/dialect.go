@@ -47,6 +47,12 @@ type Dialect struct {
 	// "ponder", ...): GoLine refuses any other with ErrBadCommand rather
 	// than send an engine a word it may crash on. nil: every parameter.
 	GoParams []string
+	// TriedGo are go parameters beyond GoParams that some engines of the
+	// dialect take (USI-X: depth and movetime, which usid's own othello
+	// engine does): GoLine writes them, the probe tries them, and usid
+	// sends them only to an engine whose profile found them native.
+	// HasGo does not count them.
+	TriedGo []string
 	// Resign: "bestmove resign" is the engine's resignation (USI-X, UOI).
 	// USI has it with its GameOver; UCI has none.
 	Resign bool
@@ -310,7 +316,7 @@ func (d *Dialect) checkGoParams(g Go) error {
 		{"searchmoves", len(g.SearchMoves) > 0}, {"btime", c != nil}, {"binc", inc},
 		{"byoyomi", c != nil && !inc && d.Byoyomi},
 	} {
-		if u.on && !slices.Contains(d.GoParams, u.name) {
+		if u.on && !slices.Contains(d.GoParams, u.name) && !slices.Contains(d.TriedGo, u.name) {
 			return fmt.Errorf("%w: %s has no go %s", ErrBadCommand, d.Name, u.name)
 		}
 	}

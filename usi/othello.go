@@ -31,7 +31,9 @@ const StartOthello = "---------------------------OX------XO---------------------
 //     so the token is checked before it is sent; the othello GUIs always
 //     write "moves", also before an empty list, and so does PositionLine.
 //   - go has btime, wtime, binc, winc, byoyomi, nodes, infinite and ponder
-//     only (no movetime, depth or mate); other parameters are refused.
+//     (no movetime, depth or mate); movetime and depth, which some engines
+//     take (usid's own), are sent only where the probe found them taken
+//     (TriedGo); other parameters are refused.
 //   - Scores are bare numbers ("info score 41.0") in the scale the engine
 //     declares when asked "score_scale_and_type" ("scoretype stones min -64
 //     max 64"); Engine asks after the handshake (Engine.ScoreScale).
@@ -42,6 +44,7 @@ var DialectUSIX = &Dialect{
 	Name: "usix", Hello: "usi", HelloOK: "usiok", NewGame: "usinewgame", PositionWord: "sfen",
 	IsMove: IsOthelloMove, CheckPosition: CheckOthelloPosition, Byoyomi: true,
 	GoParams: []string{"btime", "wtime", "binc", "winc", "byoyomi", "nodes", "infinite", "ponder"},
+	TriedGo:  []string{"depth", "movetime"},
 	Resign:   true, MovesAlways: true, ScoreQuery: "score_scale_and_type", BareScores: true, LooseID: true,
 }
 

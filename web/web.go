@@ -127,14 +127,25 @@ func load(fsys fs.FS) (*site, error) {
 	s.hash = hex.EncodeToString(h.Sum(nil))[:hashLen]
 
 	pages := map[string][]byte{}
-	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/watch/": "pages/watch.html", "/match/": "pages/match.html"} {
+	for route, name := range map[string]string{"/tsume": "pages/tsume.html", "/watch/": "pages/watch.html", "/match/": "pages/match.html"} {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
 		pages[route] = b
 	}
-	board, err := template.ParseFS(fsys, "pages/board.html")
+	// The board pages are templates, with the parts they share
+	// (pages/parts: the second engine's panel).
+	index, err := template.ParseFS(fsys, "pages/index.html", partsGlob)
+	if err != nil {
+		return nil, err
+	}
+	var ib bytes.Buffer
+	if err := index.Execute(&ib, nil); err != nil {
+		return nil, fmt.Errorf("pages/index.html: %w", err)
+	}
+	pages["/"] = ib.Bytes()
+	board, err := template.ParseFS(fsys, "pages/board.html", partsGlob)
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +171,10 @@ func load(fsys fs.FS) (*site, error) {
 	delete(s.pages, "/match/")
 	return s, nil
 }
+
+// partsGlob names the parts the board pages share (templates they execute
+// by name).
+const partsGlob = "pages/parts/*.html"
 
 // boardPage is what differs between the board pages of pages/board.html:
 // the game (its module, its i18n keys: "<game>.copy", ...), the files the

@@ -239,6 +239,9 @@ func (p *position) CheckLine(line []string) error {
 	return nil
 }
 
+// LegalMoves lists the final position's moves (game.Lister).
+func (p *position) LegalMoves() []string { return rules.Strings(p.pos.LegalMoves()) }
+
 func (p *position) Legal(line []string) int {
 	pos := p.pos
 	for i, s := range line {

@@ -55,6 +55,10 @@ const (
 	// USIXInfiniteAtOnce answers go infinite at once, then ignores stop (the
 	// USI-X samples Step1 and Step2).
 	USIXInfiniteAtOnce = "usix-infinite-at-once"
+	// USIXIgnoreMoveTime takes "go movetime N" (beyond the spec's go
+	// words, as usid's own engine does) but ignores its time: it answers
+	// only at stop, as under go infinite.
+	USIXIgnoreMoveTime = "usix-ignore-movetime"
 	// USIXPassMisplay answers an illegal move (the first occupied square)
 	// when the position's move list holds a pass, as Azisai misplays one; a
 	// position sent without moves is answered well.
@@ -473,7 +477,8 @@ func mainOthello(mode, arg string) int {
 			if mode == USIXPass {
 				answer = "bestmove pass ponder b6"
 			}
-			if (contains(words, "infinite") || contains(words, "ponder")) && mode != USIXInfiniteAtOnce {
+			untilStop := contains(words, "infinite") || contains(words, "ponder") || mode == USIXIgnoreMoveTime && contains(words, "movetime")
+			if untilStop && mode != USIXInfiniteAtOnce {
 				stop = make(chan struct{})
 				go func(stop chan struct{}) {
 					say(info...)

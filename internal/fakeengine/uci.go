@@ -20,7 +20,7 @@ const (
 	UCIFalseMate = "uci-false-mate" // go mate N answers "score mate 1" and a move that does not mate
 	UCIIllegal   = "uci-illegal"    // a plain go answers bestmove a1a8 (illegal from the start position)
 	UCINo960     = "uci-no960"      // advertises no UCI_Chess960 (an engine that cannot take Chess960)
-	UCIElo       = "uci-elo"        // also advertises UCI_LimitStrength and UCI_Elo (1320..3190, as stockfish 16 does): levels by Elo
+	UCIElo       = "uci-elo"        // also advertises UCI_LimitStrength and UCI_Elo (1320..3190, as stockfish 16 does) and Skill Level 0..20: levels by Elo, beginner levels
 )
 
 // EnvLog names a file the UCI and othello modes append every line they read to, so
@@ -79,7 +79,8 @@ func mainUCI(mode string) int {
 				say("option name UCI_Chess960 type check default false")
 			}
 			if mode == UCIElo {
-				say("option name UCI_LimitStrength type check default false", "option name UCI_Elo type spin default 1320 min 1320 max 3190")
+				say("option name UCI_LimitStrength type check default false", "option name UCI_Elo type spin default 1320 min 1320 max 3190",
+					"option name Skill Level type spin default 20 min 0 max 20")
 			}
 			say("option name UCI_AnalyseMode type check default false", "uciok")
 		case "isready":

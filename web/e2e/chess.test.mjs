@@ -107,6 +107,40 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
   }
 }
 
+// The level menu (issue 42): stockfish's levels with the built-in
+// configuration, named in the page's language: full strength first, the
+// Elo levels down from the strongest, then the beginner levels below the
+// lowest Elo (Skill Level 0, a depth-1 search, a share of random moves),
+// Beginner 1 the weakest, last. A game at Beginner 1: the engine answers.
+const LEVEL_WORDS = { en: { beginner: 'Beginner', elo: 'Elo' }, ja: { beginner: '入門', elo: 'レーティング' } };
+for (const [lang, locale, size] of [['en', 'en-US', 'desktop'], ['ja', 'ja-JP', 'phone']]) {
+  test(`chess ${lang} ${size}: the level menu offers beginner levels below the Elo levels`, { timeout: 60_000 }, async () => {
+    const { b, page } = await openChess({ ...SIZES[size], locale });
+    await page.waitForFunction(() => document.querySelector('[data-testid="play-level"]').dataset.kind === 'level');
+    const levels = await page.locator('#play-level option').evaluateAll((os) => os.filter((o) => o.value.startsWith('lvl:')).map((o) => [o.value, o.textContent]));
+    const w = LEVEL_WORDS[lang];
+    assert.deepEqual(levels.slice(-3), [['lvl:beginner3', `${w.beginner} 3`], ['lvl:beginner2', `${w.beginner} 2`], ['lvl:beginner1', `${w.beginner} 1`]], JSON.stringify(levels));
+    const elo = levels.slice(0, -3);
+    assert.ok(elo.length >= 5 && elo.every(([v, text]) => v.startsWith('lvl:elo') && text.startsWith(w.elo)), JSON.stringify(elo));
+    assert.equal(elo.at(-1)[0], 'lvl:elo1350', 'the lowest Elo level just above the beginners');
+    await page.selectOption('[data-testid="play-level"]', 'lvl:beginner1');
+    await page.selectOption('[data-testid="play-side"]', 'b'); // the engine (White) moves first
+    await page.selectOption('[data-testid="play-mode"]', 'fischer');
+    await page.click('[data-testid="play-begin"]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="move-list"] [data-testid="move"]').length === 1 ||
+      !document.querySelector('[data-testid="play-error"]').hidden, null, { timeout: 30_000 });
+    assert.equal(await page.locator('[data-testid="play-error"]').isHidden(), true, await page.locator('[data-testid="play-error"]').innerText());
+    await checkLanguage(page, lang, 'chess, a game at Beginner 1');
+    await screenshot(page, `chess-beginner-${lang}-${size}`);
+    // Resigned (a second click confirms): the game's slot is given back.
+    await page.click('[data-testid="play-resign"]');
+    await page.click('[data-testid="play-resign"]');
+    await page.waitForSelector('[data-testid="play-result"]:not([hidden])');
+    assert.deepEqual(takeProblems(b.context), [], 'the page logged errors');
+    await close(b);
+  });
+}
+
 for (const [lang, locale, size] of [['en', 'en-US', 'desktop'], ['ja', 'ja-JP', 'phone']]) {
 test(`${lang} ${size}: play stockfish with Fischer clocks, then analyse the game and download it as PGN`, { timeout: 180_000 }, async () => {
   const { b, page } = await openChess({ ...SIZES[size], locale });

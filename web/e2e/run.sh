@@ -53,20 +53,9 @@ if [ -z "${USID_URL:-}" ]; then
   [ -n "${USID_CONFIG:-}" ] || export USID_E2E_LOWER_CAPS=1
   (cd "$root" && go build -o "$tmp/usid" ./cmd/usid)
   export USID_BIN="$tmp/usid" # pods.test.mjs starts three more, on one Redis
-  if [ -z "${USID_CONFIG:-}" ]; then
-    # The pages use the built-in engines (chess: stockfish; othello: usid's
-    # own, this build's "usid othello-engine"). One engine is added: usid's
-    # fake one (internal/fakeengine, which usid-bench runs when
-    # USID_FAKE_ENGINE names a mode) written to the UOI draft, the othello
-    # protocol no packaged engine speaks; it is added here because its path
-    # is this run's build.
-    (cd "$root" && go build -o "$tmp/usid-bench" ./cmd/usid-bench)
-    cp "$config" "$tmp/usid.yaml"
-    cat >>"$tmp/usid.yaml" <<EOF
-  - {name: othello-uoi, path: $tmp/usid-bench, env: [USID_FAKE_ENGINE=uoi], instances: 1}
-EOF
-    config="$tmp/usid.yaml"
-  fi
+  # The pages use the built-in engines (shogi: fairy and gps; chess:
+  # stockfish; othello: usid's own, this build's "usid othello-engine"):
+  # testdata/usid.yaml only lowers caps and sets instances, it adds none.
   # A free loopback port: bind port 0, read what the kernel gave, let it go.
   port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
   (cd "$root" && exec "$tmp/usid" --addr "127.0.0.1:$port" --config "$config") >"$tmp/usid.log" 2>&1 &

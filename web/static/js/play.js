@@ -171,7 +171,8 @@ export class PlayPanel {
     const opt = (e?.options || []).find((o) => o.type === 'spin' && /skill|level|strength/i.test(o.name) && allowed[o.name]);
     if (levels.length) {
       for (const l of [...levels].reverse()) {
-        const text = l.elo ? t('play.level.elo', { elo: l.elo }) : t('play.level.skill', { v: Object.values(l.options)[0] });
+        const text = l.beginner ? t('play.level.beginner', { n: l.beginner })
+          : l.elo ? t('play.level.elo', { elo: l.elo }) : t('play.level.skill', { v: Object.values(l.options)[0] });
         add(`lvl:${l.id}`, text);
       }
       sel.dataset.kind = 'level';

@@ -310,6 +310,7 @@ export default {
   'play.level': 'Level',
   'play.level.full': 'Full strength',
   'play.level.elo': 'Elo {elo}',
+  'play.level.beginner': 'Beginner {n}',
   'play.level.skill': 'Skill {v}',
   'play.level.ms': '{s} s per move',
   'play.mode': 'Time control',

@@ -310,6 +310,7 @@ export default {
   'play.level': 'レベル',
   'play.level.full': '制限なし',
   'play.level.elo': 'レーティング {elo}',
+  'play.level.beginner': '入門 {n}',
   'play.level.skill': 'スキル {v}',
   'play.level.ms': '1手 {s} 秒',
   'play.mode': '持ち時間',
