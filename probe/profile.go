@@ -61,8 +61,9 @@ const (
 // Version is the probe's format; a profile of another version is probed
 // again. 2: the GUIs' order (one isready per game), Avoid, Observed. 3:
 // ScoreSide. 4: a USI-X engine's depth and movetime tried (before, taken
-// as emulated untried).
-const Version = 4
+// as emulated untried). 5: othello's decided positions decided for an
+// engine that searches (before, usid's own engine's score side was unknown).
+const Version = 5
 
 // The side an engine's scores are from (Profile.ScoreSide). USI, UCI and
 // USI-X score from the side to move; engines seen do otherwise.

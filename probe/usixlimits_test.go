@@ -36,6 +36,12 @@ func TestUSIXLimitsTried(t *testing.T) {
 			t.Errorf("usid-othello: %s %s (%s), want native", param, own.Goes(param), own.Notes[param])
 		}
 	}
+	// Its scores are from the side to move, as USI-X says: the probe's
+	// decided positions must be decided for an engine that searches (one
+	// of 28 empties, "won" by 35 discs to 1, was +28 for the loser to move).
+	if own.ScoreSide != ScoreSideToMove {
+		t.Errorf("usid-othello: score side %s (%s), want %s", own.ScoreSide, own.Notes["score_side"], ScoreSideToMove)
+	}
 
 	fake, err := Run(t.Context(), Config{Start: usix(fakeengine.Path(), nil, fakeengine.Env(fakeengine.USIXIgnoreMoveTime)), Dialect: usi.DialectUSIX})
 	if err != nil {

@@ -54,10 +54,14 @@ var middle = func() string {
 	return p.Token()
 }()
 
-// decided is a board Black has won, 35 discs to 1, on which both sides
-// have a move (Black a1, taking b2; White b8, h2 or h8, taking five);
-// Reversed, its colours swapped.
-const decided = "--------" + "-OXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "-XXXXXX-" + "--------"
+// decided is a board Black has won whoever moves, by the exact solution
+// of its seven empties (+44 with Black to move, −48 with White to move), on
+// which both sides have a move; Reversed, its colours swapped. Few empties
+// and a wide margin: any engine sees it, from a greedy one to one that
+// solves it. (A board of many empties is no decided position: Black's 35
+// discs to 1 with 28 empties was +64 with Black to move, who takes White's
+// last disc, and +28 for White to move to usid's own engine.)
+const decided = "OXX-XOXX" + "X-XXXXXX" + "XOXX-XXX" + "X-OXXOOX" + "XX-XXX-X" + "X-XXXXXX" + "XXXXXXXX" + "XXXXXXXX"
 
 func (othelloGame) Probe() game.Probe {
 	// Othello has no mate search: MateInOne stays empty.
