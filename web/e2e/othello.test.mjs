@@ -261,7 +261,10 @@ for (const [lang, locale, size, fromWeakest] of [['ja', 'ja-JP', 'phone', 0], ['
     await checkLanguage(page, lang, `othello, a game against ${engine} ended`);
     await screenshot(page, `othello-end-${engine}-${lang}-${size}`);
 
-    // The game analysed: a point on the graph for every position.
+    // The game analysed: a point on the graph for every position (at
+    // depth 8 a position: what is checked is the page, not the engine's
+    // time; a second a position took most of this test's 100 s).
+    await page.selectOption('[data-testid="game-limit"]', 'd8');
     await page.click('[data-testid="play-analyse"]');
     await page.waitForSelector('[data-testid="game-status"][data-state="done"]', { timeout: 240_000 });
     await page.waitForFunction((k) => document.querySelector('[data-testid="eval-graph"]').dataset.points === String(k), plies + 1);
