@@ -2,6 +2,7 @@ package match
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 // (2 min + 1 s), each level as a game against usid plays it: the stronger
 // wins clearly (at least 60% of the points, its Elo interval above 0 and
 // its likelihood of superiority at least 0.99),
-// over 50 pairs (10 against the Elo level, which thinks 300 ms a move).
+// over 25 pairs (7 against the Elo level, which thinks 300 ms a move;
+// USID_MATCH_FULL=1: 50 and 10).
 // The two weakest's games are timed: the weakest's mean time a move is
 // under a second. BENCHMARKS.md ("Chess levels a beginner can beat") has
 // the figures.
@@ -42,18 +44,28 @@ func TestBeginnerLevels(t *testing.T) {
 	m := newManager(t, Config{})
 	for i := 1; i < len(steps); i++ {
 		weak, strong := ladder[steps[i-1]], ladder[steps[i]]
-		// The Elo level thinks its 300 ms a move: fewer pairs (about 3
-		// minutes); the beginners' depth-1 games take seconds.
-		pairs := 50
+		// The Elo level thinks its 300 ms a move: fewer pairs, two games
+		// at once in the race suite (7 pairs all won still put the
+		// interval above 0: +63); the beginners' depth-1 games take
+		// seconds, one at a time, so that the wall time a ply is a move's
+		// time. USID_MATCH_FULL=1 plays BENCHMARKS.md's counts (50 and 10
+		// pairs, one game at a time: about 3 minutes).
+		full := os.Getenv("USID_MATCH_FULL") != ""
+		pairs, concurrency := 25, 1
+		if full {
+			pairs = 50
+		}
 		if strong.Elo != 0 {
-			pairs = 10
+			pairs, concurrency = 7, 2
+			if full {
+				pairs, concurrency = 10, 1
+			}
 		}
 		began := time.Now()
 		v := run(t, m, "a", &Request{
-			Players: []Player{player(strong), player(weak)},
-			Pairs:   pairs,
-			// One game at a time: the wall time a ply is a move's time.
-			Concurrency: 1,
+			Players:     []Player{player(strong), player(weak)},
+			Pairs:       pairs,
+			Concurrency: concurrency,
 			Clock:       &play.TimeControl{MainMS: 120000, IncMS: 1000},
 		}, 40*time.Minute)
 		took := time.Since(began)
