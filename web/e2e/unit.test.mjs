@@ -347,7 +347,8 @@ function usedKeys() {
   const root = new URL('../static/', import.meta.url);
   const pages = new URL('../pages/', import.meta.url);
   const files = [
-    ...fs.readdirSync(pages).map((f) => new URL(f, pages)),
+    ...fs.readdirSync(pages).filter((f) => f.endsWith('.html')).map((f) => new URL(f, pages)),
+    ...fs.readdirSync(new URL('parts/', pages)).filter((f) => f.endsWith('.html')).map((f) => new URL(`parts/${f}`, pages)),
     ...fs.readdirSync(new URL('js/', root)).filter((f) => f.endsWith('.js') && f !== 'i18n.js').map((f) => new URL(`js/${f}`, root)),
     ...fs.readdirSync(new URL('js/games/', root)).filter((f) => f.endsWith('.js')).map((f) => new URL(`js/games/${f}`, root)),
   ];
@@ -467,7 +468,7 @@ test('a variation is deleted, or made the main line', () => {
 test('every Japanese character of the pages and catalogues is in the embedded text font', () => {
   const glyphs = new Set(fs.readFileSync(new URL('../tools/font-glyphs.txt', import.meta.url), 'utf8').trim());
   const cjk = (c) => { const o = c.codePointAt(0); return (o >= 0x3000 && o <= 0x30ff) || (o >= 0x4e00 && o <= 0x9fff) || (o >= 0xff01 && o <= 0xff5e); };
-  const dirs = ['../pages/', '../static/js/', '../static/js/i18n/'].map((d) => new URL(d, import.meta.url));
+  const dirs = ['../pages/', '../pages/parts/', '../static/js/', '../static/js/games/', '../static/js/i18n/'].map((d) => new URL(d, import.meta.url));
   const missing = new Set();
   for (const d of dirs) {
     for (const f of fs.readdirSync(d).filter((x) => /\.(html|js)$/.test(x))) {

@@ -20,7 +20,7 @@ pieces='歩香桂銀金角飛玉王と杏圭全馬龍竜'
 # Japanese character the pages and scripts contain (so new UI words are
 # picked up by running this again).
 fixed="${pieces}一二三四五六七八九１２３４５６７８９０同打成不▲△☗☖　先後手持駒なし詰み局面開始投了"
-used=$(cat ../../pages/*.html ../js/*.js ../js/games/*.js ../js/i18n/*.js | "$py" -c '
+used=$(cat ../../pages/*.html ../../pages/parts/*.html ../js/*.js ../js/games/*.js ../js/i18n/*.js | "$py" -c '
 import sys
 s = sys.stdin.read()
 r = lambda o: 0x25B2 <= o <= 0x25B3 or 0x2616 <= o <= 0x2617 or 0x3000 <= o <= 0x30FF or 0x4E00 <= o <= 0x9FFF or 0xFF01 <= o <= 0xFF5E
