@@ -377,19 +377,11 @@ func (s *redisStore) load(ctx context.Context, id string, maxGames int) (*stored
 	if ms, err := strconv.ParseInt(v["ended"], 10, 64); err == nil {
 		st.ended = time.UnixMilli(ms)
 	}
-	gh, err := redislease.ReadHash(ctx, s.cl, s.p+"g:"+id, redislease.Caps{Fields: st.planned, Value: maxStoredGame})
+	ended, err := s.readGames(ctx, s.p+"g:"+id, st.planned, true)
 	if err != nil {
 		return nil, err
 	}
-	if len(gh.Over) > 0 {
-		return nil, errStoredMatch
-	}
-	for k, b := range gh.Values {
-		i, err := strconv.Atoi(k)
-		g, ok := readGame(b, true)
-		if err != nil || i < 0 || i >= st.planned || !ok {
-			return nil, errStoredMatch
-		}
+	for i, g := range ended {
 		st.games[i] = g
 	}
 	if st.status != StatusQueued && st.status != StatusRunning {
@@ -398,22 +390,37 @@ func (s *redisStore) load(ctx context.Context, id string, maxGames int) (*stored
 	// The games under way: at most one a game planned (and as many as the
 	// match plays at once, but for those of a pod that died, until they
 	// are claimed again), each within a stored game's bound.
-	ph, err := redislease.ReadHash(ctx, s.cl, s.p+"p:"+id, redislease.Caps{Fields: st.planned, Value: maxStoredGame})
+	playing, err := s.readGames(ctx, s.p+"p:"+id, st.planned, false)
 	if err != nil {
 		return nil, err
 	}
-	if len(ph.Over) > 0 {
-		return nil, errStoredMatch
-	}
-	for k, b := range ph.Values {
-		i, err := strconv.Atoi(k)
-		g, ok := readGame(b, false)
-		if err != nil || i < 0 || i >= st.planned || !ok {
-			return nil, errStoredMatch
-		}
+	for i, g := range playing {
 		if st.games[i] == nil { // ended meanwhile: the end counts
 			st.playing[i] = g
 		}
 	}
 	return st, nil
+}
+
+// readGames reads the hash of a match's games at key (ended ones, with
+// done, or those under way), each field a game's index below planned, at
+// most planned of them, each within a stored game's bound.
+func (s *redisStore) readGames(ctx context.Context, key string, planned int, done bool) (map[int]*Game, error) {
+	h, err := redislease.ReadHash(ctx, s.cl, key, redislease.Caps{Fields: planned, Value: maxStoredGame})
+	if err != nil {
+		return nil, err
+	}
+	if len(h.Over) > 0 {
+		return nil, errStoredMatch
+	}
+	games := make(map[int]*Game, len(h.Values))
+	for k, b := range h.Values {
+		i, err := strconv.Atoi(k)
+		g, ok := readGame(b, done)
+		if err != nil || i < 0 || i >= planned || !ok {
+			return nil, errStoredMatch
+		}
+		games[i] = g
+	}
+	return games, nil
 }
