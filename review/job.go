@@ -493,8 +493,9 @@ func (j *job) search(moves []string, key string) (_ *session.AnalyzeResult, serr
 		if err == nil && !unscored && !scored(res) {
 			// A bestmove with no score is no evaluation: an engine starved
 			// of CPU (a busy machine) answers so when its time runs out
-			// before its first iteration ends (session calls it Book: the
-			// two look alike). Once more, charged as a search; an engine
+			// before its first iteration ends (session tells it from a
+			// book answer by its time, Unscored, where the search had a
+			// movetime). Once more, charged as a search; an engine
 			// that answers from its book answers so again, at one more
 			// search's cost.
 			unscored = true

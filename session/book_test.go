@@ -82,3 +82,32 @@ func TestHashKept(t *testing.T) {
 		t.Errorf("after a repeated history: %s, want searches=1 (a new game)", got)
 	}
 }
+
+// TestStarvedSearchIsNoBook: an engine starved of CPU answers its movetime
+// with a bare bestmove (no line finished). That is no book move: the answer
+// says unscored, not book, and the same question asked again (the engine
+// searches it now) gets an evaluation, neither flag.
+func TestStarvedSearchIsNoBook(t *testing.T) {
+	// Its movetime native, as a real stockfish's is: the probe, met by the
+	// fake's bare answers, cannot tell (the operator's word wins).
+	p := newPool(t, pool.EngineConfig{Name: "starved", Path: fakeengine.Path(), Env: []string{fakeengine.EnvMode + "=" + fakeengine.Starved},
+		Capabilities: pool.Capabilities{Go: []string{"depth", "nodes", "movetime"}}})
+	svc := NewService(Config{Pool: p, AcquireTimeout: 2 * time.Minute, QueueTimeout: 2 * time.Minute})
+	req := func() *Request {
+		return &Request{Position: &Position{Moves: []string{"2g2f", "8c8d", "2f2e"}}, Limits: &Limits{MoveTimeMS: 300}}
+	}
+	res, err := svc.Analyze(t.Context(), req())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BestMove == "" || res.Book || !res.Unscored || len(res.Lines) != 0 {
+		t.Errorf("starved: move %q (emulated %v), book %v, unscored %v, %d lines; want a move, unscored, not book, no lines", res.BestMove, res.Emulated, res.Book, res.Unscored, len(res.Lines))
+	}
+	res, err = svc.Analyze(t.Context(), req())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Book || res.Unscored || len(res.Lines) == 0 {
+		t.Errorf("searched again: book %v, unscored %v, %d lines; want an evaluation", res.Book, res.Unscored, len(res.Lines))
+	}
+}

@@ -32,7 +32,7 @@ func (e *Event) plainInfo() bool {
 		(e.Score == nil || e.Score.Points == nil) &&
 		e.Name == "" && e.USIName == "" && len(e.Restored) == 0 && e.Position == 0 && len(e.Probing) == 0 &&
 		e.Move == "" && e.MoveKIF == "" && e.MoveSAN == "" && e.PonderMv == "" && len(e.Emulated) == 0 && len(e.Capped) == 0 &&
-		!e.LimitedByBudget && !e.Book && e.Result == "" && len(e.Moves) == 0 && len(e.MovesKIF) == 0 &&
+		!e.LimitedByBudget && !e.Book && !e.Unscored && e.Result == "" && len(e.Moves) == 0 && len(e.MovesKIF) == 0 &&
 		len(e.MovesSAN) == 0 && e.Verified == "" && e.Code == "" && e.Message == "" && e.MoveIndex == nil &&
 		e.Value == "" && e.Job == "" && e.Progress == nil && len(e.Positions) == 0 && e.Status == "" &&
 		len(e.Summary) == 0 && len(e.Play) == 0

@@ -84,7 +84,7 @@ func TestEventFields(t *testing.T) {
 	written := []string{"Type", "ID", "MultiPV", "Depth", "SelDepth", "Score", "Bound", "Nodes", "NPS", "TimeMS",
 		"Hashfull", "PV", "PVKIF", "PVSAN", "WDL", "Text", "Cached"}
 	checked := []string{"Name", "USIName", "Restored", "Position", "Probing", "Move", "MoveKIF", "MoveSAN", "PonderMv",
-		"Emulated", "Capped", "LimitedByBudget", "Book", "Result", "Moves", "MovesKIF", "MovesSAN", "Verified", "Code", "Message",
+		"Emulated", "Capped", "LimitedByBudget", "Book", "Unscored", "Result", "Moves", "MovesKIF", "MovesSAN", "Verified", "Code", "Message",
 		"MoveIndex", "Value", "Job", "Progress", "Positions", "Status", "Summary", "Play",
 		"retry", "held"} // not in JSON
 	var fields []string

@@ -483,6 +483,11 @@ type Event struct {
 	// line with a score), as from its opening book. Nodes (bestmove): the
 	// nodes the search reached, as the engine last reported them.
 	Book bool `json:"book,omitempty"`
+	// Unscored (bestmove): no evaluation came either, but the search ran
+	// to near its movetime: not a book answer, a search that finished no
+	// iteration (an engine starved of CPU answers so). The move is the
+	// engine's, unevaluated.
+	Unscored bool `json:"unscored,omitempty"`
 	// checkmate
 	Result   string   `json:"result,omitempty"`
 	Moves    []string `json:"moves,omitempty"`

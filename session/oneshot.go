@@ -24,6 +24,10 @@ type AnalyzeResult struct {
 	// Book: the engine answered with no evaluation (no info line with a
 	// score), as engines playing from their opening book do; Lines is empty.
 	Book bool `json:"book,omitempty"`
+	// Unscored: no evaluation either, though the search ran to near its
+	// movetime (it finished no iteration: an engine starved of CPU); not
+	// its book. Lines is empty.
+	Unscored bool `json:"unscored,omitempty"`
 	// Cached: answered from the evaluation cache, without an engine; the
 	// lines carry the depth and nodes the cached search reached.
 	Cached bool `json:"cached,omitempty"`
@@ -88,7 +92,7 @@ func (c *Service) Analyze(ctx context.Context, r *Request) (*AnalyzeResult, *Err
 		return nil, perr
 	}
 	res := &AnalyzeResult{Engine: j.engine, BestMove: term.Move, BestMoveKIF: term.MoveKIF, BestMoveSAN: term.MoveSAN, Ponder: term.PonderMv, Lines: []*Line{}, Emulated: term.Emulated,
-		Nodes: term.Nodes, Book: term.Book, LimitedByBudget: term.LimitedByBudget}
+		Nodes: term.Nodes, Book: term.Book, Unscored: term.Unscored, LimitedByBudget: term.LimitedByBudget}
 	for k := 1; k <= j.multipv; k++ {
 		if l := lines[k]; l != nil {
 			res.Lines = append(res.Lines, l)

@@ -664,9 +664,13 @@ func (c *Service) runSearch(ctx context.Context, lease *pool.Lease, j *job, emit
 	// Cut to the budget as it started, or stopped when it ran out.
 	term.LimitedByBudget = (p.limited || budgetOut.Load()) && (term.Type == EventBestMove || term.Type == EventCheckmate)
 	if term.Type == EventBestMove {
-		// No evaluation, and the engine answered by itself: its book.
-		book := !scored && !stoppedByUs.Load() && !j.pos.NoMove(term.Move)
-		term.Emulated, term.Capped, term.Nodes, term.Book = p.emulated, slices.Concat(p.capped, term.Capped), reached, book
+		// No evaluation, and the engine answered by itself: its book, if
+		// it answered well before its movetime; at the end of it, a search
+		// that finished no iteration (starved of CPU), which is no book.
+		bare := !scored && !stoppedByUs.Load() && !j.pos.NoMove(term.Move)
+		late := p.cmd.MoveTime > 0 && time.Since(searched) >= p.cmd.MoveTime/2
+		term.Emulated, term.Capped, term.Nodes = p.emulated, slices.Concat(p.capped, term.Capped), reached
+		term.Book, term.Unscored = bare && !late, bare && late
 		c.checkNative(lease, p, reached)
 	}
 	if term.Type == EventError {

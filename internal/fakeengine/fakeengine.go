@@ -86,7 +86,7 @@ const (
 	BadBestMove     = "bad-bestmove"     // a plain go answers a bare "bestmove"
 	IgnoreQuit      = "ignore-quit"      // stays alive after quit
 	Flood           = "flood"            // a plain go prints 200,000 info lines (multipv 1 and 2, nodes 1..200000) at once
-	Starved         = "starved"          // the first plain go on each position after moves answers a bare bestmove (no info), as a stockfish starved of CPU does when its time runs out before its first iteration ends; later gos on it search
+	Starved         = "starved"          // the first plain go on each position after moves answers a bare bestmove (no info) when its movetime is up (at once without one), as a stockfish starved of CPU does when its time runs out before its first iteration ends; later gos on it search
 	Garbage         = "garbage"          // binary bytes, a 1 MB line and malformed messages around usiok and in a go's output
 	CRLF            = "crlf"             // ends lines with CR LF and separates option fields with tabs and runs of spaces
 	Stderr          = "stderr"           // writes three lines to stderr at usi, the second 10,000 bytes long
@@ -441,6 +441,11 @@ func Main(mode string) int {
 				}
 				if mode == Starved && inGame && len(starved) < 1000 && !starved[posLine] {
 					starved[posLine] = true
+					if i := index(words, "movetime"); i >= 0 && i+1 < len(words) {
+						// Its time spent before a first iteration ended.
+						ms, _ := strconv.Atoi(words[i+1])
+						time.Sleep(time.Duration(min(ms, 5000)) * time.Millisecond)
+					}
 					say("bestmove " + move)
 					continue
 				}

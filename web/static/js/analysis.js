@@ -515,6 +515,8 @@ function renderAnalysis() {
   if (st === 'queued' && analysis.queue) text += t('state.queuepos', { n: analysis.queue });
   // The engine answered from its book: a move, but no evaluation to show.
   if (st === 'done' && analysis.bestmove && analysis.bestmove.book) text = t('state.book');
+  // It searched to its time and finished no iteration (a busy machine).
+  if (st === 'done' && analysis.bestmove && analysis.bestmove.unscored) text = t('state.unscored');
   $('#state-text').textContent = text;
   $('#engine-name').textContent = here ? analysis.engine : '';
   const s = here ? analysis.stats : {};

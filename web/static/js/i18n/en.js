@@ -80,6 +80,7 @@ export default {
   'state.stopped': 'Stopped',
   'state.done': 'Search finished',
   'state.book': 'Book move, no evaluation',
+  'state.unscored': 'No evaluation: the search ran out of time, try again',
   'state.error': 'Error',
   'state.terminal': 'No legal moves: nothing to analyse',
   'stats.depth': 'depth {d}',

@@ -80,6 +80,7 @@ export default {
   'state.stopped': '停止しました',
   'state.done': '探索終了',
   'state.book': '定跡手 (評価値なし)',
+  'state.unscored': '評価値なし (時間内に探索が終わりませんでした。もう一度どうぞ)',
   'state.error': 'エラー',
   'state.terminal': '合法手がありません: 検討できません',
   'stats.depth': '深さ {d}',
