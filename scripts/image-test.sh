@@ -142,14 +142,16 @@ code=$("${podman[@]}" inspect --format '{{.State.ExitCode}}' "$name")
 logs=$("${podman[@]}" logs "$name" 2>&1)
 grep -q 'msg=stopped' <<<"$logs" || fail "usid did not log its clean stop"
 # Serving engines only: the probe's (logged as NAME/probe) end as probing
-# makes them, some on purpose.
+# makes them, some on purpose. The pool says "engine ready" once for each
+# engine it serves with, the probe's handed-over engine included (whose
+# "engine started" was the probe's).
 serving=$(grep 'msg="engine ' <<<"$logs" | grep -v 'engine=[^ ]*/probe' || true)
-started=$(grep -c 'msg="engine started"' <<<"$serving" || true)
+started=$(grep -c 'msg="engine ready"' <<<"$serving" || true)
 quit=$(grep 'msg="engine exited"' <<<"$serving" | grep -c 'exited (status 0)' || true)
 killed=$(grep 'msg="engine exited"' <<<"$serving" | grep -vc 'exited (status 0)' || true)
 [ "$started" -gt 0 ] && [ "$quit" -ge "$started" ] && [ "$killed" = 0 ] ||
-  fail "engines: $started started, $quit quit on request, $killed ended otherwise"
-echo "image-test: ok   podman stop: the search in flight answered, usid exited 0 after ${drain}s (grace ${grace}s), $quit of $started engines quit"
+  fail "engines: $started served, $quit quit on request, $killed ended otherwise"
+echo "image-test: ok   podman stop: the search in flight answered, usid exited 0 after ${drain}s (grace ${grace}s), $quit of $started serving engines quit"
 
 size=$("${podman[@]}" image inspect --format '{{.Size}}' "$image")
 echo "image-test: ok   image $image: $((size / 1000000)) MB"
