@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/bits"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -20,21 +21,50 @@ const (
 // Control is how a search is told to end from outside: Stop at once, or
 // the hard deadline (unix nanoseconds, 0 for none) passed; Soft is when no
 // new iteration should begin. The protocol sets them while the search
-// runs (ponderhit gives a pondering search its deadlines).
+// runs (ponderhit gives a pondering search its deadlines). Safe for
+// concurrent use: the protocol's goroutine sets, the search reads.
 type Control struct {
 	stop atomic.Bool
 	hard atomic.Int64
 	soft atomic.Int64
+	// late is set by a timer at the hard deadline, so that the search
+	// learns it from a flag it reads every few nodes rather than from the
+	// clock it reads more rarely: on a slow or starved machine (the race
+	// detector, a busy host) a thousand nodes can take a tenth of a second.
+	late  atomic.Bool
+	mu    sync.Mutex
+	gen   uint64 // which SetDeadlines armed timer (a stale timer sets nothing)
+	timer *time.Timer
 }
 
 // Stop asks the search to end as soon as it can.
 func (c *Control) Stop() { c.stop.Store(true) }
 
 // SetDeadlines sets when the search must end (hard) and when it should
-// begin no new iteration (soft); a zero time is none.
+// begin no new iteration (soft); a zero time is none. It replaces the
+// deadlines set before.
 func (c *Control) SetDeadlines(soft, hard time.Time) {
 	c.soft.Store(nanos(soft))
 	c.hard.Store(nanos(hard))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
+	c.gen++
+	c.late.Store(false)
+	if hard.IsZero() {
+		return
+	}
+	gen := c.gen
+	c.timer = time.AfterFunc(time.Until(hard), func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.gen == gen {
+			c.late.Store(true)
+		}
+	})
 }
 
 func nanos(t time.Time) int64 {
@@ -60,9 +90,13 @@ type searcher struct {
 	aborted  bool
 }
 
-// checkEvery is how many nodes pass between looks at the clock and the stop
-// flag: a few microseconds of search.
-const checkEvery = 1024
+// checkEvery is how many nodes pass between looks at the stop flags (the
+// protocol's stop, the hard deadline's timer), clockEvery between looks at
+// the clock itself (the deadline's own check, should its timer be late).
+const (
+	checkEvery = 64
+	clockEvery = 1024
+)
 
 // tick counts a node and reports whether the search must end.
 func (s *searcher) tick() bool {
@@ -72,9 +106,9 @@ func (s *searcher) tick() bool {
 		s.aborted = true
 	}
 	if s.nodes%checkEvery == 0 && !s.aborted {
-		if s.ctl.stop.Load() {
+		if s.ctl.stop.Load() || s.ctl.late.Load() {
 			s.aborted = true
-		} else if h := s.ctl.hard.Load(); h != 0 && time.Now().UnixNano() >= h {
+		} else if h := s.ctl.hard.Load(); h != 0 && s.nodes%clockEvery == 0 && time.Now().UnixNano() >= h {
 			s.aborted = true
 		}
 	}
