@@ -261,6 +261,9 @@ func (p Player) label() string {
 	for _, k := range slices.Sorted(maps.Keys(p.Options)) {
 		set = append(set, k+" "+p.Options[k])
 	}
+	if l := p.Level; l != nil && l.ID != "" {
+		set = append(set, "level "+l.ID)
+	}
 	if l := p.Level; l != nil && l.Option != "" {
 		set = append(set, l.Option+" "+l.Value)
 	}

@@ -38,8 +38,9 @@ func TestBeginnerLevels(t *testing.T) {
 			t.Fatalf("stockfish has no level %s: %+v", id, levels)
 		}
 	}
+	// Each level named by its id, as a client names it.
 	player := func(l pool.Level) Player {
-		return Player{Engine: "stockfish", Options: l.Options, Level: &play.Level{MoveTimeMS: l.MoveTimeMS, Depth: l.Depth, Random: l.Random}}
+		return Player{Engine: "stockfish", Level: &play.Level{ID: l.ID}}
 	}
 	m := newManager(t, Config{})
 	for i := 1; i < len(steps); i++ {

@@ -344,6 +344,11 @@ func TestRefused(t *testing.T) {
 		{"option not allowed", func(r *Request) { r.Players[1].Options = map[string]string{"USI_Hash": "4096"} }, session.CodeOptionNotAllowed},
 		{"level option not allowed", func(r *Request) { r.Players[1].Level = &play.Level{Option: "Threads", Value: "8"} }, session.CodeOptionNotAllowed},
 		{"level depth", func(r *Request) { r.Players[1].Level = &play.Level{Depth: -1} }, session.CodeInvalidField},
+		{"unknown level", func(r *Request) { r.Players[1].Level = &play.Level{ID: "elo9999"} }, session.CodeInvalidField},
+		{"level id and time", func(r *Request) { r.Players[1].Level = &play.Level{ID: "full", MoveTimeMS: 100} }, session.CodeInvalidField},
+		{"level options without an id", func(r *Request) {
+			r.Players[1].Level = &play.Level{Options: map[string]string{"Skill Level": "0"}}
+		}, session.CodeInvalidField},
 		{"random without a clock", func(r *Request) { r.Players[1].Level = &play.Level{Random: 50} }, session.CodeInvalidField},
 		{"random over 100", func(r *Request) {
 			r.Limits, r.Clock, r.Players[1].Level = nil, &play.TimeControl{MainMS: 1000}, &play.Level{Random: 101}

@@ -134,6 +134,19 @@ func (m *Manager) check(r *Request) (*checked, *Error) {
 		if len(p.Options) > 16 {
 			return nil, invalid("players[%d].options: at most 16", i)
 		}
+		if l := p.Level; l != nil && (l.ID != "" || len(l.Options) > 0) {
+			// A level named by id, as GET /v1/engines lists them and as a
+			// game against usid takes it: its options, time, depth and
+			// random share are the server's.
+			if !l.IDOnly() || text(l.ID, 64) != nil {
+				return nil, invalid("players[%d].level: name a level by its id alone (GET /v1/engines lists them), or set option, value, movetime_ms, depth, random without an id", i)
+			}
+			lvl, ids, ok := play.NamedLevel(svc.Pool, p.Engine, l.ID)
+			if !ok {
+				return nil, invalid("players[%d].level.id %q: engine %s's levels are [%s]", i, clip(l.ID), p.Engine, strings.Join(ids, ", "))
+			}
+			p.Level = lvl
+		}
 		allowed := clientOptions(svc, p.Engine)
 		names := make([]string, 0, len(p.Options)+1)
 		for k := range p.Options {
@@ -141,6 +154,11 @@ func (m *Manager) check(r *Request) (*checked, *Error) {
 		}
 		if p.Level != nil && p.Level.Option != "" {
 			names = append(names, p.Level.Option)
+		}
+		if p.Level != nil {
+			for k := range p.Level.Options {
+				names = append(names, k)
+			}
 		}
 		for _, k := range names {
 			if _, ok := allowed[k]; !ok {

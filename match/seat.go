@@ -2,6 +2,7 @@ package match
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -60,6 +61,16 @@ func openSeat(ctx context.Context, svc *session.Service, who session.Caller, p P
 		if err := set(l.Option, l.Value); err != nil {
 			s.close()
 			return nil, err
+		}
+	}
+	if l := p.Level; l != nil {
+		// A named level's options in play's order (UCI_Elo before
+		// UCI_LimitStrength: the rating is in place when the limit is on).
+		for _, k := range slices.Sorted(maps.Keys(l.Options)) {
+			if err := set(k, l.Options[k]); err != nil {
+				s.close()
+				return nil, err
+			}
 		}
 	}
 	return s, nil

@@ -307,27 +307,44 @@ func (m *Manager) levelOf(l *Level, engine string) (*Level, *session.Error) {
 	if l == nil || l.ID == "" {
 		return m.levelTimed(l, engine), nil
 	}
-	if len(l.Options) > 0 || l.MoveTimeMS != 0 || l.Depth != 0 || l.Random != 0 {
+	if !l.IDOnly() {
 		return nil, newError(session.CodeInvalidField, "play.level: a level named by id has its own options, time, depth and random share; send the id alone")
 	}
-	var ids []string
-	for _, k := range m.cfg.Service.Pool.Status() {
+	lvl, ids, ok := NamedLevel(m.cfg.Service.Pool, engine, l.ID)
+	switch {
+	case ok:
+		return lvl, nil
+	case len(ids) == 0:
+		return nil, newError(session.CodeInvalidField, "play.level.id %q: engine %s has no levels (GET /v1/engines); cap its time with movetime_ms", clipID(l.ID), engine)
+	}
+	return nil, newError(session.CodeInvalidField, "play.level.id %q: engine %s's levels are %s", clipID(l.ID), engine, strings.Join(ids, ", "))
+}
+
+// IDOnly reports whether l names a level by its id and sets nothing else
+// (the level's options, time, depth and random share are the server's).
+func (l *Level) IDOnly() bool {
+	return l.ID != "" && len(l.Options) == 0 && l.Option == "" && l.Value == "" && l.MoveTimeMS == 0 && l.Depth == 0 && l.Random == 0
+}
+
+// NamedLevel is engine's level id as pool.Levels derived it (its options,
+// time per move, depth and random share; GET /v1/engines lists them), or
+// nil for pool.FullStrength (no level). ok is false when the engine has no
+// such level; levels then lists the ids it has. Safe for concurrent use.
+func NamedLevel(p *pool.Pool, engine, id string) (lvl *Level, levels []string, ok bool) {
+	for _, k := range p.Status() {
 		if k.Name != engine {
 			continue
 		}
 		for _, lv := range k.Levels {
-			if lv.ID != l.ID {
-				ids = append(ids, lv.ID)
+			if lv.ID != id {
+				levels = append(levels, lv.ID)
 				continue
 			}
 			if lv.ID == pool.FullStrength {
-				return nil, nil
+				return nil, nil, true
 			}
-			return &Level{ID: lv.ID, Options: maps.Clone(lv.Options), MoveTimeMS: lv.MoveTimeMS, Depth: lv.Depth, Random: lv.Random}, nil
+			return &Level{ID: lv.ID, Options: maps.Clone(lv.Options), MoveTimeMS: lv.MoveTimeMS, Depth: lv.Depth, Random: lv.Random}, nil, true
 		}
 	}
-	if len(ids) == 0 {
-		return nil, newError(session.CodeInvalidField, "play.level.id %q: engine %s has no levels (GET /v1/engines); cap its time with movetime_ms", clipID(l.ID), engine)
-	}
-	return nil, newError(session.CodeInvalidField, "play.level.id %q: engine %s's levels are %s", clipID(l.ID), engine, strings.Join(ids, ", "))
+	return nil, levels, false
 }
