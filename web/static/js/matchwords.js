@@ -9,8 +9,12 @@ import { t } from './i18n.js';
 export function playerLabel(p) {
   if (!p) return '';
   const set = Object.keys(p.options || {}).sort().map((k) => `${k} ${p.options[k]}`);
+  // As the record names it (match.Player.label).
+  if (p.level?.id) set.push(`level ${p.level.id}`);
   if (p.level?.option) set.push(`${p.level.option} ${p.level.value}`);
   if (p.level?.movetime_ms) set.push(`${p.level.movetime_ms} ms`);
+  if (p.level?.depth) set.push(`depth ${p.level.depth}`);
+  if (p.level?.random) set.push(`${p.level.random}% random`);
   return set.length ? `${p.engine} (${set.join(', ')})` : p.engine;
 }
 
