@@ -126,35 +126,34 @@ func load(fsys fs.FS) (*site, error) {
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil))[:hashLen]
 
+	// Every page is a template, executed once here, with the parts the
+	// pages share (pages/parts: the top bar, the board pages' modules, the
+	// second engine's panel).
 	pages := map[string][]byte{}
-	for route, name := range map[string]string{"/tsume": "pages/tsume.html", "/watch/": "pages/watch.html", "/match/": "pages/match.html"} {
-		b, err := fs.ReadFile(fsys, name)
+	render := func(name string, data any) ([]byte, error) {
+		t, err := template.New(path.Base(name)).Funcs(template.FuncMap{"topbar": newTopbar}).ParseFS(fsys, name, partsGlob)
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return b.Bytes(), nil
+	}
+	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/watch/": "pages/watch.html", "/match/": "pages/match.html"} {
+		b, err := render(name, nil)
 		if err != nil {
 			return nil, err
 		}
 		pages[route] = b
 	}
-	// The board pages are templates, with the parts they share
-	// (pages/parts: the second engine's panel).
-	index, err := template.ParseFS(fsys, "pages/index.html", partsGlob)
-	if err != nil {
-		return nil, err
-	}
-	var ib bytes.Buffer
-	if err := index.Execute(&ib, nil); err != nil {
-		return nil, fmt.Errorf("pages/index.html: %w", err)
-	}
-	pages["/"] = ib.Bytes()
-	board, err := template.ParseFS(fsys, "pages/board.html", partsGlob)
-	if err != nil {
-		return nil, err
-	}
 	for route, p := range boardPages {
-		var b bytes.Buffer
-		if err := board.Execute(&b, p); err != nil {
-			return nil, fmt.Errorf("pages/board.html for %s: %w", route, err)
+		b, err := render("pages/board.html", p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", route, err)
 		}
-		pages[route] = b.Bytes()
+		pages[route] = b
 	}
 	for route, b := range pages {
 		name := "pages" + route + ".html"
@@ -172,9 +171,21 @@ func load(fsys fs.FS) (*site, error) {
 	return s, nil
 }
 
-// partsGlob names the parts the board pages share (templates they execute
-// by name).
+// partsGlob names the parts the pages share (templates they execute by
+// name).
 const partsGlob = "pages/parts/*.html"
+
+// topbar is what differs in the top bar between pages (pages/parts/topbar.html):
+// the current tab ("" for none), the notation choice ("", "shown",
+// "hidden") and whether the page shows its connection.
+type topbar struct {
+	Tab, Notation string
+	Connection    bool
+}
+
+func newTopbar(tab, notation string, connection bool) topbar {
+	return topbar{Tab: tab, Notation: notation, Connection: connection}
+}
 
 // boardPage is what differs between the board pages of pages/board.html:
 // the game (its module, its i18n keys: "<game>.copy", ...), the files the
