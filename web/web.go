@@ -141,7 +141,7 @@ func load(fsys fs.FS) (*site, error) {
 		}
 		return b.Bytes(), nil
 	}
-	for route, name := range map[string]string{"/": "pages/index.html", "/tsume": "pages/tsume.html", "/watch/": "pages/watch.html", "/match/": "pages/match.html"} {
+	for route, name := range map[string]string{"/tsume": "pages/tsume.html", "/watch/": "pages/watch.html", "/match/": "pages/match.html"} {
 		b, err := render(name, nil)
 		if err != nil {
 			return nil, err
@@ -196,8 +196,11 @@ type boardPage struct {
 	Sides               []string
 }
 
-// boardPages are the pages served from pages/board.html, by route.
+// boardPages are the pages served from pages/board.html, by route:
+// shogi's (the board page the service began with: its own words where
+// the template tests $shogi), chess's and othello's.
 var boardPages = map[string]boardPage{
+	"/":        {Game: "shogi"},
 	"/chess":   {Game: "chess", Accept: ".pgn,.fen,.txt", Ahead: "White", Sides: []string{"w", "b"}},
 	"/othello": {Game: "othello", Accept: ".txt", Ahead: "Black", Sides: []string{"b", "w"}},
 }

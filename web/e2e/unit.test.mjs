@@ -356,9 +356,10 @@ function usedKeys() {
   const families = new Set();
   for (const f of files) {
     let s = fs.readFileSync(f, 'utf8');
-    // pages/board.html is a template web.go renders for /chess and
-    // /othello: its keys are the games' (a key made of other template
-    // data, the play panel's sides, is also written out in index.html).
+    // pages/board.html is a template web.go renders for /, /chess and
+    // /othello: its keys are the games' (shogi's own are written out in
+    // its $shogi branches; a key made of other template data, the play
+    // panel's sides, is skipped).
     if (s.includes('{{.Game}}')) s = ['chess', 'othello'].map((g) => s.replaceAll('{{.Game}}', g)).join('\n');
     for (const m of s.matchAll(/data-(?:i18n(?:-[a-z-]+)?|title-key)="([^"$]+)"/g)) if (!m[1].includes('{{')) keys.set(m[1], f.pathname);
     // Keys are written whole in the scripts ('tsume.matein'), also where a
