@@ -2,7 +2,9 @@ package engine
 
 import (
 	"testing"
+	"time"
 
+	"github.com/usid/usid/internal/testwait"
 	"github.com/usid/usid/othello"
 )
 
@@ -57,4 +59,20 @@ func BenchmarkSearch(b *testing.B) {
 		nodes += z.Search(pos, Limits{Level: MaxLevel, Depth: 10}, new(Control), nil).Nodes
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+}
+
+// TestDeadlineTimer: the hard deadline's timer raises the flag the search
+// reads (late), and new deadlines take it down again at once.
+func TestDeadlineTimer(t *testing.T) {
+	c := new(Control)
+	c.SetDeadlines(time.Time{}, time.Now().Add(time.Millisecond))
+	testwait.For(t, "the hard deadline's flag", time.Minute, c.late.Load)
+	c.SetDeadlines(time.Time{}, time.Now().Add(time.Hour))
+	if c.late.Load() {
+		t.Error("new deadlines kept the flag of the old one")
+	}
+	c.SetDeadlines(time.Time{}, time.Time{})
+	if c.late.Load() || c.timer != nil {
+		t.Error("no deadline, yet a flag or a timer")
+	}
 }
