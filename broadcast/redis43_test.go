@@ -48,13 +48,20 @@ func plantState(id string, moves int) string {
 
 // plant lists broadcast id as live with the fields given.
 func plant(t *testing.T, c *redis.Client, id string, fields map[string]any) {
-	ctx := context.Background()
-	if err := c.HSet(ctx, prefix+"b:"+id, fields).Err(); err != nil {
+	// All at once (MULTI): a pod's loop that found the id active before
+	// its owner was written would give the place back and leave the
+	// owner's set to the late write (make stress-test saw it).
+	_, err := c.TxPipelined(context.Background(), func(p redis.Pipeliner) error {
+		ctx := context.Background()
+		p.HSet(ctx, prefix+"b:"+id, fields)
+		p.SAdd(ctx, prefix+"active", id)
+		p.SAdd(ctx, prefix+"o:ip:192.0.2.1", id)
+		p.HSet(ctx, prefix+"owners", id, "ip:192.0.2.1")
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	c.SAdd(ctx, prefix+"active", id)
-	c.SAdd(ctx, prefix+"o:ip:192.0.2.1", id)
-	c.HSet(ctx, prefix+"owners", id, "ip:192.0.2.1")
 }
 
 // usage is a process's CPU time and peak resident memory so far.
