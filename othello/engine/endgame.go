@@ -135,6 +135,9 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 	if n == 1 {
 		return lastMove(b)
 	}
+	if n == 2 {
+		return s.solve2(b, alpha, beta, passed)
+	}
 	if n <= smallEmpties {
 		return s.solveParity(b, b.Empties(), alpha, beta, n, passed)
 	}
@@ -244,15 +247,7 @@ func (s *searcher) solveParity(b Board, cands uint64, alpha, beta, n int, passed
 			if f == 0 {
 				continue
 			}
-			var v int
-			if n == 2 {
-				if s.tick() { // the last move's node, counted as every node is
-					return 0
-				}
-				v = -lastMove(b.Play(sq, f))
-			} else {
-				v = -s.solve(b.Play(sq, f), -beta, -alpha, n-1, false)
-			}
+			v := -s.solve(b.Play(sq, f), -beta, -alpha, n-1, false)
 			if s.aborted {
 				return 0
 			}
@@ -274,6 +269,38 @@ func (s *searcher) solveParity(b Board, cands uint64, alpha, beta, n int, passed
 		return -s.solve(b.Pass(), -beta, -alpha, n, true)
 	}
 	return best
+}
+
+// solve2 is solve with two empty squares, the commonest node: each square
+// tried in turn (order does not matter), the last move's node counted as
+// every node is.
+func (s *searcher) solve2(b Board, alpha, beta int, passed bool) int {
+	e := b.Empties()
+	x := bits.TrailingZeros64(e)
+	y := bits.TrailingZeros64(e & (e - 1))
+	best := -infinity
+	if f := Flips(b.P, b.O, x); f != 0 {
+		if s.tick() {
+			return 0
+		}
+		best = -lastMove(b.Play(x, f))
+		if best >= beta {
+			return best
+		}
+	}
+	if f := Flips(b.P, b.O, y); f != 0 {
+		if s.tick() {
+			return 0
+		}
+		best = max(best, -lastMove(b.Play(y, f)))
+	}
+	if best != -infinity {
+		return best
+	}
+	if passed {
+		return b.FinalScore()
+	}
+	return -s.solve2(b.Pass(), -beta, -alpha, true)
 }
 
 // lastMove is the final margin with one empty square: the side to move
