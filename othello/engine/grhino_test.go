@@ -277,8 +277,8 @@ func BenchmarkGRhino(b *testing.B) {
 			}
 			m, t := gtpGame(b, eng, g, open, i%2 == 0, equal)
 			// Progress as it comes (a game at grhino's level 5 takes minutes).
-			fmt.Fprintf(os.Stderr, "grhino level %d, game %d (usid's engine %s): margin %+d; a move: usid %v wall %v CPU (%d moves), gtp-rhino %v wall %v CPU (%d moves)\n",
-				level, i+1, map[bool]string{true: "black", false: "white"}[i%2 == 0], m,
+			fmt.Fprintf(os.Stderr, "grhino level %d, seed %d, game %d (usid's engine %s): margin %+d; a move: usid %v wall %v CPU (%d moves), gtp-rhino %v wall %v CPU (%d moves)\n",
+				level, seed, i+1, map[bool]string{true: "black", false: "white"}[i%2 == 0], m,
 				perMove(t.usid, t.usidN), perMove(t.usidCPU, t.usidN), t.usidN,
 				perMove(t.rhino, t.rhinoN), perMove(t.rhinoCPU, t.rhinoN), t.rhinoN)
 			switch {
