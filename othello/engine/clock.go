@@ -63,7 +63,9 @@ func margin(d time.Duration) time.Duration {
 
 // solveEmpties is how many empty squares the exact solver takes, for a
 // search that may last hard (0: no limit). Each empty square more costs the
-// solver about three times as long; the numbers are from BenchmarkSolve.
+// solver about three times as long (BenchmarkFFO). Conservative: on a
+// shared machine a second of wall time can be a fraction of a CPU second,
+// and a solve cut short leaves only the shallow search before it.
 func solveEmpties(hard time.Duration) int {
 	if hard == 0 {
 		return 24

@@ -14,9 +14,10 @@ import "math/bits"
 // table: ordering costs more than it saves so close to the end.
 const (
 	smallEmpties        = 4
-	fastestFirstEmpties = 7
-	tableEmpties        = 9
+	fastestFirstEmpties = 6
+	tableEmpties        = 8
 	evalOrderEmpties    = 12
+	etcEmpties          = 10
 )
 
 // orderByEval orders the moves far from the end: fastest first, with the
@@ -38,17 +39,17 @@ func orderByEval(b Board, mv uint64, ttMove int, buf []scored) []scored {
 	return list
 }
 
-// The endgame's ordering weights, set by the node counts of FFO #40 and
-// #41: fastest first (orderMobility per reply left to the opponent), the
+// The endgame's ordering weights and thresholds, set by the node counts
+// and CPU time of FFO #40 and #41 (BenchmarkFFO): fastest first (orderMobility per reply left to the opponent), the
 // evaluation as a tie-breaker (divided by orderEval); from shallowEmpties
 // on, a search of (empties-shallowEmpties)/shallowDiv plies. The
 // stability cutoff is tried when alpha is at least stabilityAlpha.
 const (
-	orderMobility  = 30
+	orderMobility  = 100
 	orderEval      = 10
 	stabilityAlpha = 0
 	shallowEmpties = 13
-	shallowDiv     = 3
+	shallowDiv     = 2
 )
 
 // orderBySearch orders the moves far from the end by a shallow
@@ -75,6 +76,49 @@ func (s *searcher) orderBySearch(b Board, mv uint64, ttMove, n int, buf []scored
 	return list
 }
 
+// orderFastest orders the moves at middle distances from the end: the
+// table's move, then fastest first (fewest replies for the opponent, a
+// corner among them counted twice), corners and squares of odd regions
+// (parity) before the others.
+func orderFastest(b Board, mv uint64, ttMove int, buf []scored) []scored {
+	odd := oddRegions(b.Empties())
+	list := buf[:0]
+	for ; mv != 0; mv &= mv - 1 {
+		sq := bits.TrailingZeros64(mv)
+		f := Flips(b.P, b.O, sq)
+		c := b.Play(sq, f)
+		om := Moves(c.P, c.O)
+		sc := squareValue[sq] - fastMobility*(count(om)+count(om&corners))
+		if odd&(1<<uint(sq)) != 0 {
+			sc += fastParity
+		}
+		if sq == ttMove {
+			sc = 1 << 20
+		}
+		list = append(list, scored{sq, f, sc})
+	}
+	sortScored(list)
+	return list
+}
+
+// The weights of orderFastest.
+const (
+	fastMobility = 120
+	fastParity   = 10
+)
+
+// oddRegions returns the quadrants holding an odd number of the empty
+// squares.
+func oddRegions(empty uint64) uint64 {
+	var odd uint64
+	for _, q := range quadrants {
+		if count(empty&q)&1 == 1 {
+			odd |= q
+		}
+	}
+	return odd
+}
+
 // quadrants are the board's four 4x4 corners.
 var quadrants = [4]uint64{0x0f0f0f0f, 0xf0f0f0f0, 0x0f0f0f0f << 32, 0xf0f0f0f0 << 32}
 
@@ -90,6 +134,9 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 	}
 	if n == 1 {
 		return lastMove(b)
+	}
+	if n == 2 {
+		return s.solve2(b, alpha, beta, passed)
 	}
 	if n <= smallEmpties {
 		return s.solveParity(b, b.Empties(), alpha, beta, n, passed)
@@ -122,6 +169,11 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 			}
 		}
 	}
+	if n >= etcEmpties {
+		if v, cut := s.etc(b, mv, n, beta); cut {
+			return v
+		}
+	}
 	var buf [32]scored
 	var list []scored
 	if n >= shallowEmpties {
@@ -129,7 +181,7 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 	} else if n >= evalOrderEmpties {
 		list = orderByEval(b, mv, ttMove, buf[:])
 	} else {
-		list = order(b, mv, ttMove, true, buf[:])
+		list = orderFastest(b, mv, ttMove, buf[:])
 	}
 	best, bestSq, a := -infinity, -1, alpha
 	for i, m := range list {
@@ -162,19 +214,31 @@ func (s *searcher) solve(b Board, alpha, beta, n int, passed bool) int {
 	return best
 }
 
+// etc is the enhanced transposition cutoff: before searching b's moves mv,
+// a child the table already bounds from above at -beta or below settles the
+// node (the move reaches at least beta for the side to move). Worth its
+// probes only far from the end, where a subtree is large.
+func (s *searcher) etc(b Board, mv uint64, n, beta int) (int, bool) {
+	for ; mv != 0; mv &= mv - 1 {
+		sq := bits.TrailingZeros64(mv)
+		e, ok := s.tt.probe(b.Play(sq, Flips(b.P, b.O, sq)))
+		if !ok || e.kind&kindEnd == 0 || e.kind&boundUpper == 0 || int(e.depth) != n-1 {
+			continue
+		}
+		if v := -int(e.score); v >= beta {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
 // solveParity is solve near the end: plain alpha-beta without the table
 // over the squares of cands, those of regions with an odd number of
 // empties first. cands is either the moves (from fastestFirstEmpties
 // down) or, with a handful of empties, all the empty squares, tried one by
 // one: generating the moves costs more than it saves so close to the end.
 func (s *searcher) solveParity(b Board, cands uint64, alpha, beta, n int, passed bool) int {
-	empty := b.Empties()
-	var odd uint64
-	for _, q := range quadrants {
-		if count(empty&q)&1 == 1 {
-			odd |= q
-		}
-	}
+	odd := oddRegions(b.Empties())
 	best := -infinity
 	for _, set := range [2]uint64{cands & odd, cands &^ odd} {
 		for ; set != 0; set &= set - 1 {
@@ -183,15 +247,7 @@ func (s *searcher) solveParity(b Board, cands uint64, alpha, beta, n int, passed
 			if f == 0 {
 				continue
 			}
-			var v int
-			if n == 2 {
-				if s.tick() { // the last move's node, counted as every node is
-					return 0
-				}
-				v = -lastMove(b.Play(sq, f))
-			} else {
-				v = -s.solve(b.Play(sq, f), -beta, -alpha, n-1, false)
-			}
+			v := -s.solve(b.Play(sq, f), -beta, -alpha, n-1, false)
 			if s.aborted {
 				return 0
 			}
@@ -213,6 +269,38 @@ func (s *searcher) solveParity(b Board, cands uint64, alpha, beta, n int, passed
 		return -s.solve(b.Pass(), -beta, -alpha, n, true)
 	}
 	return best
+}
+
+// solve2 is solve with two empty squares, the commonest node: each square
+// tried in turn (order does not matter), the last move's node counted as
+// every node is.
+func (s *searcher) solve2(b Board, alpha, beta int, passed bool) int {
+	e := b.Empties()
+	x := bits.TrailingZeros64(e)
+	y := bits.TrailingZeros64(e & (e - 1))
+	best := -infinity
+	if f := Flips(b.P, b.O, x); f != 0 {
+		if s.tick() {
+			return 0
+		}
+		best = -lastMove(b.Play(x, f))
+		if best >= beta {
+			return best
+		}
+	}
+	if f := Flips(b.P, b.O, y); f != 0 {
+		if s.tick() {
+			return 0
+		}
+		best = max(best, -lastMove(b.Play(y, f)))
+	}
+	if best != -infinity {
+		return best
+	}
+	if passed {
+		return b.FinalScore()
+	}
+	return -s.solve2(b.Pass(), -beta, -alpha, true)
 }
 
 // lastMove is the final margin with one empty square: the side to move

@@ -20,7 +20,11 @@ import (
 //	GRHINO=/tmp/grhino/usr/games/gtp-rhino go test -run '^$' -bench GRhino -benchtime 1x ./othello/engine
 //
 // GRHINO_LEVEL (1..5, default 5, its strongest) and GRHINO_GAMES (default
-// 20) set the match; usid's engine has 100 ms a move.
+// 20) set the match. usid's engine has 100 ms a move, or with
+// GRHINO_TIME=equal the time gtp-rhino takes (equalMoveTime). Each game's
+// line tells both sides' wall and CPU time a move. GRHINO_SEED (default
+// 31) draws the openings: matches with different seeds can run at once,
+// as shards of one match.
 
 // gtp is a GTP engine process.
 type gtp struct {
@@ -79,11 +83,61 @@ func (g *gtp) ask(command string) (string, error) {
 	return strings.TrimSpace(strings.TrimPrefix(text, "=")), nil
 }
 
+// cpu returns the CPU time the GTP process has used so far (user and
+// system, from /proc), or 0 where that cannot be read.
+func (g *gtp) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", g.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name (in parentheses): utime and
+	// stime are the 12th and 13th, in clock ticks (100 a second on Linux).
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var u, st int64
+	fmt.Sscan(f[11], &u)
+	fmt.Sscan(f[12], &st)
+	return time.Duration(u+st) * 10 * time.Millisecond
+}
+
+// gameTime is the time each side of a game took: wall time over its moves
+// (a move's wall time counts other processes' turns on a shared machine,
+// the same for both sides), and CPU time.
+type gameTime struct {
+	usid, rhino       time.Duration // wall
+	usidCPU, rhinoCPU time.Duration
+	usidN, rhinoN     int // moves timed
+}
+
+// equalMoveTime is usid's time for its next move in the equal-time mode:
+// the mean wall time of gtp-rhino's moves so far in this game (1 s before
+// its first), at least the 100 ms of the default mode. A running mean
+// rather than the last move alone: one instant book move or one long
+// search does not decide the next move's time; over a game the two sides'
+// totals come out close, and each game's line shows them.
+func (t *gameTime) equalMoveTime() time.Duration {
+	if t.rhinoN == 0 {
+		return time.Second
+	}
+	return max(t.rhino/time.Duration(t.rhinoN), 100*time.Millisecond)
+}
+
+func perMove(d time.Duration, n int) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	return (d / time.Duration(n)).Round(time.Millisecond)
+}
+
 // gtpGame plays a game between eng and the GTP engine g from the start,
-// after the opening moves (played by both), eng having Black if engBlack.
-// It returns eng's final margin; an illegal or unreadable GTP move loses
-// the game for g (and is reported).
-func gtpGame(tb testing.TB, eng Player, g *gtp, opening []int, engBlack bool) int {
+// after the opening moves (played by both), eng having Black if engBlack;
+// with equal set, eng's time a move is equalMoveTime. It returns eng's
+// final margin and the sides' times; an illegal or unreadable GTP move
+// loses the game for g (and is reported).
+func gtpGame(tb testing.TB, eng EnginePlayer, g *gtp, opening []int, engBlack, equal bool) (int, gameTime) {
+	var t gameTime
 	if _, err := g.ask("clear_board"); err != nil {
 		tb.Fatal(err)
 	}
@@ -117,34 +171,46 @@ func gtpGame(tb testing.TB, eng Player, g *gtp, opening []int, engBlack bool) in
 		mv := Moves(b.P, b.O)
 		if mv == 0 && Moves(b.O, b.P) == 0 {
 			if black == engBlack {
-				return b.FinalScore()
+				return b.FinalScore(), t
 			}
-			return -b.FinalScore()
+			return -b.FinalScore(), t
 		}
 		if black == engBlack {
-			play(eng.Move(b))
+			if equal {
+				eng.MoveTime = t.equalMoveTime()
+			}
+			start, cpu := time.Now(), cpuTime()
+			m := eng.Move(b)
+			t.usid += time.Since(start)
+			t.usidCPU += cpuTime() - cpu
+			t.usidN++
+			play(m)
 			continue
 		}
 		if mv == 0 { // gtp's side must pass: told, not asked
 			play(Pass)
 			continue
 		}
+		start, cpu := time.Now(), g.cpu()
 		ans, err := g.ask("genmove " + colour())
 		if err != nil {
 			tb.Fatal(err)
 		}
+		t.rhino += time.Since(start)
+		t.rhinoCPU += g.cpu() - cpu
+		t.rhinoN++
 		m := Pass
 		if !strings.EqualFold(ans, "pass") {
 			sq := strings.ToLower(ans)
 			if len(sq) != 2 || sq[0] < 'a' || sq[0] > 'h' || sq[1] < '1' || sq[1] > '8' {
 				tb.Errorf("gtp move %q", ans)
-				return 64
+				return 64, t
 			}
 			m = int(sq[1]-'1')*8 + int(sq[0]-'a')
 		}
 		if (m == Pass) != (mv == 0) || (m != Pass && mv&(1<<uint(m)) == 0) {
 			tb.Errorf("gtp played an illegal %q", ans)
-			return 64
+			return 64, t
 		}
 		if m == Pass {
 			b = b.Pass()
@@ -179,18 +245,28 @@ func envInt(name string, def int) int {
 	return v
 }
 
-// BenchmarkGRhino plays usid's engine (100 ms a move) against gtp-rhino,
-// colours alternating over pairs of games from the same random 4-ply
-// opening, and reports the engine's wins, losses and draws.
+// BenchmarkGRhino plays usid's engine (100 ms a move, or gtp-rhino's time
+// with GRHINO_TIME=equal) against gtp-rhino, colours alternating over
+// pairs of games from the same random 4-ply opening, and reports the
+// engine's wins, losses and draws.
 func BenchmarkGRhino(b *testing.B) {
 	path := os.Getenv("GRHINO")
 	if path == "" {
 		path = "/usr/games/gtp-rhino"
 	}
 	level, games := envInt("GRHINO_LEVEL", 5), envInt("GRHINO_GAMES", 20)
+	var equal bool
+	switch mode := os.Getenv("GRHINO_TIME"); mode {
+	case "", "100ms":
+	case "equal":
+		equal = true
+	default:
+		b.Fatalf("GRHINO_TIME=%q: want equal, or 100ms (the default)", mode)
+	}
 	g := startGTP(b, path, fmt.Sprintf("--level=%d", level))
 	eng := EnginePlayer{Searcher: NewSearcher(16, 1), Limits: Limits{Level: MaxLevel}, MoveTime: 100 * time.Millisecond}
-	rng := rand.New(rand.NewPCG(31, 32))
+	seed := uint64(envInt("GRHINO_SEED", 31))
+	rng := rand.New(rand.NewPCG(seed, 32))
 	var r MatchResult
 	for b.Loop() {
 		r = MatchResult{}
@@ -199,9 +275,12 @@ func BenchmarkGRhino(b *testing.B) {
 			if i%2 == 0 {
 				open = openingMoves(4, rng)
 			}
-			m := gtpGame(b, eng, g, open, i%2 == 0)
+			m, t := gtpGame(b, eng, g, open, i%2 == 0, equal)
 			// Progress as it comes (a game at grhino's level 5 takes minutes).
-			fmt.Fprintf(os.Stderr, "grhino level %d, game %d (usid's engine %s): margin %+d\n", level, i+1, map[bool]string{true: "black", false: "white"}[i%2 == 0], m)
+			fmt.Fprintf(os.Stderr, "grhino level %d, seed %d, game %d (usid's engine %s): margin %+d; a move: usid %v wall %v CPU (%d moves), gtp-rhino %v wall %v CPU (%d moves)\n",
+				level, seed, i+1, map[bool]string{true: "black", false: "white"}[i%2 == 0], m,
+				perMove(t.usid, t.usidN), perMove(t.usidCPU, t.usidN), t.usidN,
+				perMove(t.rhino, t.rhinoN), perMove(t.rhinoCPU, t.rhinoN), t.rhinoN)
 			switch {
 			case m > 0:
 				r.Wins++
