@@ -11,19 +11,15 @@ import (
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"
 
+	"github.com/usid/usid/internal/pooltest"
 	"github.com/usid/usid/internal/proc"
-	"github.com/usid/usid/othello/engine"
 )
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "othello-engine" {
-		// The built-in othello engine is "@self": this test binary, which
-		// then serves as the engine, as usid's binary does.
-		if err := engine.ServeUSIX(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "othello-engine:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+	// The built-in othello engine is "@self": this test binary, which
+	// then serves as the engine, as usid's binary does.
+	if code, served := pooltest.ServeOthello(); served {
+		os.Exit(code)
 	}
 	code := m.Run()
 	if code == 0 {

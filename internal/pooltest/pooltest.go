@@ -38,6 +38,22 @@ func Othello(name string, instances int, clientOptions map[string]pool.OptionRul
 		Instances: instances, ClientOptions: clientOptions}
 }
 
+// ServeOthello serves usid's own othello engine on stdin and stdout when
+// the test binary was started as it (`TESTBINARY othello-engine`, as the
+// pool starts Othello's entry and the built-in configuration's "@self"),
+// and returns its exit code; served is false otherwise. A TestMain calls
+// it first.
+func ServeOthello() (code int, served bool) {
+	if len(os.Args) != 2 || os.Args[1] != othelloArg {
+		return 0, false
+	}
+	if err := engine.ServeUSIX(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "othello-engine:", err)
+		return 1, true
+	}
+	return 0, true
+}
+
 // Main starts a pool of cfgs, hands it to use, waits until ready(p) holds,
 // runs the tests and returns their exit code (1 if the pool could not be
 // made ready, or goroutines leaked after passing tests). Every path in
@@ -45,12 +61,8 @@ func Othello(name string, instances int, clientOptions map[string]pool.OptionRul
 // A test binary started by the pool as Othello's engine serves as that
 // engine instead, and returns its exit code.
 func Main(m *testing.M, need map[string]string, cfgs []pool.EngineConfig, use func(*pool.Pool), ready func(*pool.Pool) bool) int {
-	if len(os.Args) == 2 && os.Args[1] == othelloArg {
-		if err := engine.ServeUSIX(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "othello-engine:", err)
-			return 1
-		}
-		return 0
+	if code, served := ServeOthello(); served {
+		return code
 	}
 	for path, pkg := range need {
 		if _, err := os.Stat(path); err != nil {
