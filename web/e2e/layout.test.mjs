@@ -89,10 +89,19 @@ for (const [lang, locale] of [['ja', 'ja-JP'], ['en', 'en-US']]) {
         });
         if (!fill.n) problems.push('graph: nothing filled after the game analysis');
         for (const [a, b] of fill.ends) if (a !== fill.mid || b !== fill.mid) problems.push(`graph: a fill runs from y ${a}/${b}, not from the 0 line (${fill.mid})`);
-        const graph = await box(page, '[data-testid="eval-graph"] .g-plot');
-        const moves = await box(page, '[data-testid="move-list"]');
+        // The three read in one step: the lines still running may show a
+        // move's comment between two reads, moving the graph down (CI saw
+        // a graph "32 px above" a comment read after it).
+        const { graph, moves, comment } = await page.evaluate(() => {
+          const at = (el) => {
+            const r = el.getBoundingClientRect();
+            return { x: r.x + scrollX, y: r.y + scrollY, right: r.right + scrollX, bottom: r.bottom + scrollY, width: r.width, height: r.height };
+          };
+          const c = document.querySelector('[data-testid="move-comment"]');
+          const moves = at(document.querySelector('[data-testid="move-list"]'));
+          return { graph: at(document.querySelector('[data-testid="eval-graph"] .g-plot')), moves, comment: c.checkVisibility() ? at(c) : moves };
+        });
         if (graph.height < (phone ? 130 : 170)) problems.push(`graph: ${Math.round(graph.width)}×${Math.round(graph.height)}, too small`);
-        const comment = await page.locator('[data-testid="move-comment"]').isVisible() ? await box(page, '[data-testid="move-comment"]') : moves;
         const under = graph.y - Math.max(moves.bottom, comment.bottom);
         if (under < 0 || under > 60 || Math.abs(graph.right - moves.right) > 40) problems.push(`graph: not right under the move list (${Math.round(under)} px below it, right edges ${Math.round(graph.right)}/${Math.round(moves.right)})`);
 
