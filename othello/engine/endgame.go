@@ -27,9 +27,7 @@ func orderByEval(b Board, mv uint64, ttMove int, buf []scored) []scored {
 	for ; mv != 0; mv &= mv - 1 {
 		sq := bits.TrailingZeros64(mv)
 		f := Flips(b.P, b.O, sq)
-		c := b.Play(sq, f)
-		om := Moves(c.P, c.O)
-		sc := squareValue[sq] - orderMobility*count(om) - evaluate(c, om, Moves(c.O, c.P))/orderEval
+		sc := evalOrder(sq, b.Play(sq, f))
 		if sq == ttMove {
 			sc = 1 << 20
 		}
@@ -37,6 +35,14 @@ func orderByEval(b Board, mv uint64, ttMove int, buf []scored) []scored {
 	}
 	sortScored(list)
 	return list
+}
+
+// evalOrder is the ordering score of the move to sq that gave c (the
+// opponent to move): the square, fastest first, the evaluation breaking
+// ties.
+func evalOrder(sq int, c Board) int {
+	om := Moves(c.P, c.O)
+	return squareValue[sq] - orderMobility*count(om) - evaluate(c, om, Moves(c.O, c.P))/orderEval
 }
 
 // The endgame's ordering weights and thresholds, set by the node counts
@@ -65,8 +71,7 @@ func (s *searcher) orderBySearch(b Board, mv uint64, ttMove, n int, buf []scored
 		if sq == ttMove {
 			sc = 1 << 20
 		} else if d == 0 {
-			om := Moves(c.P, c.O)
-			sc = squareValue[sq] - orderMobility*count(om) - evaluate(c, om, Moves(c.O, c.P))/orderEval
+			sc = evalOrder(sq, c)
 		} else {
 			sc = -s.pvs(c, d, -infinity, infinity)
 		}
