@@ -25,6 +25,20 @@ const (
 	startposBound = baseline + time.Second // the startpos step: a hang shows as no answer by then
 )
 
+// NodesOvershot reports whether a search given go nodes limit that searched
+// reached nodes overshot it: by more than half and by more than
+// nodesSlack. Engines read their node count every so often (the
+// stockfish family every thousand nodes or so, and a search finishes its
+// current step), so a small limit is overshot by a few thousand nodes
+// that cost milliseconds; YaneuraOu's nodes 20000 once searched 30,923.
+func NodesOvershot(limit, reached int64) bool {
+	return reached > limit*3/2 && reached-limit > nodesSlack
+}
+
+// nodesSlack is the overshoot of a nodes limit that is never held against
+// an engine (NodesOvershot).
+const nodesSlack = 4096
+
 // Config says how to probe one engine.
 type Config struct {
 	// Start starts a fresh engine process: handshake and the configured
@@ -440,7 +454,7 @@ func (r *runner) depth(ctx context.Context) error {
 
 func (r *runner) nodes(ctx context.Context) error {
 	return r.limitStep(ctx, "nodes", usi.Go{Nodes: probeNodes}, 5*time.Second, func(o outcome) string {
-		if o.nodesSet && o.maxNodes > probeNodes*3/2 {
+		if o.nodesSet && NodesOvershot(probeNodes, o.maxNodes) {
 			return fmt.Sprintf("it searched %d nodes", o.maxNodes)
 		}
 		return ""

@@ -25,7 +25,7 @@ func BenchmarkGpsGame100(b *testing.B) {
 	if _, err := os.Stat(gpsPath); err != nil {
 		b.Fatalf("%s is missing (%v): apt-get install gpsshogi", gpsPath, err)
 	}
-	p, err := pool.New([]pool.EngineConfig{{Name: "gps", Path: gpsPath, Instances: 1}}, pool.Options{})
+	p, err := pool.New([]pool.EngineConfig{{Name: "gps", Path: gpsPath, Instances: 1}}, pool.Options{ProfileDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -47,6 +47,11 @@ type env struct {
 
 var shared *env
 
+// profileDir caches the engines' profiles for this run only: the user's
+// cache would carry what an earlier run observed (a nodes limit an engine
+// once overshot, emulated from then on) into this one.
+var profileDir string
+
 func TestMain(m *testing.M) {
 	fakeengine.RunIfRequested()
 	for _, p := range []string{fairyPath, gpsPath} {
@@ -55,6 +60,12 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+	dir, err := os.MkdirTemp("", "usid-server-profiles-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	profileDir = dir
 	e, err := newEnv(nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -62,6 +73,7 @@ func TestMain(m *testing.M) {
 	}
 	shared = e
 	code := m.Run()
+	os.RemoveAll(dir)
 	e.close()
 	closeChessEnv()
 	if code == 0 {
@@ -111,7 +123,7 @@ func newEnvWith(engs []pool.EngineConfig, tweak func(*session.Config)) (*env, er
 	sent := &lineLog{store: &lineStore{lines: map[string][]string{}}}
 	log := slog.New(sent)
 	reg := prometheus.NewRegistry()
-	p, err := pool.New(engs, pool.Options{Logger: log, Registerer: reg})
+	p, err := pool.New(engs, pool.Options{Logger: log, Registerer: reg, ProfileDir: profileDir})
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usid/usid/pool"
+	"github.com/usid/usid/probe"
 	"github.com/usid/usid/usi"
 )
 
@@ -90,11 +91,11 @@ func (n *nodeStop) close() {
 	}
 }
 
-// checkNative reports a native nodes limit that the engine overshot by more
-// than half (YaneuraOu's nodes 20000 once searched 30,923): the pool then
-// emulates it on this engine kind from the next search on.
+// checkNative reports a native nodes limit that the engine overshot
+// (probe.NodesOvershot): the pool then emulates it on this engine kind
+// from the next search on.
 func (c *Service) checkNative(lease *pool.Lease, p searchPlan, reached int64) {
-	if p.cmd.Nodes > 0 && reached > p.cmd.Nodes*3/2 {
+	if p.cmd.Nodes > 0 && probe.NodesOvershot(p.cmd.Nodes, reached) {
 		c.Logger.Warn("engine overshot a native nodes limit; emulating it from now on", "engine", lease.Name(), "limit", p.cmd.Nodes, "searched", reached)
 		lease.Overshot("nodes", p.cmd.Nodes, reached)
 	}

@@ -37,7 +37,7 @@ func fakePool(t *testing.T, instances int) *pool.Pool {
 
 // newPool starts a pool of one engine kind, closed when the test ends.
 func newPool(t *testing.T, cfg pool.EngineConfig) *pool.Pool {
-	p, err := pool.New([]pool.EngineConfig{cfg}, pool.Options{})
+	p, err := pool.New([]pool.EngineConfig{cfg}, pool.Options{ProfileDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ const (
 	OneReady       = "one-ready"       // answers the first isready; exits (status 0, "bye" on stderr) on any later one
 	StartposHang   = "startpos-hang"   // after a position sfen, "position startpos moves ..." makes it stop reading stdin, as gpsusi does
 	SparseNodes    = "sparse-nodes"    // =nps: counts nodes at nps by its own clock from go; reports info nodes only every 200,000 nodes; ignores go nodes
-	OvershootNodes = "overshoot-nodes" // go nodes N searches N nodes up to 10,000, twice N above
+	OvershootNodes = "overshoot-nodes" // go nodes N searches N+3000 nodes up to 10,000 (a small limit's slack), twice N above
 	AnalyseMode    = "analyse-mode"    // advertises USI_AnalyseMode and USI_OwnBook; answers from its book (bestmove, no info) unless AnalyseMode is true and OwnBook false
 
 	// Faults.
@@ -412,6 +412,8 @@ func Main(mode string) int {
 				n, _ := strconv.ParseInt(words[i+1], 10, 64)
 				if n > 10000 {
 					n *= 2
+				} else {
+					n += 3000
 				}
 				say(fmt.Sprintf("info depth 5 score cp 10 nodes %d pv %s", n, move), "bestmove "+move)
 				continue

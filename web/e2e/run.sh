@@ -56,6 +56,9 @@ if [ -z "${USID_URL:-}" ]; then
   # The pages use the built-in engines (shogi: fairy and gps; chess:
   # stockfish; othello: usid's own, this build's "usid othello-engine"):
   # testdata/usid.yaml only lowers caps and sets instances, it adds none.
+  # Engine profiles of this run only (usid's profile_dir defaults to
+  # $XDG_CACHE_HOME/usid/profiles): an earlier run's observations stay out.
+  export XDG_CACHE_HOME="$tmp/cache"
   # A free loopback port: bind port 0, read what the kernel gave, let it go.
   port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
   (cd "$root" && exec "$tmp/usid" --addr "127.0.0.1:$port" --config "$config") >"$tmp/usid.log" 2>&1 &
