@@ -20,7 +20,17 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	// The usid processes the tests start cache engine profiles in a
+	// directory of this run: the user's cache would carry what an earlier
+	// run observed into this one.
+	dir, err := os.MkdirTemp("", "usid-cmd-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // runCmd runs the usid command with args and stdin, returning stdout and the exit code.
