@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/usid/usid/internal/pooltest"
 	"github.com/usid/usid/shogi"
 )
 
@@ -20,16 +21,9 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	// The usid processes the tests start cache engine profiles in a
-	// directory of this run: the user's cache would carry what an earlier
-	// run observed into this one.
-	dir, err := os.MkdirTemp("", "usid-cmd-cache-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_CACHE_HOME", dir)
+	remove := pooltest.PrivateCache()
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

@@ -21,16 +21,9 @@ func TestMain(m *testing.M) {
 	if code, served := pooltest.ServeOthello(); served {
 		os.Exit(code)
 	}
-	// The apps the tests start cache engine profiles in a directory of
-	// this run: the user's cache would carry what an earlier run observed
-	// into this one.
-	dir, err := os.MkdirTemp("", "usid-app-cache-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_CACHE_HOME", dir)
+	remove := pooltest.PrivateCache()
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)

@@ -54,6 +54,21 @@ func ServeOthello() (code int, served bool) {
 	return 0, true
 }
 
+// PrivateCache points $XDG_CACHE_HOME, where usid caches engine profiles
+// by default, at a new directory for this test binary's processes and the
+// usid processes it starts, and returns the func that removes it: the
+// user's cache would carry what an earlier run observed (a nodes limit an
+// engine once overshot, emulated from then on) into this run. Not for a
+// binary that runs the go command, whose build cache lives there too.
+func PrivateCache() (remove func()) {
+	dir, err := os.MkdirTemp("", "usid-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	return func() { os.RemoveAll(dir) }
+}
+
 // Main starts a pool of cfgs, hands it to use, waits until ready(p) holds,
 // runs the tests and returns their exit code (1 if the pool could not be
 // made ready, or goroutines leaked after passing tests). Every path in
