@@ -21,7 +21,8 @@ import (
 //
 // GRHINO_LEVEL (1..5, default 5, its strongest) and GRHINO_GAMES (default
 // 20) set the match. usid's engine has 100 ms a move, or with
-// GRHINO_TIME=equal the time gtp-rhino takes (equalMoveTime). Each game's
+// GRHINO_TIME=equal the time gtp-rhino takes a move (equalMoveTime), or
+// with GRHINO_TIME=total as much time over the game (totalMoveTime). Each game's
 // line tells both sides' wall and CPU time a move. GRHINO_SEED (default
 // 31) draws the openings: matches with different seeds can run at once,
 // as shards of one match.
@@ -124,6 +125,19 @@ func (t *gameTime) equalMoveTime() time.Duration {
 	return max(t.rhino/time.Duration(t.rhinoN), 100*time.Millisecond)
 }
 
+// totalMoveTime is usid's time for its next move in the equal-total mode:
+// what brings its total after the move to its moves times gtp-rhino's mean
+// so far, so that a lag behind gtp-rhino's long middle-game searches is
+// made up on the next moves (1 s before gtp-rhino's first move; at least
+// 100 ms, at most three means).
+func (t *gameTime) totalMoveTime() time.Duration {
+	if t.rhinoN == 0 {
+		return time.Second
+	}
+	mean := t.rhino / time.Duration(t.rhinoN)
+	return min(max(mean*time.Duration(t.usidN+1)-t.usid, 100*time.Millisecond), 3*mean)
+}
+
 func perMove(d time.Duration, n int) time.Duration {
 	if n == 0 {
 		return 0
@@ -133,10 +147,11 @@ func perMove(d time.Duration, n int) time.Duration {
 
 // gtpGame plays a game between eng and the GTP engine g from the start,
 // after the opening moves (played by both), eng having Black if engBlack;
-// with equal set, eng's time a move is equalMoveTime. It returns eng's
+// with mode "equal" or "total", eng's time a move is equalMoveTime or
+// totalMoveTime. It returns eng's
 // final margin and the sides' times; an illegal or unreadable GTP move
 // loses the game for g (and is reported).
-func gtpGame(tb testing.TB, eng EnginePlayer, g *gtp, opening []int, engBlack, equal bool) (int, gameTime) {
+func gtpGame(tb testing.TB, eng EnginePlayer, g *gtp, opening []int, engBlack bool, mode string) (int, gameTime) {
 	var t gameTime
 	if _, err := g.ask("clear_board"); err != nil {
 		tb.Fatal(err)
@@ -176,8 +191,11 @@ func gtpGame(tb testing.TB, eng EnginePlayer, g *gtp, opening []int, engBlack, e
 			return -b.FinalScore(), t
 		}
 		if black == engBlack {
-			if equal {
+			switch mode {
+			case "equal":
 				eng.MoveTime = t.equalMoveTime()
+			case "total":
+				eng.MoveTime = t.totalMoveTime()
 			}
 			start, cpu := time.Now(), cpuTime()
 			m := eng.Move(b)
@@ -246,7 +264,7 @@ func envInt(name string, def int) int {
 }
 
 // BenchmarkGRhino plays usid's engine (100 ms a move, or gtp-rhino's time
-// with GRHINO_TIME=equal) against gtp-rhino, colours alternating over
+// with GRHINO_TIME=equal or total) against gtp-rhino, colours alternating over
 // pairs of games from the same random 4-ply opening, and reports the
 // engine's wins, losses and draws.
 func BenchmarkGRhino(b *testing.B) {
@@ -255,13 +273,11 @@ func BenchmarkGRhino(b *testing.B) {
 		path = "/usr/games/gtp-rhino"
 	}
 	level, games := envInt("GRHINO_LEVEL", 5), envInt("GRHINO_GAMES", 20)
-	var equal bool
-	switch mode := os.Getenv("GRHINO_TIME"); mode {
-	case "", "100ms":
-	case "equal":
-		equal = true
+	mode := os.Getenv("GRHINO_TIME")
+	switch mode {
+	case "", "100ms", "equal", "total":
 	default:
-		b.Fatalf("GRHINO_TIME=%q: want equal, or 100ms (the default)", mode)
+		b.Fatalf("GRHINO_TIME=%q: want equal, total, or 100ms (the default)", mode)
 	}
 	g := startGTP(b, path, fmt.Sprintf("--level=%d", level))
 	eng := EnginePlayer{Searcher: NewSearcher(16, 1), Limits: Limits{Level: MaxLevel}, MoveTime: 100 * time.Millisecond}
@@ -275,7 +291,7 @@ func BenchmarkGRhino(b *testing.B) {
 			if i%2 == 0 {
 				open = openingMoves(4, rng)
 			}
-			m, t := gtpGame(b, eng, g, open, i%2 == 0, equal)
+			m, t := gtpGame(b, eng, g, open, i%2 == 0, mode)
 			// Progress as it comes (a game at grhino's level 5 takes minutes).
 			fmt.Fprintf(os.Stderr, "grhino level %d, seed %d, game %d (usid's engine %s): margin %+d; a move: usid %v wall %v CPU (%d moves), gtp-rhino %v wall %v CPU (%d moves)\n",
 				level, seed, i+1, map[bool]string{true: "black", false: "white"}[i%2 == 0], m,
@@ -294,4 +310,24 @@ func BenchmarkGRhino(b *testing.B) {
 	b.ReportMetric(float64(r.Wins), "wins")
 	b.ReportMetric(float64(r.Losses), "losses")
 	b.ReportMetric(float64(r.Draws), "draws")
+}
+
+// TestTotalMoveTime: the equal-total mode makes up a lag within three of
+// gtp-rhino's means a move, and gives 100 ms when usid's engine is ahead.
+func TestTotalMoveTime(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		t    gameTime
+		want time.Duration
+	}{
+		{gameTime{}, s},
+		{gameTime{rhino: 30 * s, rhinoN: 3, usid: 14 * s, usidN: 2}, 16 * s},
+		{gameTime{rhino: 30 * s, rhinoN: 3, usid: 4 * s, usidN: 2}, 26 * s},
+		{gameTime{rhino: 30 * s, rhinoN: 3, usid: 1 * s, usidN: 5}, 30 * s},
+		{gameTime{rhino: 30 * s, rhinoN: 3, usid: 40 * s, usidN: 3}, 100 * time.Millisecond},
+	} {
+		if got := c.t.totalMoveTime(); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.t, got, c.want)
+		}
+	}
 }
