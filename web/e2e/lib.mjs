@@ -57,9 +57,21 @@ export async function launch({ width = 1280, height = 860, mobile = false, local
   const watch = (page) => {
     page.on('console', (m) => { if (m.type() === 'error') context.problems.push(`console: ${m.text()}`); });
     page.on('pageerror', (e) => context.problems.push(`page error: ${e.message}`));
+    // A request still in flight when the page navigates (a reload on a
+    // change of language or notation) is aborted by the browser, not failed
+    // by usid: each request remembers how many navigations had started.
+    let navs = 0;
+    const startedAt = new WeakMap();
+    page.on('request', (r) => {
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navs++;
+      else startedAt.set(r, navs);
+    });
     page.on('requestfailed', (r) => {
+      const error = r.failure()?.errorText;
       // A WebSocket torn down when a test closes its page is not a failure.
-      if (!r.url().includes('/v1/ws')) context.problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+      if (r.url().includes('/v1/ws')) return;
+      if (error === 'net::ERR_ABORTED' && startedAt.has(r) && startedAt.get(r) < navs) return;
+      context.problems.push(`request failed: ${r.url()} ${error}`);
     });
   };
   context.pages().forEach(watch);
