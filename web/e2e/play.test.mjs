@@ -65,10 +65,20 @@ async function openPlay(context, hash = '') {
 
 // checkClocks waits until the page has shown the latest play event and
 // checks its clocks against it: the server's values, the running side, and
-// a shown time no more than the server's.
+// a shown time no more than the server's. The test sees an event as it is
+// passed to the page, a moment before the page shows it; the same game's
+// earlier event may still be shown then, so the wait is for the event's
+// clocks (at most 10 s: a page that never shows them fails below).
 async function checkClocks(page) {
   const last = page.plays[page.plays.length - 1];
-  await page.waitForFunction((game) => document.querySelector('[data-testid="play-panel"]').dataset.game === game, last.game);
+  await page.waitForFunction((want) => {
+    if (document.querySelector('[data-testid="play-panel"]').dataset.game !== want.game) return false;
+    return ['b', 'w'].every((side) => {
+      const d = document.querySelector(`[data-testid="clock-${side}"]`).dataset;
+      return Number(d.mainMs) === want.clock[side].main_ms && Number(d.byoyomiMs) === want.clock[side].byoyomi_ms &&
+        d.running === String(want.clock.running === side);
+    });
+  }, { game: last.game, clock: last.clock }, { timeout: 10_000 }).catch(() => {});
   const shown = await page.evaluate(() => ['b', 'w'].map((s) => ({ ...document.querySelector(`[data-testid="clock-${s}"]`).dataset })));
   const now = page.plays[page.plays.length - 1];
   if (now !== last) return checkClocks(page); // another came meanwhile
