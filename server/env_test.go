@@ -21,6 +21,7 @@ import (
 
 	"github.com/usid/usid"
 	"github.com/usid/usid/internal/fakeengine"
+	"github.com/usid/usid/internal/pooltest"
 	"github.com/usid/usid/play"
 	"github.com/usid/usid/pool"
 	"github.com/usid/usid/quota"
@@ -47,11 +48,6 @@ type env struct {
 
 var shared *env
 
-// profileDir caches the engines' profiles for this run only: the user's
-// cache would carry what an earlier run observed (a nodes limit an engine
-// once overshot, emulated from then on) into this one.
-var profileDir string
-
 func TestMain(m *testing.M) {
 	fakeengine.RunIfRequested()
 	for _, p := range []string{fairyPath, gpsPath} {
@@ -60,12 +56,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	dir, err := os.MkdirTemp("", "usid-server-profiles-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	profileDir = dir
+	removeCache := pooltest.PrivateCache()
 	e, err := newEnv(nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -73,9 +64,9 @@ func TestMain(m *testing.M) {
 	}
 	shared = e
 	code := m.Run()
-	os.RemoveAll(dir)
 	e.close()
 	closeChessEnv()
+	removeCache()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
@@ -123,7 +114,7 @@ func newEnvWith(engs []pool.EngineConfig, tweak func(*session.Config)) (*env, er
 	sent := &lineLog{store: &lineStore{lines: map[string][]string{}}}
 	log := slog.New(sent)
 	reg := prometheus.NewRegistry()
-	p, err := pool.New(engs, pool.Options{Logger: log, Registerer: reg, ProfileDir: profileDir})
+	p, err := pool.New(engs, pool.Options{Logger: log, Registerer: reg})
 	if err != nil {
 		return nil, err
 	}

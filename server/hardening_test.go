@@ -181,7 +181,7 @@ func fakeServer(t *testing.T, cfgs ...pool.EngineConfig) (*env, *httptest.Server
 
 func fakeServerWith(t *testing.T, tweak func(*session.Config), cfgs ...pool.EngineConfig) (*env, *httptest.Server) {
 	reg := prometheus.NewRegistry()
-	p, err := pool.New(cfgs, pool.Options{Registerer: reg, Logger: testLog(t), ProfileDir: t.TempDir()})
+	p, err := pool.New(cfgs, pool.Options{Registerer: reg, Logger: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

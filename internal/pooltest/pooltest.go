@@ -85,16 +85,8 @@ func Main(m *testing.M, need map[string]string, cfgs []pool.EngineConfig, use fu
 			return 1
 		}
 	}
-	// Profiles go to a directory of this run: one in the user's cache
-	// would carry what an earlier run observed (an overshot limit made
-	// emulated) into this one.
-	dir, err := os.MkdirTemp("", "usid-test-profiles-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	opts := pool.Options{ProfileDir: dir}
+	defer PrivateCache()()
+	var opts pool.Options
 	if os.Getenv(EnvLog) != "" {
 		// The pool's own account, for a failure that needs it.
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
